@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up Lore and run the main job on the embedded store: a demo project with sample rules,
+# then exactly what an agent would be sent for a change.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/pip install -q --upgrade pip >/dev/null
+.venv/bin/pip install -q -e .
+.venv/bin/lore demo "$@"

@@ -1,0 +1,1 @@
+"""The `lore` command line: thin commands that call domain services and render the result."""
