@@ -1,0 +1,80 @@
+"""An incremental BM25 index in plain Python.
+
+Documents are added, replaced and removed one at a time (adding a rule never rebuilds the
+index), and a query can be scored against a subset of the documents (the rules whose scope
+covers the files) while the statistics stay those of the whole collection.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Hashable, Iterable
+
+K1 = 1.2
+B = 0.75
+
+
+class BM25Index:
+    def __init__(self) -> None:
+        self._postings: dict[str, dict[Hashable, int]] = {}
+        self._lengths: dict[Hashable, int] = {}
+        self._doc_terms: dict[Hashable, tuple[str, ...]] = {}
+        self._total_length = 0
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def __contains__(self, doc_id: Hashable) -> bool:
+        return doc_id in self._lengths
+
+    def add(self, doc_id: Hashable, terms: Iterable[str]) -> None:
+        """Index a document; an existing document with the same id is replaced."""
+        if doc_id in self._lengths:
+            self.remove(doc_id)
+        counts = Counter(terms)
+        for term, tf in counts.items():
+            self._postings.setdefault(term, {})[doc_id] = tf
+        length = sum(counts.values())
+        self._doc_terms[doc_id] = tuple(counts)
+        self._lengths[doc_id] = length
+        self._total_length += length
+
+    def remove(self, doc_id: Hashable) -> None:
+        length = self._lengths.pop(doc_id, None)
+        if length is None:
+            return
+        self._total_length -= length
+        for term in self._doc_terms.pop(doc_id, ()):
+            docs = self._postings[term]
+            docs.pop(doc_id, None)
+            if not docs:
+                del self._postings[term]
+
+    def idf(self, term: str) -> float:
+        df = len(self._postings.get(term, ()))
+        n = len(self._lengths)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def scores(
+        self, query_terms: Iterable[str], among: Collection[Hashable] | None = None
+    ) -> dict[Hashable, float]:
+        """BM25 score of every document (or of those in `among`) that shares a term with the query."""
+        if not self._lengths:
+            return {}
+        avg = self._total_length / len(self._lengths) or 1.0
+        lengths = self._lengths
+        out: dict[Hashable, float] = {}
+        for term in set(query_terms):
+            docs = self._postings.get(term)
+            if not docs:
+                continue
+            idf = self.idf(term)
+            if among is not None and len(among) < len(docs):
+                items = ((d, docs[d]) for d in among if d in docs)
+            else:
+                items = docs.items() if among is None else ((d, tf) for d, tf in docs.items() if d in among)
+            for doc_id, tf in items:
+                norm = K1 * (1.0 - B + B * lengths[doc_id] / avg)
+                out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm)
+        return out
