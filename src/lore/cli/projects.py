@@ -1,0 +1,85 @@
+"""`lore projects`: register and list projects; also the top-level `lore demo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from lore.cli.common import console, handle_errors, print_json
+from lore.rules import service
+
+app = typer.Typer(help="Register and list projects (git repositories Lore knows).",
+                  invoke_without_command=True, no_args_is_help=False)
+
+
+@app.callback()
+@handle_errors
+def projects(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List registered projects (or use a subcommand)."""
+    if ctx.invoked_subcommand:
+        return
+    items = service.list_projects()
+    if as_json:
+        print_json([p.to_dict() for p in items])
+        return
+    if not items:
+        console.print("No projects yet. Register one with `lore projects add PATH`.")
+        return
+    table = Table("name", "path", "sections", "rules (active/pending)")
+    for p in items:
+        rules = service.list_rules(p)
+        active = sum(r.status == "active" for r in rules)
+        table.add_row(p.name, str(p.path), ", ".join(p.sections) or "-",
+                      f"{active}/{len(rules) - active}")
+    console.print(table)
+
+
+@app.command("add")
+@handle_errors
+def add(
+    path: Path = typer.Argument(Path("."), help="A folder or file inside the git repository."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Register the git repository holding PATH and print its name."""
+    project, new = service.register_project(path)
+    if as_json:
+        print_json({**project.to_dict(), "new": new})
+        return
+    verb = "registered" if new else "already registered"
+    console.print(f"{project.name}  ({verb}: {project.path})", highlight=False)
+
+
+@app.command("refresh")
+@handle_errors
+def refresh(name: str = typer.Argument(None, help="Project name (default: this folder's).")) -> None:
+    """Rebuild a project's map of sections after folders changed."""
+    project = service.refresh_map(service.find_project(name))
+    console.print(f"{project.name}: sections {', '.join(project.sections) or '(none)'}", highlight=False)
+
+
+def register_top_level(root: typer.Typer) -> None:
+    @root.command("demo")
+    @handle_errors
+    def demo(
+        task: str = typer.Option("add pagination to the orders endpoint", help="The change to describe."),
+        path: list[str] = typer.Option(None, "--path", help="Files of the change (default: src/api/orders.py)."),
+    ) -> None:
+        """Register a demo project with sample rules and print what an agent would be sent."""
+        from lore.rules.demo import ensure_demo_project
+
+        project = ensure_demo_project()
+        files = path or ["src/api/orders.py"]
+        console.print(f"[bold]Demo project[/bold] {project.name} at {project.path}", highlight=False)
+        console.print(f"[bold]Files[/bold] {', '.join(files)}   [bold]Task[/bold] {task}\n", highlight=False)
+        reply = service.rules_for_change(project, files, task=task)
+        typer.echo(reply.render())
+        console.print(
+            f"\n[dim]{len(reply.served)} of {reply.eligible_count} eligible rules sent. Try "
+            f"`lore review --name {project.name} list` or `lore review --name {project.name} "
+            "resolve src/db/models.py --task 'add a column'`.[/dim]", highlight=False,
+        )

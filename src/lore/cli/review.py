@@ -1,0 +1,173 @@
+"""`lore review --name NAME ...`: the user's side of a project's rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from lore.cli.common import console, handle_errors, print_json
+from lore.rules import service
+from lore.rules.models import Project, Rule
+
+app = typer.Typer(help="Review a project's rules: list, add, approve, reject, pin, resolve, usage.",
+                  no_args_is_help=True)
+
+
+@app.callback()
+def review(
+    ctx: typer.Context,
+    name: str = typer.Option(None, "--name", "-n", help="Project name (default: the project of this folder)."),
+) -> None:
+    ctx.obj = {"name": name}
+
+
+def _project(ctx: typer.Context) -> Project:
+    return service.find_project((ctx.obj or {}).get("name"))
+
+
+def _when(ts: float | None) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
+
+
+def _status(rule: Rule) -> str:
+    return rule.status + (" (auto)" if rule.auto else "")
+
+
+@app.command("list")
+@handle_errors
+def list_cmd(
+    ctx: typer.Context,
+    auto: bool = typer.Option(False, "--auto", help="Only rules Lore activated by itself."),
+    pending: bool = typer.Option(False, "--pending", help="Only rules waiting for approval."),
+    details: bool = typer.Option(False, "--details", help="Show tags, source and evidence."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """List the project's rules."""
+    project = _project(ctx)
+    rules = service.list_rules(project, status="pending" if pending else None, auto_only=auto)
+    if as_json:
+        print_json([r.to_dict() for r in rules])
+        return
+    untagged = sum(not r.tagged for r in rules if r.status == "active")
+    table = Table("id", "status", "scope", "rule", "served", title=f"Rules of {project.name}",
+                  show_lines=details)
+    for r in rules:
+        body = f"[bold]{r.label}[/bold]" + ("" if r.title == "" and not details else f"\n{r.text}")
+        if details:
+            body += (f"\n[dim]triggers: {', '.join(r.triggers) or '-'} | always: "
+                     f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
+                     f"{'yes' if r.tagged else 'no'}[/dim]")
+            for ev in r.evidence:
+                body += f"\n[dim]evidence: {ev}[/dim]"
+        pin = " (always)" if r.always else ""
+        table.add_row(r.id, _status(r) + pin, r.scope_text, body, str(r.served_count))
+    console.print(table)
+    console.print(f"{len(rules)} rule(s); {untagged} active rule(s) untagged.", highlight=False)
+
+
+@app.command("add")
+@handle_errors
+def add(
+    ctx: typer.Context,
+    text: str = typer.Argument(..., help="The rule, at most 500 characters."),
+    scope: str = typer.Option(None, "--scope", help="A section (src/api) or file globs ('**/*.ts, *.tsx')."),
+    title: str = typer.Option("", "--title"),
+    triggers: str = typer.Option(None, "--triggers", help="Comma-separated trigger words."),
+    always: bool = typer.Option(False, "--always", help="Send on every request."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Add a rule; it is active at once because you chose it."""
+    rule = service.add_rule(_project(ctx), text, title=title, triggers=triggers, always=always,
+                            scope=scope, source="user")
+    if as_json:
+        print_json(rule.to_dict())
+    else:
+        console.print(f"added {rule.id} [{rule.scope_text}] {rule.label}", highlight=False)
+
+
+def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> None:
+    project = _project(ctx)
+    rule = service.get_rule(rule_id, project)
+    actions = {
+        "approve": service.approve, "unapprove": service.unapprove, "reject": service.reject,
+        "pin": lambda r: service.pin(r, True), "unpin": lambda r: service.pin(r, False),
+    }
+    result = actions[action](rule)
+    if as_json:
+        print_json({"action": action, **result.to_dict()})
+        return
+    done = {"approve": "approved (active)", "unapprove": "back to pending",
+            "reject": "rejected (deleted)", "pin": "pinned (sent on every request)",
+            "unpin": "unpinned"}[action]
+    console.print(f"{result.id} {done}: {result.label}", highlight=False)
+
+
+def _action_command(action: str, help_text: str) -> None:
+    @app.command(action, help=help_text)
+    @handle_errors
+    def command(
+        ctx: typer.Context,
+        rule_id: str = typer.Argument(..., metavar="ID", help="Rule id (or a unique prefix)."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        _change(ctx, rule_id, action, as_json)
+
+
+_action_command("approve", "Activate a rule (clears its automatic mark).")
+_action_command("reject", "Delete a rule.")
+_action_command("unapprove", "Put an active rule back to pending.")
+_action_command("pin", "Send a rule on every request (always).")
+_action_command("unpin", "Stop sending a rule on every request.")
+
+
+@app.command("resolve")
+@handle_errors
+def resolve(
+    ctx: typer.Context,
+    paths: list[str] = typer.Argument(..., help="Files of the change."),
+    task: str = typer.Option(None, "--task", help="One sentence about the change."),
+    max_tokens: int = typer.Option(None, "--max-tokens", help="Token cap (at least 100)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Exactly what an agent would be sent (never counts as served)."""
+    project = _project(ctx)
+    files = [str(Path(p).resolve()) if Path(p).exists() else p for p in paths]
+    reply = service.rules_for_change(project, files, task=task, max_tokens=max_tokens)
+    if as_json:
+        print_json(reply.to_dict())
+    else:
+        typer.echo(reply.render())
+
+
+@app.command("usage")
+@handle_errors
+def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Which active rules agents actually receive, never-served first."""
+    project = _project(ctx)
+    rules = service.usage(project)
+    if as_json:
+        print_json([{"id": r.id, "title": r.label, "served": r.served_count,
+                     "last_served_at": r.last_served_at, "always": r.always} for r in rules])
+        return
+    table = Table("id", "served", "last served", "always", "rule", title=f"Usage in {project.name}")
+    for r in rules:
+        table.add_row(r.id, str(r.served_count), _when(r.last_served_at),
+                      "yes" if r.always else "", r.label)
+    console.print(table)
+    unused = sum(r.served_count == 0 for r in rules)
+    console.print(f"{unused} of {len(rules)} active rule(s) never served.", highlight=False)
+
+
+@app.command("search")
+@handle_errors
+def search(ctx: typer.Context, query: str = typer.Argument(...), limit: int = typer.Option(10),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Search the project's active rules (scope words included)."""
+    hits = service.search_rules(_project(ctx), query, limit)
+    if as_json:
+        print_json([{**h.rule.to_dict(), "score": round(h.score, 4)} for h in hits])
+        return
+    typer.echo("\n".join(h.line() for h in hits) or "No matching rules.")

@@ -1,0 +1,1 @@
+"""Rules for coding agents: projects, rules, scopes, selection, screening, trust, sessions."""

@@ -1,0 +1,81 @@
+"""A demo project with sample rules, so a new user sees what an agent is sent in one command."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from lore.rules import service
+from lore.rules.models import Project
+
+FILES = {
+    "src/api/orders.py": "def list_orders():\n    return []\n",
+    "src/api/users.py": "def get_user(user_id):\n    return None\n",
+    "src/db/models.py": "class Order:\n    pass\n",
+    "src/db/migrations/0001_init.sql": "CREATE TABLE orders (id INTEGER PRIMARY KEY);\n",
+    "src/web/App.tsx": "export const App = () => null;\n",
+    "tests/test_orders.py": "def test_list_orders():\n    assert True\n",
+    "README.md": "# shop\n",
+}
+
+# (text, title, triggers, always, scope)
+RULES = [
+    ("Never commit secrets or API keys; read them from the environment.", "No secrets in code",
+     "secret, key, credential", True, None),
+    ("Use spaces for indentation, four per level.", "Four-space indent", "indent, format", True, None),
+    ("Wrap third party SDK calls in an adapter so they can be replaced in tests.",
+     "Adapters for SDKs", "sdk, vendor, client, integration", False, None),
+    ("Use dependency injection for service classes; no module-level singletons.",
+     "Dependency injection", "service, singleton, injection", False, None),
+    ("Set an explicit timeout on every outbound HTTP call.", "HTTP timeouts",
+     "http, request, timeout", False, None),
+    ("Access the database only through repository classes in src/db.", "DB via repository",
+     "database, query, sql", False, "src/api"),
+    ("Validate every request body with a pydantic model before using it.", "Request validation",
+     "validate, request, input, body", False, "src/api"),
+    ("Paginate list endpoints with `limit` and `cursor`; never return unbounded lists.",
+     "Cursor pagination", "pagination, list, endpoint", False, "src/api"),
+    ("Log one line per request with its request id.", "Request-id logging",
+     "log, request", False, "src/api"),
+    ("Return errors as RFC 7807 problem+json with a stable `type`.", "Problem JSON errors",
+     "error, response, status", False, "src/api"),
+    ("Every migration must be reversible: write the down step too.", "Reversible migrations",
+     "migration, schema, column", False, "src/db"),
+    ("Add an index for every foreign key column.", "Index foreign keys",
+     "index, column, foreign", False, "src/db"),
+    ("Name test files after the module they cover: test_<module>.py.", "Test file names",
+     "test, name", False, "tests/**/*.py"),
+    ("Use fixtures from conftest.py instead of building objects inline.", "Shared fixtures",
+     "test, fixture", False, "tests/**/*.py"),
+    ("Components are function components with typed props; no default exports.",
+     "Typed function components", "component, props, react", False, "src/web/**/*.tsx"),
+    ("Keep money as integer cents; never use floats for prices.", "Money in cents",
+     "price, money, amount, total", False, None),
+    ("Write a docstring for every public function that says why it exists.", "Docstrings",
+     "docstring, documentation", False, None),
+]
+
+
+def demo_folder() -> Path:
+    return Path(tempfile.gettempdir()) / "lore-demo" / "shop"
+
+
+def ensure_demo_project(folder: Path | None = None) -> Project:
+    """Create (once) a small git repository with sample rules and register it."""
+    folder = folder or demo_folder()
+    if not (folder / ".git").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for rel, text in FILES.items():
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        env_args = ["-c", "user.name=Lore Demo", "-c", "user.email=demo@lore.invalid"]
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        subprocess.run(["git", *env_args, "-C", str(folder), "add", "-A"], check=True)
+        subprocess.run(["git", *env_args, "-C", str(folder), "commit", "-qm", "demo shop"], check=True)
+    project, _ = service.register_project(folder)
+    if not service.list_rules(project):
+        for text, title, triggers, always, scope in RULES:
+            service.add_rule(project, text, title=title, triggers=triggers, always=always, scope=scope)
+    return project

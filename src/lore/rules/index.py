@@ -1,0 +1,101 @@
+"""The in-memory index of a project's active rules, kept in step with the store incrementally.
+
+Choosing rules must take well under a millisecond, so each process keeps the active rules of a
+project, grouped by scope, with two BM25 indexes (one for ranking a task, one for search, which
+also knows scope words). On each use it asks the store only for what changed since its version.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from lore.core.bm25 import BM25Index
+from lore.core.text import Tokenizer
+from lore.rules.models import Rule
+from lore.rules.scopes import Coverage, coverage, scope_words
+from lore.rules.store import RulesStore
+from lore.rules.validation import hidden_character
+
+
+def rank_terms(rule: Rule, tokenizer: Tokenizer) -> list[str]:
+    """What a task is matched against: title, text, and the triggers counted twice."""
+    triggers = tokenizer.tokens(" ".join(rule.triggers))
+    return tokenizer.tokens(f"{rule.title}\n{rule.text}") + triggers + triggers
+
+
+class ProjectIndex:
+    def __init__(self, project_id: int, tokenizer: Tokenizer):
+        self.project_id = project_id
+        self.tokenizer = tokenizer
+        self.version = 0
+        self.rules: dict[str, Rule] = {}
+        self.rank = BM25Index()
+        self.search = BM25Index()
+        self._scopes: dict[tuple[str, ...], set[str]] = {}
+        self.lock = threading.Lock()
+
+    def apply(self, changed: Iterable[Rule], removed: Iterable[str]) -> None:
+        for rule_id in removed:
+            self._drop(rule_id)
+        for rule in changed:
+            self._drop(rule.id)
+            if rule.status == "active" and hidden_character(rule.text) is None:
+                self._put(rule)
+
+    def _put(self, rule: Rule) -> None:
+        self.rules[rule.id] = rule
+        self._scopes.setdefault(rule.scope, set()).add(rule.id)
+        terms = rank_terms(rule, self.tokenizer)
+        self.rank.add(rule.id, terms)
+        self.search.add(rule.id, terms + self.tokenizer.tokens(scope_words(rule.scope)))
+
+    def _drop(self, rule_id: str) -> None:
+        rule = self.rules.pop(rule_id, None)
+        if rule is None:
+            return
+        group = self._scopes.get(rule.scope)
+        if group is not None:
+            group.discard(rule_id)
+            if not group:
+                del self._scopes[rule.scope]
+        self.rank.remove(rule_id)
+        self.search.remove(rule_id)
+
+    def eligible(self, paths: list[str]) -> dict[str, Coverage]:
+        """Active rules whose scope covers at least one path, with their coverage.
+
+        Without paths only global rules apply. Coverage is computed once per distinct scope.
+        """
+        out: dict[str, Coverage] = {}
+        for scope, ids in self._scopes.items():
+            found = coverage(scope, paths) if (paths or not scope) else None
+            if found is not None:
+                for rule_id in ids:
+                    out[rule_id] = found
+        return out
+
+
+_indexes: dict[tuple[str, int, str], ProjectIndex] = {}
+_indexes_lock = threading.Lock()
+
+
+def project_index(store: RulesStore, project_id: int, tokenizer: Tokenizer) -> ProjectIndex:
+    """The process's index for a project, caught up with the store."""
+    key = (store.key, project_id, tokenizer.fingerprint)
+    with _indexes_lock:
+        index = _indexes.get(key)
+        if index is None:
+            index = _indexes[key] = ProjectIndex(project_id, tokenizer)
+    with index.lock:
+        version, changed, removed = store.changes_since(project_id, index.version)
+        if version != index.version:
+            index.apply(changed, removed)
+            index.version = version
+    return index
+
+
+def forget_indexes() -> None:
+    with _indexes_lock:
+        _indexes.clear()
+

@@ -1,0 +1,69 @@
+"""What a project and a rule are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("active", "pending")
+SOURCES = ("user", "agent", "feedback", "discover", "learn", "memorize", "trained")
+
+
+@dataclass(frozen=True)
+class Project:
+    id: int
+    name: str
+    path: Path
+    sections: tuple[str, ...]
+    created_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "path": str(self.path),
+                "sections": list(self.sections), "created_at": self.created_at}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A convention of one project. `scope` is empty for global rules; a section entry ends
+    with `/`, anything else is a file glob."""
+
+    id: str
+    project_id: int
+    text: str
+    title: str = ""
+    triggers: tuple[str, ...] = ()
+    always: bool = False
+    scope: tuple[str, ...] = ()
+    status: str = "active"
+    source: str = "user"
+    auto: bool = False
+    tagged: bool = False
+    evidence: tuple[dict[str, Any], ...] = ()
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    served_count: int = 0
+    last_served_at: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """A title for lists: the rule's own, or the start of its text."""
+        if self.title:
+            return self.title
+        text = " ".join(self.text.split())
+        return text if len(text) <= 60 else text[:57].rstrip() + "..."
+
+    @property
+    def scope_text(self) -> str:
+        return ", ".join(self.scope) if self.scope else "global"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "text": self.text, "title": self.title, "triggers": list(self.triggers),
+            "always": self.always, "scope": list(self.scope), "status": self.status,
+            "source": self.source, "auto": self.auto, "tagged": self.tagged,
+            "evidence": list(self.evidence), "created_at": self.created_at,
+            "updated_at": self.updated_at, "served_count": self.served_count,
+            "last_served_at": self.last_served_at,
+        }

@@ -1,0 +1,93 @@
+"""Scopes: which files a rule covers, and how specific that coverage is.
+
+A scope is a list of entries; an empty list means global. A section entry ends with `/` and
+covers every file below that folder; any other entry is a file glob. A rule covering several of
+the given files takes its most specific level: file globs beat sections, deeper sections beat
+shallower ones, and both beat global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lore.core.globs import compile_glob, is_glob, parse_patterns
+
+GLOBAL_WORDS = frozenset({"", "*", "**", "**/*", "/", ".", "global", "all", "any", "everywhere"})
+LEVELS = ("global", "section", "file")
+
+
+def normalize_scope(value: object, sections: Iterable[str] = (), root: Path | None = None) -> list[str]:
+    """Turn a scope as users write it into stored entries (sections end with `/`)."""
+    known = list(sections)
+    entries: list[str] = []
+    for pattern in parse_patterns(value):
+        if pattern.lower() in GLOBAL_WORDS:
+            return []
+        entry = _entry(pattern, known, root)
+        if entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def _entry(pattern: str, sections: list[str], root: Path | None) -> str:
+    for tail in ("/**/*", "/**"):
+        if pattern.endswith(tail) and not is_glob(pattern[: -len(tail)]):
+            return pattern[: -len(tail)] + "/"
+    if is_glob(pattern) or pattern.endswith("/"):
+        return pattern
+    if root is not None:
+        target = root / pattern
+        if target.is_dir():
+            return pattern + "/"
+        if target.is_file():
+            return pattern
+    if pattern in sections:
+        return pattern + "/"
+    if "/" not in pattern:
+        named = [s for s in sections if s.rsplit("/", 1)[-1] == pattern]
+        if len(named) == 1:
+            return named[0] + "/"
+    last = pattern.rsplit("/", 1)[-1]
+    return pattern if "." in last else pattern + "/"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How a rule covers a set of files: its level and a specificity to sort by."""
+
+    level: str
+    specificity: tuple[int, int]
+
+
+GLOBAL = Coverage("global", (0, 0))
+
+
+def entry_coverage(entry: str, path: str) -> Coverage | None:
+    if entry.endswith("/"):
+        if path.startswith(entry):
+            return Coverage("section", (1, entry.count("/")))
+        return None
+    if compile_glob(entry).match(path):
+        literal = sum(1 for ch in entry if ch not in "*?[]{}")
+        return Coverage("file", (2, literal))
+    return None
+
+
+def coverage(scope: tuple[str, ...], paths: Iterable[str]) -> Coverage | None:
+    """The most specific coverage of any path by the scope, or None when no path is covered."""
+    if not scope:
+        return GLOBAL
+    best: Coverage | None = None
+    for path in paths:
+        for entry in scope:
+            found = entry_coverage(entry, path)
+            if found and (best is None or found.specificity > best.specificity):
+                best = found
+    return best
+
+
+def scope_words(scope: tuple[str, ...]) -> str:
+    """The words of a scope, for search (a rule scoped to `db/` is about databases)."""
+    return " ".join(scope).replace("/", " ").replace("*", " ")

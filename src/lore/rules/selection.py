@@ -1,0 +1,188 @@
+"""Choosing the rules a change needs, and the reply an agent reads.
+
+Pure functions over an index snapshot: eligibility by scope, short lists sent whole, BM25 on the
+task with a 30%-of-best cut, always/include overrides, the ordering, no repeats within a session,
+the list of what was left out and an optional token cap. The caller records what was served.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lore.core.errors import InvalidInput
+from lore.core.text import Tokenizer, estimate_tokens
+from lore.rules.index import ProjectIndex
+from lore.rules.models import Rule
+from lore.rules.scopes import Coverage
+
+SHORT_LIST = 10
+RELATIVE_CUT = 0.30
+MAX_TASK_CHARS = 500
+MAX_LISTED = 25
+MIN_MAX_TOKENS = 100
+
+
+@dataclass
+class Served:
+    rule: Rule
+    coverage: Coverage
+    score: float
+
+    @property
+    def line(self) -> str:
+        text = " ".join(self.rule.text.split())
+        return f"- [{self.coverage.level}] {text}"
+
+
+@dataclass
+class RulesReply:
+    """Everything a get_rules reply says; `render()` gives the text an agent reads."""
+
+    project: str
+    sections: list[str]
+    served: list[Served] = field(default_factory=list)
+    eligible_count: int = 0
+    task_given: bool = True
+    repeated: int = 0
+    capped: int = 0
+    left_out: list[Rule] = field(default_factory=list)
+    left_out_listed_before: int = 0
+    notes: list[str] = field(default_factory=list)
+    max_tokens: int | None = None
+
+    @property
+    def served_ids(self) -> list[str]:
+        return [s.rule.id for s in self.served]
+
+    def header(self) -> str:
+        where = f"; sections: {', '.join(self.sections)}" if self.sections else ""
+        return f"Rules for project `{self.project}` (follow before writing code{where})"
+
+    def render(self) -> str:
+        lines: list[str] = []
+        if self.served:
+            lines.append(self.header())
+            lines += [s.line for s in self.served]
+        elif self.eligible_count == 0:
+            lines.append(f"No rules of project `{self.project}` cover these files.")
+        else:
+            lines.append(f"No new rules for project `{self.project}` for this change.")
+        if self.capped:
+            lines.append(
+                f"{self.capped} more chosen rule(s) did not fit in max_tokens={self.max_tokens}; "
+                "call get_rules again with a larger max_tokens to receive them."
+            )
+        if self.repeated:
+            lines.append(
+                f"{self.repeated} rule(s) for this change were already sent in this session and are "
+                "not repeated; pass refresh=true if your context was reset."
+            )
+        if not self.task_given and self.eligible_count:
+            lines.append(
+                "No task was given, so every eligible rule is sent. Pass `task` (one sentence "
+                "about the change) next time to receive only the rules it needs."
+            )
+        if self.left_out:
+            lines.append(
+                f"{len(self.left_out) + self.left_out_listed_before} other rule(s) cover these files "
+                "but were not chosen for your task. If one of these titles matters for your change, "
+                "call get_rules again with its id in `include`; or use search_rules:"
+            )
+            shown = self.left_out[:MAX_LISTED]
+            lines += [f"- {r.id} {r.label}" for r in shown]
+            if len(self.left_out) > len(shown):
+                lines.append(f"  ... and {len(self.left_out) - len(shown)} more (use search_rules)")
+        elif self.left_out_listed_before:
+            lines.append(
+                f"{self.left_out_listed_before} other rule(s) cover these files but were not chosen; "
+                "their titles were listed earlier in this session."
+            )
+        lines += self.notes
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "project": self.project, "sections": self.sections,
+            "served": [{"id": s.rule.id, "level": s.coverage.level, "text": s.rule.text,
+                        "title": s.rule.title, "always": s.rule.always, "score": round(s.score, 4)}
+                       for s in self.served],
+            "eligible": self.eligible_count, "task_given": self.task_given,
+            "repeated": self.repeated, "capped": self.capped,
+            "left_out": [{"id": r.id, "title": r.label} for r in self.left_out],
+            "notes": self.notes, "text": self.render(),
+        }
+
+
+def check_task(task: str | None) -> str:
+    task = (task or "").strip()
+    if len(task) > MAX_TASK_CHARS:
+        raise InvalidInput(
+            f"the task is {len(task)} characters; describe the change in one sentence "
+            f"(at most {MAX_TASK_CHARS})"
+        )
+    return task
+
+
+def choose(
+    index: ProjectIndex,
+    tokenizer: Tokenizer,
+    *,
+    project: str,
+    paths: list[str],
+    sections: list[str],
+    task: str | None = None,
+    include: Iterable[str] = (),
+    already_sent: set[str] | frozenset[str] = frozenset(),
+    listed_before: set[str] | frozenset[str] = frozenset(),
+    refresh: bool = False,
+    max_tokens: int | None = None,
+) -> RulesReply:
+    task = check_task(task)
+    if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
+        raise InvalidInput(f"max_tokens must be at least {MIN_MAX_TOKENS} (got {max_tokens})")
+    include_ids = {i.strip().lower() for i in include if i and i.strip()}
+    eligible = index.eligible(paths)
+    reply = RulesReply(project=project, sections=sections, eligible_count=len(eligible),
+                       task_given=bool(task), max_tokens=max_tokens)
+    scores = index.rank.scores(tokenizer.tokens(task), among=eligible) if task else {}
+    rules = index.rules
+
+    def wanted(rule_id: str) -> bool:
+        rule = rules[rule_id]
+        return rule.always or rule_id in include_ids
+
+    if not task or len(eligible) <= SHORT_LIST:
+        chosen = list(eligible)
+    else:
+        best = max(scores.values(), default=0.0)
+        floor = best * RELATIVE_CUT
+        chosen = [rid for rid in eligible if wanted(rid) or (scores.get(rid, 0.0) > 0 and scores[rid] >= floor)]
+
+    def order(rule_id: str) -> tuple:
+        rule, cov = rules[rule_id], eligible[rule_id]
+        spec = (-cov.specificity[0], -cov.specificity[1])
+        return (not rule.always, -scores.get(rule_id, 0.0), *spec, rule.created_at, rule_id)
+
+    chosen.sort(key=order)
+    fresh = [rid for rid in chosen if refresh or rid not in already_sent or rid in include_ids]
+    reply.repeated = len(chosen) - len(fresh)
+
+    budget = max_tokens
+    if budget is not None:
+        budget -= estimate_tokens(reply.header()) + 1
+    for position, rule_id in enumerate(fresh):
+        item = Served(rules[rule_id], eligible[rule_id], scores.get(rule_id, 0.0))
+        if budget is not None:
+            cost = estimate_tokens(item.line) + 1
+            if cost > budget:
+                reply.capped = len(fresh) - position
+                break
+            budget -= cost
+        reply.served.append(item)
+
+    chosen_set = set(chosen)
+    others = sorted((rid for rid in eligible if rid not in chosen_set), key=order)
+    reply.left_out = [rules[rid] for rid in others if rid not in listed_before]
+    reply.left_out_listed_before = len(others) - len(reply.left_out)
+    return reply

@@ -1,0 +1,292 @@
+"""The rules service: what the CLI, the MCP server and the web UI call.
+
+Each function takes plain values, does one thing, and raises a LoreError with a readable line
+when it cannot.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lore.core.config import load_settings
+from lore.core.errors import InvalidInput, NotFound
+from lore.core.globs import parse_patterns
+from lore.core.text import Tokenizer, build_tokenizer
+from lore.rules import projects as proj
+from lore.rules.index import project_index
+from lore.rules.models import SOURCES, Project, Rule
+from lore.rules.scopes import normalize_scope
+from lore.rules.selection import RulesReply, choose
+from lore.rules.store import RulesStore, rules_store
+from lore.rules.validation import check_rule_fields
+
+LISTED_NOTE = "listed:"
+
+
+def tokenizer() -> Tokenizer:
+    return build_tokenizer(load_settings().tokenizer)
+
+
+# -- projects -------------------------------------------------------------------------------
+def register_project(path: str | Path, store: RulesStore | None = None) -> tuple[Project, bool]:
+    """Register the git repository holding `path`; returns (project, newly registered)."""
+    store = store or rules_store()
+    root = proj.project_root(Path(path))
+    existing = store.project_by_path(root)
+    if existing:
+        return existing, False
+    taken = {p.name for p in store.projects()}
+    name = proj.unique_name(root, taken)
+    try:
+        return store.insert_project(name, root, proj.sections_of(root)), True
+    except Exception:  # another process registered it at the same moment
+        existing = store.project_by_path(root)
+        if existing:
+            return existing, False
+        raise
+
+
+def list_projects() -> list[Project]:
+    return rules_store().projects()
+
+
+def find_project(name_or_path: str | None, cwd: Path | None = None) -> Project:
+    """A project by name, by a path inside it, or (None) the one of the current folder."""
+    store = rules_store()
+    if name_or_path:
+        found = store.project_by_name(name_or_path)
+        if found:
+            return found
+        root = proj.git_root(Path(name_or_path))
+        if root and (found := store.project_by_path(root)):
+            return found
+        raise NotFound(f"no project named {name_or_path!r}; see `lore projects`")
+    root = proj.git_root(cwd or Path.cwd())
+    if root and (found := store.project_by_path(root)):
+        return found
+    raise NotFound("this folder is not a registered project; pass --name NAME (see `lore projects`)")
+
+
+def project_for_path(path: str | Path) -> Project | None:
+    root = proj.git_root(Path(path))
+    return rules_store().project_by_path(root) if root else None
+
+
+def refresh_map(project: Project) -> Project:
+    store = rules_store()
+    store.update_sections(project.id, proj.sections_of(project.path))
+    return store.project_by_id(project.id)  # type: ignore[return-value]
+
+
+# -- rules ----------------------------------------------------------------------------------
+def parse_triggers(value: str | Iterable[str] | None) -> list[str]:
+    words = parse_patterns(value if not isinstance(value, str) else value.replace(";", ","))
+    return [w.strip().lower() for w in words if w.strip()]
+
+
+def add_rule(
+    project: Project,
+    text: str,
+    *,
+    title: str = "",
+    triggers: str | Iterable[str] | None = None,
+    always: bool = False,
+    scope: object = None,
+    status: str = "active",
+    source: str = "user",
+    auto: bool = False,
+    evidence: Sequence[dict[str, Any]] = (),
+    tagged: bool | None = None,
+) -> Rule:
+    """Store a rule after the outright refusals (hidden characters, HTML comments, length)."""
+    text = text.strip()
+    title = (title or "").strip()
+    trigger_list = parse_triggers(triggers)
+    check_rule_fields(text, title, trigger_list)
+    if source not in SOURCES:
+        raise InvalidInput(f"unknown rule source {source!r}; one of {', '.join(SOURCES)}")
+    if status not in ("active", "pending"):
+        raise InvalidInput(f"unknown status {status!r}; active or pending")
+    entries = normalize_scope(scope, project.sections, project.path)
+    is_tagged = tagged if tagged is not None else bool(title or trigger_list or always)
+    return rules_store().insert_rule(project.id, {
+        "text": text, "title": title, "triggers": trigger_list, "always": always,
+        "scope": entries, "status": status, "source": source, "auto": auto,
+        "tagged": is_tagged, "evidence": list(evidence),
+    })
+
+
+def get_rule(rule_id: str, project: Project | None = None) -> Rule:
+    """A rule by id or unique id prefix (at least 4 characters)."""
+    rule_id = rule_id.strip().lower()
+    store = rules_store()
+    rule = store.rule(rule_id)
+    if rule is None and len(rule_id) >= 4:
+        matches = store.rules_by_prefix(rule_id)
+        if project is not None:
+            matches = [r for r in matches if r.project_id == project.id]
+        if len(matches) == 1:
+            rule = matches[0]
+        elif len(matches) > 1:
+            raise InvalidInput(f"{rule_id!r} matches {len(matches)} rules; give more of the id")
+    if rule is None or (project is not None and rule.project_id != project.id):
+        where = f" in project {project.name!r}" if project else ""
+        raise NotFound(f"no rule {rule_id!r}{where}")
+    return rule
+
+
+def list_rules(project: Project, *, status: str | None = None, auto_only: bool = False) -> list[Rule]:
+    rules = rules_store().rules(project.id, status)
+    return [r for r in rules if r.auto] if auto_only else rules
+
+
+def approve(rule: Rule) -> Rule:
+    """Activate a rule by hand; a person's approval clears the automatic mark."""
+    return _update(rule, status="active", auto=False)
+
+
+def unapprove(rule: Rule) -> Rule:
+    return _update(rule, status="pending", auto=False)
+
+
+def reject(rule: Rule) -> Rule:
+    """Delete a rule (pending or active)."""
+    removed = rules_store().delete_rule(rule.id)
+    if removed is None:
+        raise NotFound(f"no rule {rule.id!r}")
+    return removed
+
+
+def pin(rule: Rule, always: bool = True) -> Rule:
+    return _update(rule, always=always, tagged=True)
+
+
+def tag(rule: Rule, *, title: str | None = None, triggers: str | Iterable[str] | None = None,
+        always: bool | None = None) -> Rule:
+    """Save an agent's or user's tags: title, trigger words, always."""
+    changes: dict[str, Any] = {"tagged": True}
+    if title is not None:
+        changes["title"] = title.strip()
+    if triggers is not None:
+        changes["triggers"] = parse_triggers(triggers)
+    if always is not None:
+        changes["always"] = bool(always)
+    check_rule_fields(rule.text, changes.get("title", ""), changes.get("triggers", ()))
+    return _update(rule, **changes)
+
+
+def edit(rule: Rule, *, text: str | None = None, scope: object = None, project: Project | None = None,
+         **tags: Any) -> Rule:
+    changes: dict[str, Any] = {}
+    if text is not None:
+        check_rule_fields(text.strip())
+        changes["text"] = text.strip()
+    if scope is not None:
+        project = project or rules_store().project_by_id(rule.project_id)
+        changes["scope"] = normalize_scope(scope, project.sections, project.path)  # type: ignore[union-attr]
+    if changes:
+        rule = _update(rule, **changes)
+    return tag(rule, **tags) if tags else rule
+
+
+def _update(rule: Rule, **changes: Any) -> Rule:
+    updated = rules_store().update_rule(rule.id, changes)
+    if updated is None:
+        raise NotFound(f"no rule {rule.id!r}")
+    return updated
+
+
+# -- sessions and choosing --------------------------------------------------------------------
+def start_session(cwd: str | None = None, client: str | None = None) -> str:
+    session_id = secrets.token_hex(8)
+    rules_store().insert_session(session_id, cwd, client)
+    return session_id
+
+
+@dataclass
+class PathSplit:
+    """Given paths split into those inside the project (relative) and those outside."""
+
+    inside: list[str]
+    outside: list[str]
+
+
+def split_paths(project: Project, paths: Iterable[str | Path]) -> PathSplit:
+    inside, outside = [], []
+    for raw in paths:
+        rel = proj.relative_path(project.path, raw)
+        if rel is None:
+            outside.append(str(raw))
+        elif rel and rel not in inside:
+            inside.append(rel)
+    return PathSplit(inside, outside)
+
+
+def rules_for_change(
+    project: Project,
+    paths: Iterable[str | Path],
+    *,
+    task: str | None = None,
+    include: Iterable[str] = (),
+    refresh: bool = False,
+    max_tokens: int | None = None,
+    session_id: str | None = None,
+) -> RulesReply:
+    """The engine's reply for a change. With a session, what is sent is recorded as served and
+    the left-out titles are listed once; without one (resolve) nothing is recorded."""
+    store = rules_store()
+    tok = tokenizer()
+    split = split_paths(project, paths)
+    sections = sorted({s for p in split.inside if (s := proj.section_of(project.sections, p))})
+    sent = store.served_ids(session_id, project.id) if session_id else set()
+    listed = (
+        {n[len(LISTED_NOTE):] for n in store.notes(session_id, project.id, LISTED_NOTE)}
+        if session_id else set()
+    )
+    index = project_index(store, project.id, tok)
+    reply = choose(
+        index, tok, project=project.name, paths=split.inside, sections=sections, task=task,
+        include=include, already_sent=sent, listed_before=listed, refresh=refresh,
+        max_tokens=max_tokens,
+    )
+    if split.outside:
+        reply.notes.append(
+            f"{len(split.outside)} path(s) are outside project `{project.name}` and were not "
+            f"considered: {', '.join(split.outside[:5])}"
+        )
+    if session_id:
+        store.record_served(session_id, project.id, reply.served_ids)
+        store.add_notes(session_id, project.id,
+                        [LISTED_NOTE + r.id for r in reply.left_out[:25]])
+    return reply
+
+
+@dataclass
+class SearchHit:
+    rule: Rule
+    score: float
+
+    def line(self) -> str:
+        text = " ".join(self.rule.text.split())
+        return f"- {self.rule.id} [{self.rule.scope_text}] {self.rule.label}: {text}"
+
+
+def search_rules(project: Project, query: str, limit: int = 10) -> list[SearchHit]:
+    """Active rules ranked by BM25 against a query, scope words included."""
+    if not query.strip():
+        raise InvalidInput("search needs a query (a few words about what you are looking for)")
+    tok = tokenizer()
+    index = project_index(rules_store(), project.id, tok)
+    scores = index.search.scores(tok.tokens(query))
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], index.rules[kv[0]].created_at))
+    return [SearchHit(index.rules[rid], score) for rid, score in ranked[: max(1, limit)]]
+
+
+def usage(project: Project) -> list[Rule]:
+    """Active rules by how often agents received them, never-served first."""
+    rules = rules_store().rules(project.id, "active")
+    return sorted(rules, key=lambda r: (r.served_count, r.last_served_at or 0, r.created_at))

@@ -1,0 +1,316 @@
+"""All SQL of the rules domain: projects, rules, sessions and what was served.
+
+Every change to a project's rules bumps the project's `rules_version`; each rule row carries the
+version of its last change and removals leave a tombstone, so an in-memory index can catch up
+with only what changed since it last looked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lore.core.store import Migration, Store, open_store
+from lore.rules.models import Project, Rule
+
+MIGRATIONS = [
+    Migration(
+        "rules/0001_projects_rules_sessions",
+        """
+        CREATE TABLE projects (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            path TEXT NOT NULL UNIQUE,
+            sections TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            rules_version INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE rules (
+            id TEXT PRIMARY KEY,
+            project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            triggers TEXT NOT NULL DEFAULT '[]',
+            always INTEGER NOT NULL DEFAULT 0,
+            scope TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL CHECK (status IN ('active', 'pending')),
+            source TEXT NOT NULL,
+            auto INTEGER NOT NULL DEFAULT 0,
+            tagged INTEGER NOT NULL DEFAULT 0,
+            evidence TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            served_count INTEGER NOT NULL DEFAULT 0,
+            last_served_at REAL,
+            version INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX rules_by_project ON rules(project_id, version);
+        CREATE TABLE rule_tombstones (
+            rule_id TEXT NOT NULL,
+            project_id INTEGER NOT NULL,
+            version INTEGER NOT NULL
+        );
+        CREATE INDEX tombstones_by_project ON rule_tombstones(project_id, version);
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            started_at REAL NOT NULL,
+            cwd TEXT,
+            client TEXT,
+            pid INTEGER
+        );
+        CREATE TABLE served (
+            session_id TEXT NOT NULL,
+            rule_id TEXT NOT NULL,
+            project_id INTEGER NOT NULL,
+            at REAL NOT NULL,
+            PRIMARY KEY (session_id, rule_id)
+        );
+        CREATE TABLE session_notes (
+            session_id TEXT NOT NULL,
+            project_id INTEGER NOT NULL,
+            note TEXT NOT NULL,
+            at REAL NOT NULL,
+            PRIMARY KEY (session_id, project_id, note)
+        );
+        """,
+    ),
+]
+
+_RULE_COLUMNS = (
+    "id, project_id, text, title, triggers, always, scope, status, source, auto, tagged, "
+    "evidence, created_at, updated_at, served_count, last_served_at"
+)
+
+
+def rules_store() -> RulesStore:
+    store = open_store()
+    store.migrate(MIGRATIONS)
+    return RulesStore(store)
+
+
+def _project(row: sqlite3.Row) -> Project:
+    return Project(
+        id=row["id"], name=row["name"], path=Path(row["path"]),
+        sections=tuple(json.loads(row["sections"])), created_at=row["created_at"],
+    )
+
+
+def _rule(row: sqlite3.Row) -> Rule:
+    return Rule(
+        id=row["id"], project_id=row["project_id"], text=row["text"], title=row["title"],
+        triggers=tuple(json.loads(row["triggers"])), always=bool(row["always"]),
+        scope=tuple(json.loads(row["scope"])), status=row["status"], source=row["source"],
+        auto=bool(row["auto"]), tagged=bool(row["tagged"]),
+        evidence=tuple(json.loads(row["evidence"])), created_at=row["created_at"],
+        updated_at=row["updated_at"], served_count=row["served_count"],
+        last_served_at=row["last_served_at"],
+    )
+
+
+class RulesStore:
+    """Typed access to the rules tables of one Store."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    @property
+    def key(self) -> str:
+        return str(self.store.path)
+
+    def _conn(self) -> sqlite3.Connection:
+        return self.store.connect()
+
+    # -- projects -------------------------------------------------------------------------
+    def projects(self) -> list[Project]:
+        rows = self._conn().execute("SELECT * FROM projects ORDER BY name")
+        return [_project(r) for r in rows]
+
+    def project_by_name(self, name: str) -> Project | None:
+        row = self._conn().execute("SELECT * FROM projects WHERE name = ?", (name,)).fetchone()
+        return _project(row) if row else None
+
+    def project_by_path(self, path: Path) -> Project | None:
+        row = self._conn().execute("SELECT * FROM projects WHERE path = ?", (str(path),)).fetchone()
+        return _project(row) if row else None
+
+    def project_by_id(self, project_id: int) -> Project | None:
+        row = self._conn().execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone()
+        return _project(row) if row else None
+
+    def insert_project(self, name: str, path: Path, sections: Sequence[str]) -> Project:
+        with self.store.transaction() as tx:
+            cur = tx.execute(
+                "INSERT INTO projects (name, path, sections, created_at) VALUES (?, ?, ?, ?)",
+                (name, str(path), json.dumps(list(sections)), time.time()),
+            )
+            row = tx.execute("SELECT * FROM projects WHERE id = ?", (cur.lastrowid,)).fetchone()
+        return _project(row)
+
+    def update_sections(self, project_id: int, sections: Sequence[str]) -> None:
+        with self.store.transaction() as tx:
+            tx.execute("UPDATE projects SET sections = ? WHERE id = ?",
+                       (json.dumps(list(sections)), project_id))
+
+    def rules_version(self, project_id: int) -> int:
+        row = self._conn().execute(
+            "SELECT rules_version FROM projects WHERE id = ?", (project_id,)
+        ).fetchone()
+        return row[0] if row else 0
+
+    # -- rules ----------------------------------------------------------------------------
+    @staticmethod
+    def _bump(tx: sqlite3.Connection, project_id: int) -> int:
+        tx.execute("UPDATE projects SET rules_version = rules_version + 1 WHERE id = ?", (project_id,))
+        return tx.execute("SELECT rules_version FROM projects WHERE id = ?", (project_id,)).fetchone()[0]
+
+    def insert_rule(self, project_id: int, fields: dict[str, Any]) -> Rule:
+        now = time.time()
+        with self.store.transaction() as tx:
+            version = self._bump(tx, project_id)
+            while True:
+                rule_id = secrets.token_hex(4)
+                if not tx.execute("SELECT 1 FROM rules WHERE id = ?", (rule_id,)).fetchone():
+                    break
+            tx.execute(
+                "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
+                " source, auto, tagged, evidence, created_at, updated_at, version)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rule_id, project_id, fields["text"], fields.get("title", ""),
+                    json.dumps(list(fields.get("triggers", ()))), int(fields.get("always", False)),
+                    json.dumps(list(fields.get("scope", ()))), fields.get("status", "active"),
+                    fields.get("source", "user"), int(fields.get("auto", False)),
+                    int(fields.get("tagged", False)), json.dumps(list(fields.get("evidence", ()))),
+                    fields.get("created_at", now), now, version,
+                ),
+            )
+            row = tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
+        return _rule(row)
+
+    def update_rule(self, rule_id: str, changes: dict[str, Any]) -> Rule | None:
+        """Apply column changes (lists/tuples stored as JSON) and bump the project's version."""
+        encoded = {
+            k: json.dumps(list(v)) if isinstance(v, (list, tuple)) else (int(v) if isinstance(v, bool) else v)
+            for k, v in changes.items()
+        }
+        with self.store.transaction() as tx:
+            row = tx.execute("SELECT project_id FROM rules WHERE id = ?", (rule_id,)).fetchone()
+            if not row:
+                return None
+            version = self._bump(tx, row[0])
+            sets = ", ".join(f"{k} = ?" for k in encoded)
+            tx.execute(
+                f"UPDATE rules SET {sets}, updated_at = ?, version = ? WHERE id = ?",
+                (*encoded.values(), time.time(), version, rule_id),
+            )
+            new = tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
+        return _rule(new)
+
+    def delete_rule(self, rule_id: str) -> Rule | None:
+        with self.store.transaction() as tx:
+            row = tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
+            if not row:
+                return None
+            version = self._bump(tx, row["project_id"])
+            tx.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
+            tx.execute(
+                "INSERT INTO rule_tombstones (rule_id, project_id, version) VALUES (?, ?, ?)",
+                (rule_id, row["project_id"], version),
+            )
+        return _rule(row)
+
+    def rule(self, rule_id: str) -> Rule | None:
+        row = self._conn().execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
+        return _rule(row) if row else None
+
+    def rules_by_prefix(self, prefix: str) -> list[Rule]:
+        rows = self._conn().execute(
+            f"SELECT {_RULE_COLUMNS} FROM rules WHERE id LIKE ? ORDER BY id", (prefix + "%",)
+        )
+        return [_rule(r) for r in rows]
+
+    def rules(self, project_id: int, status: str | None = None) -> list[Rule]:
+        sql = f"SELECT {_RULE_COLUMNS} FROM rules WHERE project_id = ?"
+        args: list[Any] = [project_id]
+        if status:
+            sql += " AND status = ?"
+            args.append(status)
+        rows = self._conn().execute(sql + " ORDER BY created_at, id", args)
+        return [_rule(r) for r in rows]
+
+    def changes_since(self, project_id: int, version: int) -> tuple[int, list[Rule], list[str]]:
+        """(current version, rules changed after `version`, ids removed after `version`)."""
+        conn = self._conn()
+        conn.execute("BEGIN")
+        try:
+            current = conn.execute(
+                "SELECT rules_version FROM projects WHERE id = ?", (project_id,)
+            ).fetchone()
+            current_version = current[0] if current else 0
+            if current_version == version:
+                return version, [], []
+            rows = conn.execute(
+                f"SELECT {_RULE_COLUMNS} FROM rules WHERE project_id = ? AND version > ?",
+                (project_id, version),
+            ).fetchall()
+            gone = conn.execute(
+                "SELECT rule_id FROM rule_tombstones WHERE project_id = ? AND version > ?",
+                (project_id, version),
+            ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        return current_version, [_rule(r) for r in rows], [g[0] for g in gone]
+
+    # -- sessions and serving ---------------------------------------------------------------
+    def insert_session(self, session_id: str, cwd: str | None, client: str | None) -> None:
+        with self.store.transaction() as tx:
+            tx.execute(
+                "INSERT OR IGNORE INTO sessions (id, started_at, cwd, client, pid) VALUES (?, ?, ?, ?, ?)",
+                (session_id, time.time(), cwd, client, os.getpid()),
+            )
+
+    def served_ids(self, session_id: str, project_id: int) -> set[str]:
+        rows = self._conn().execute(
+            "SELECT rule_id FROM served WHERE session_id = ? AND project_id = ?",
+            (session_id, project_id),
+        )
+        return {r[0] for r in rows}
+
+    def record_served(self, session_id: str, project_id: int, rule_ids: Iterable[str]) -> None:
+        ids = list(rule_ids)
+        if not ids:
+            return
+        now = time.time()
+        with self.store.transaction() as tx:
+            tx.executemany(
+                "INSERT OR REPLACE INTO served (session_id, rule_id, project_id, at) VALUES (?, ?, ?, ?)",
+                [(session_id, rid, project_id, now) for rid in ids],
+            )
+            tx.executemany(
+                "UPDATE rules SET served_count = served_count + 1, last_served_at = ? WHERE id = ?",
+                [(now, rid) for rid in ids],
+            )
+
+    def notes(self, session_id: str, project_id: int, prefix: str = "") -> set[str]:
+        rows = self._conn().execute(
+            "SELECT note FROM session_notes WHERE session_id = ? AND project_id = ? AND note LIKE ?",
+            (session_id, project_id, prefix + "%"),
+        )
+        return {r[0] for r in rows}
+
+    def add_notes(self, session_id: str, project_id: int, notes: Iterable[str]) -> None:
+        items = list(notes)
+        if not items:
+            return
+        now = time.time()
+        with self.store.transaction() as tx:
+            tx.executemany(
+                "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
+                [(session_id, project_id, n, now) for n in items],
+            )

@@ -1,0 +1,65 @@
+"""Refusals that happen before a rule is stored: hidden characters, HTML comments, length.
+
+Such text could say one thing to the person reviewing it and another to the agent reading it,
+so it is refused outright rather than screened.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from lore.core.errors import InvalidInput
+
+MAX_RULE_CHARS = 500
+# characters that render as nothing but an agent still reads
+_INVISIBLE_EXTRA = {"\u2028", "\u2029", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e"}
+
+
+def hidden_character(text: str) -> tuple[int, str] | None:
+    """Position and code point of the first invisible character, if any."""
+    for i, ch in enumerate(text):
+        if ch in "\n\t":
+            continue
+        cat = unicodedata.category(ch)
+        if (
+            cat == "Cf"
+            or ch in _INVISIBLE_EXTRA
+            or "\ufe00" <= ch <= "\ufe0f"
+            or "\U000e0100" <= ch <= "\U000e01ef"
+            or (cat == "Cc" and ch != "\r")
+        ):
+            return i, ch
+    return None
+
+
+def refusal_reason(text: str) -> str | None:
+    """Why a text may not become (part of) a rule, or None when it may."""
+    if not text.strip():
+        return "the rule text is empty"
+    found = hidden_character(text)
+    if found:
+        pos, ch = found
+        name = unicodedata.name(ch, "UNNAMED")
+        return (f"the text contains a hidden character U+{ord(ch):04X} ({name}) at position {pos}; "
+                "rules must read the same to people and agents")
+    if "<!--" in text:
+        return "the text contains an HTML comment, which an agent reads but a person does not see"
+    if len(text) > MAX_RULE_CHARS:
+        return (f"the text is {len(text)} characters; a rule holds at most {MAX_RULE_CHARS}, "
+                "so split it into smaller rules")
+    return None
+
+
+def check_rule_fields(text: str, title: str = "", triggers: Iterable[str] = ()) -> None:
+    """Raise InvalidInput with the reason when any part of a rule must be refused."""
+    reason = refusal_reason(text)
+    if reason:
+        raise InvalidInput(f"rule refused: {reason}")
+    for label, value in (("title", title), *(("trigger", t) for t in triggers)):
+        if value and (found := hidden_character(value)):
+            raise InvalidInput(f"rule refused: the {label} contains a hidden character U+{ord(found[1]):04X}")
+        if value and "<!--" in value:
+            raise InvalidInput(f"rule refused: the {label} contains an HTML comment")
+    if len(title) > 120:
+        raise InvalidInput("rule refused: the title is longer than 120 characters")
