@@ -151,7 +151,7 @@ def section_of(sections: tuple[str, ...] | list[str], rel: str) -> str | None:
     """The most specific section that contains a relative path."""
     best = None
     for section in sections:
-        if rel == section or rel.startswith(section + "/"):
-            if best is None or len(section) > len(best):
-                best = section
+        inside = rel == section or rel.startswith(section + "/")
+        if inside and (best is None or len(section) > len(best)):
+            best = section
     return best
