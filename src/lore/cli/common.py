@@ -25,7 +25,8 @@ def print_json(data: Any) -> None:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, markup=True)
+    """Print one unwrapped line on stderr (scripts and agents parse it) and give the exit."""
+    sys.stderr.write(f"error: {message}\n")
     return typer.Exit(code)
 
 

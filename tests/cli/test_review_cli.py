@@ -1,0 +1,75 @@
+"""The review and projects commands, through the real Typer app."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from conftest import make_repo
+from lore.cli.app import app
+
+runner = CliRunner()
+
+
+def lore(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def test_projects_add_and_list(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"src/api/a.py": "x"})
+    result = lore("projects", "add", str(repo / "src"))
+    assert result.exit_code == 0 and result.stdout.startswith("shop")
+    listed = json.loads(lore("projects", "--json").stdout)
+    assert [p["name"] for p in listed] == ["shop"] and "src/api" in listed[0]["sections"]
+    refused = lore("projects", "add", str(tmp_path))
+    assert refused.exit_code == 2 and "not inside a git repository" in refused.stderr
+
+
+def test_review_add_list_approve_reject_pin(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"src/api/a.py": "x", "src/db/m.py": "x"})
+    lore("projects", "add", str(repo))
+    added = json.loads(lore("review", "--name", "shop", "add", "Validate bodies", "--scope", "src/api",
+                            "--title", "Validation", "--triggers", "validate, body", "--json").stdout)
+    assert added["status"] == "active" and added["scope"] == ["src/api/"] and added["tagged"]
+    rid = added["id"]
+    assert lore("review", "--name", "shop", "pin", rid).exit_code == 0
+    rules = json.loads(lore("review", "--name", "shop", "list", "--json").stdout)
+    assert rules[0]["always"] is True
+    assert "pending" in lore("review", "--name", "shop", "unapprove", rid[:6]).stdout
+    assert json.loads(lore("review", "--name", "shop", "list", "--pending", "--json").stdout)[0]["id"] == rid
+    assert lore("review", "--name", "shop", "approve", rid).exit_code == 0
+    assert lore("review", "--name", "shop", "reject", rid).exit_code == 0
+    assert json.loads(lore("review", "--name", "shop", "list", "--json").stdout) == []
+    missing = lore("review", "--name", "shop", "approve", "deadbeef")
+    assert missing.exit_code == 3 and "no rule" in missing.stderr
+
+
+def test_review_add_refuses_hidden_text(tmp_path: Path) -> None:
+    make_repo(tmp_path / "shop", {"a.py": "x"})
+    lore("projects", "add", str(tmp_path / "shop"))
+    result = lore("review", "--name", "shop", "add", "Be nice\u200b")
+    assert result.exit_code == 2 and "hidden character U+200B" in result.stderr
+
+
+def test_resolve_prints_what_an_agent_would_get_and_usage(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"src/api/a.py": "x"})
+    lore("projects", "add", str(repo))
+    lore("review", "--name", "shop", "add", "Set HTTP timeouts", "--scope", "src/api")
+    out = lore("review", "--name", "shop", "resolve", "src/api/a.py", "--task", "http call").stdout
+    assert out.splitlines() == [
+        "Rules for project `shop` (follow before writing code; sections: src/api)",
+        "- [section] Set HTTP timeouts",
+    ]
+    usage = json.loads(lore("review", "--name", "shop", "usage", "--json").stdout)
+    assert usage[0]["served"] == 0
+    assert lore("review", "--name", "nope", "list").exit_code == 3
+
+
+def test_demo_runs_on_the_embedded_store(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = lore("demo")
+    assert result.exit_code == 0, result.stderr
+    assert "Rules for project `shop`" in result.stdout and "[global]" in result.stdout
