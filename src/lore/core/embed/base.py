@@ -1,0 +1,127 @@
+"""The one interface every embedder shares: a name, a dimension, and `embed(texts)`.
+
+Subclasses only turn one batch of texts into vectors (`_embed_batch`); the base class does the
+rest the same way for all of them: batching, the content-hash cache (for embedders whose
+vectors cost something to make), L2 normalisation, and a progress bar on long runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+from lore.core.llm import cache
+
+PROGRESS_FROM = 256  # texts to embed before a progress bar is worth showing
+
+
+def normalize(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (all-zero rows, from empty text, stay zero)."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32, copy=False)
+
+
+class Embedder(ABC):
+    """Turns texts into unit-length float32 vectors of a fixed dimension.
+
+    `name` identifies the model (and its version) so vectors from different models are never
+    compared; the vector index stores it beside every vector.
+    """
+
+    name: str
+    batch_size: int = 64
+    cacheable: bool = True  # False when computing is cheaper than a cache lookup
+
+    @property
+    @abstractmethod
+    def dim(self) -> int: ...
+
+    @abstractmethod
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        """Vectors for one batch, shape (len(texts), dim); need not be normalised."""
+
+    def _prepare_query(self, text: str) -> str:
+        """Some models want queries marked differently from documents; most do not."""
+        return text
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        no_cache: bool = False,
+        progress: bool | None = None,
+    ) -> np.ndarray:
+        """Unit vectors for `texts`, shape (n, dim), float32, in the order given."""
+        texts = [str(t) for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        todo = list(range(len(texts)))
+        if self.cacheable and not no_cache:
+            hits = cache.get_vectors(self.name, self.dim, texts)
+            for i, vec in hits.items():
+                out[i] = vec
+            todo = [i for i in todo if i not in hits]
+        if not todo:
+            return out
+        show = progress if progress is not None else (len(todo) >= PROGRESS_FROM and _tty())
+        with _Progress(show, len(todo), self.name) as bar:
+            for start in range(0, len(todo), self.batch_size):
+                idx = todo[start : start + self.batch_size]
+                batch = [texts[i] for i in idx]
+                vectors = normalize(self._embed_batch(batch))
+                if vectors.shape != (len(batch), self.dim):
+                    raise ValueError(
+                        f"{self.name} returned vectors of shape {vectors.shape},"
+                        f" expected {(len(batch), self.dim)}"
+                    )
+                out[idx] = vectors
+                if self.cacheable:
+                    cache.put_vectors(self.name, batch, vectors)
+                bar.advance(len(batch))
+        return out
+
+    def embed_query(self, text: str, *, no_cache: bool = False) -> np.ndarray:
+        """One unit vector for a search query, shape (dim,)."""
+        return self.embed([self._prepare_query(text)], no_cache=no_cache, progress=False)[0]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Progress:
+    """A rich progress bar on stderr (stdout may be an MCP wire), or nothing."""
+
+    def __init__(self, show: bool, total: int, label: str):
+        self._bar = None
+        if show:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._bar = Progress(console=Console(stderr=True), transient=True)
+            self._task = self._bar.add_task(f"embedding with {label}", total=total)
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def advance(self, count: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, count)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

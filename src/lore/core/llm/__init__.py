@@ -1,0 +1,1 @@
+"""Language models for Lore: providers, structured output, the content-hash cache and accounting."""

@@ -1,0 +1,318 @@
+"""Which model to call, resolved from the environment, a `.env` file and `config.json`.
+
+Users already have their providers' SDK variables set (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+`ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OLLAMA_HOST`), so those work unchanged; `LORE_MODEL`
+(`openai:gpt-4o-mini`, `ollama:llama3.1`, `anthropic:claude-3-5-haiku-latest`) chooses.
+
+Precedence, strongest first: `LORE_*` variables (environment, then `.env` in the working
+folder), the `model` section of `config.json`, the providers' own variables, built-in defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.core.config import load_settings, warn
+from lore.core.errors import InvalidInput, NeedsModel
+
+
+@dataclass(frozen=True)
+class Provider:
+    """What Lore knows about one provider: its wire format and where its settings live."""
+
+    name: str
+    wire: str  # "openai" (chat/completions) or "anthropic" (messages)
+    base_url: str
+    key_vars: tuple[str, ...] = ()
+    base_var: str | None = None
+    chat_model: str | None = None  # used when only a key is set
+    embed_model: str | None = None
+    structured: str = "json_schema"
+    needs_key: bool = True
+
+
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider("openai", "openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",),
+                 "OPENAI_BASE_URL", "gpt-4o-mini", "text-embedding-3-small"),
+        Provider("anthropic", "anthropic", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",),
+                 "ANTHROPIC_BASE_URL", "claude-3-5-haiku-latest", None, structured="tool"),
+        Provider("gemini", "openai", "https://generativelanguage.googleapis.com/v1beta/openai",
+                 ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GEMINI_BASE_URL", "gemini-2.0-flash",
+                 "text-embedding-004"),
+        Provider("ollama", "openai", "http://127.0.0.1:11434/v1", (), "OLLAMA_HOST",
+                 None, "nomic-embed-text", needs_key=False),
+        Provider("openrouter", "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",),
+                 "OPENROUTER_BASE_URL"),
+        Provider("vllm", "openai", "http://127.0.0.1:8000/v1", ("VLLM_API_KEY",), "VLLM_BASE_URL",
+                 needs_key=False),
+        Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL",
+                 needs_key=False),
+    )
+}
+AUTO_ORDER = ("openai", "anthropic", "gemini")  # a lone key picks its provider, in this order
+STRUCTURED_MODES = ("json_schema", "json_object", "tool", "instructions")
+
+SETUP_HINT = (
+    "set LORE_MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,"
+    " gemini:gemini-2.0-flash or ollama:llama3.1) and the provider's key"
+    " (OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; Ollama needs none),"
+    " or a \"model\" section in config.json; see docs/models.md"
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved model: everything a request needs, plus where each value came from."""
+
+    provider: str
+    wire: str
+    model: str
+    base_url: str
+    api_key: str | None = field(repr=False)
+    structured: str
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    def describe(self) -> dict[str, Any]:
+        """For `lore model show`: the key masked, never printed."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key": mask_key(self.api_key),
+            "structured": self.structured,
+            "sources": dict(self.sources),
+        }
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """How calls are made: limits that apply to every provider."""
+
+    timeout: float = 60.0
+    max_retries: int = 4
+    max_concurrency: int = 4
+    retry_base: float = 0.5  # seconds; doubled each retry, with jitter
+    retry_cap: float = 30.0
+
+
+def mask_key(key: str | None) -> str | None:
+    if not key:
+        return None
+    if len(key) <= 12:
+        return "*" * len(key)
+    return f"{key[:4]}…{key[-4:]}"
+
+
+# -- where values come from --------------------------------------------------------------------
+
+
+def _dotenv(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of a `.env` file (comments, `export` and quotes allowed)."""
+    values: dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return values
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        values[key] = value
+    return values
+
+
+class Sources:
+    """Environment first, then `.env` in the working folder, then `config.json` `model`."""
+
+    def __init__(self, config: dict[str, Any] | None = None, cwd: Path | None = None):
+        self.dotenv = _dotenv((cwd or Path.cwd()) / ".env")
+        self.config = config if config is not None else load_settings().section("model")
+
+    def env(self, name: str) -> tuple[str | None, str]:
+        value = os.environ.get(name)
+        if value:
+            return value, f"env {name}"
+        value = self.dotenv.get(name)
+        if value:
+            return value, f".env {name}"
+        return None, ""
+
+    def conf(self, key: str) -> Any:
+        return self.config.get(key)
+
+
+def parse_model(text: str, default_provider: str = "openai") -> tuple[str, str]:
+    """`provider:model` into its parts; a model name may itself hold colons (`llama3.1:8b`)."""
+    text = text.strip()
+    head, sep, rest = text.partition(":")
+    if sep and head.lower() in PROVIDERS and rest:
+        return head.lower(), rest
+    if not text:
+        raise InvalidInput("empty model name")
+    return default_provider, text
+
+
+def _ollama_url(host: str) -> str:
+    host = host.strip().rstrip("/")
+    if "://" not in host:
+        host = "http://" + host
+        if host.count(":") == 1:
+            host += ":11434"
+    host = host.replace("//0.0.0.0", "//127.0.0.1")
+    return host if host.endswith("/v1") else host + "/v1"
+
+
+def _choice(sources: Sources, task: str | None) -> tuple[str, str, dict[str, Any], str]:
+    """(provider, model, overrides, where it came from) for a task, or NeedsModel."""
+    if task:
+        value, where = sources.env(f"LORE_MODEL_{task.upper()}")
+        if value:
+            return (*parse_model(value), {}, where)
+        tasks = sources.conf("tasks")
+        override = tasks.get(task) if isinstance(tasks, dict) else None
+        if isinstance(override, str) and override.strip():
+            return (*parse_model(override), {}, f"config model.tasks.{task}")
+        if isinstance(override, dict) and override.get("model"):
+            provider, model = parse_model(str(override["model"]), override.get("provider", "openai"))
+            return provider, model, override, f"config model.tasks.{task}"
+    value, where = sources.env("LORE_MODEL")
+    if value:
+        return (*parse_model(value), {}, where)
+    conf_model = sources.conf("model")
+    if isinstance(conf_model, str) and conf_model.strip():
+        provider, model = parse_model(conf_model, str(sources.conf("provider") or "openai"))
+        return provider, model, {}, "config model.model"
+    conf_provider = sources.conf("provider")
+    if isinstance(conf_provider, str) and conf_provider.lower() in PROVIDERS:
+        default = PROVIDERS[conf_provider.lower()].chat_model
+        if default:
+            return conf_provider.lower(), default, {}, "config model.provider (default model)"
+    for name in AUTO_ORDER:
+        provider = PROVIDERS[name]
+        for var in provider.key_vars:
+            if sources.env(var)[0] and provider.chat_model:
+                return name, provider.chat_model, {}, f"{var} is set (default model)"
+    raise NeedsModel(f"no language model is configured: {SETUP_HINT}")
+
+
+def resolve_model(
+    task: str | None = None,
+    *,
+    config: dict[str, Any] | None = None,
+    cwd: Path | None = None,
+    model: str | None = None,
+) -> ModelSpec:
+    """The model for `task` (`tasks` overrides in config, `LORE_MODEL_<TASK>`), else the default."""
+    sources = Sources(config, cwd)
+    if model:
+        provider_name, model_name = parse_model(model)
+        overrides, where = {}, "argument"
+    else:
+        provider_name, model_name, overrides, where = _choice(sources, task)
+    return _spec(sources, provider_name, model_name, overrides, where)
+
+
+def _spec(
+    sources: Sources, provider_name: str, model_name: str, overrides: dict[str, Any], where: str
+) -> ModelSpec:
+    provider = PROVIDERS.get(provider_name)
+    if provider is None:
+        raise InvalidInput(f"unknown model provider {provider_name!r}: use one of {', '.join(PROVIDERS)}")
+    origin = {"model": where}
+    conf_provider = sources.conf("provider")
+    conf_model = sources.conf("model")
+    if isinstance(conf_model, str) and ":" in conf_model:
+        conf_provider = parse_model(conf_model)[0]
+    config_applies = not conf_provider or str(conf_provider).lower() == provider.name
+
+    def pick(name: str, lore_var: str, provider_vars: tuple[str, ...]) -> str | None:
+        if overrides.get(name):
+            origin[name] = "config model.tasks"
+            return str(overrides[name])
+        value, src = sources.env(lore_var)
+        if value:
+            origin[name] = src
+            return value
+        if config_applies and sources.conf(name):
+            origin[name] = f"config model.{name}"
+            return str(sources.conf(name))
+        for var in provider_vars:
+            value, src = sources.env(var)
+            if value:
+                origin[name] = src
+                return value
+        return None
+
+    base_vars = (provider.base_var,) if provider.base_var else ()
+    base_url = pick("base_url", "LORE_BASE_URL", base_vars)
+    if base_url and provider.name == "ollama" and origin.get("base_url", "").endswith("OLLAMA_HOST"):
+        base_url = _ollama_url(base_url)
+    if not base_url:
+        base_url, origin["base_url"] = provider.base_url, "default"
+    api_key = pick("api_key", "LORE_API_KEY", provider.key_vars)
+    if provider.needs_key and not api_key:
+        vars_ = " or ".join(provider.key_vars)
+        raise NeedsModel(
+            f"{provider.name}:{model_name} needs an API key: set {vars_}"
+            " (or LORE_API_KEY, or model.api_key in config.json)"
+        )
+    structured = str(overrides.get("structured") or sources.conf("structured") or provider.structured)
+    if structured not in STRUCTURED_MODES:
+        warn(f"config model.structured={structured!r} is not one of {STRUCTURED_MODES}; using default")
+        structured = provider.structured
+    if structured == "tool" and provider.wire != "anthropic":
+        structured = "json_schema"
+    return ModelSpec(
+        provider=provider.name,
+        wire=provider.wire,
+        model=model_name,
+        base_url=base_url.rstrip("/"),
+        api_key=api_key,
+        structured=structured,
+        sources=origin,
+    )
+
+
+def runtime_options(config: dict[str, Any] | None = None) -> RuntimeOptions:
+    """Timeouts, retries and concurrency from config `model.*` (bad values: defaults, warned)."""
+    conf = config if config is not None else load_settings().section("model")
+    defaults = RuntimeOptions()
+    values: dict[str, Any] = {}
+    for key, kind in (
+        ("timeout", float),
+        ("max_retries", int),
+        ("max_concurrency", int),
+        ("retry_base", float),
+        ("retry_cap", float),
+    ):
+        if key not in conf:
+            continue
+        raw = conf[key]
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+            warn(f"config model.{key}={raw!r} is invalid (a number >= 0); using the default")
+            continue
+        values[key] = kind(raw)
+    if values.get("max_concurrency") == 0:
+        values["max_concurrency"] = 1
+    return RuntimeOptions(**{**defaults.__dict__, **values})
+
+
+def env_value(name: str, cwd: Path | None = None) -> str | None:
+    """A variable from the environment or the working folder's `.env`."""
+    return Sources({}, cwd).env(name)[0]

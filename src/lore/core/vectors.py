@@ -1,0 +1,538 @@
+"""A vector index in the store, with filters applied before the top-k is chosen.
+
+Every vector is stored with its collection, item key, the embedder's name and dimension, and
+a small map of filterable metadata (integers, numbers, text). An index is bound to one
+embedder, so a search only ever compares vectors from the same model: switching models
+leaves the old vectors in place but never mixes them in.
+
+Filters are part of the scan, never applied to a finished top-k list: a reader's chapter cap
+(`{"chapter_seq": ("<=", 6)}`) returns the best k passages *within* the cap, and never fewer
+than exist under it. Two exact search paths give the same neighbours:
+
+- `numpy` (the default): the collection's matrix is kept in memory, reloaded when the
+  collection's generation number changes (any write, from any process), then one
+  matrix-vector product and a partial sort.
+- `sqlite-vec`: the same table scanned in SQL with sqlite-vec's distance function, where this
+  Python's sqlite3 can load extensions, or through the `sqlean.py` build of sqlite3 when it
+  cannot (`pip install 'lore[vec]'`).
+
+Filter syntax (`where`): a mapping `{field: value}` (equality) or `{field: (op, value)}` with
+op one of `= != < <= > >= in "not in"`; all conditions of a mapping must hold. A list of
+mappings matches when any one of them does, e.g. per-book chapter caps:
+`[{"book": "a"}, {"book": "b", "chapter_seq": ("<=", 6)}]`. Numbers compare with numbers and
+text with text; a row without the field (or with the other type) never matches.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from lore.core.errors import InvalidInput
+from lore.core.store import Migration, Store, open_store
+
+MIGRATIONS = [
+    Migration(
+        "core/vectors_0001_index",
+        """
+        CREATE TABLE core_vectors (
+            id INTEGER PRIMARY KEY,
+            collection TEXT NOT NULL,
+            embedder TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            item_key TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            meta TEXT NOT NULL DEFAULT '{}',
+            UNIQUE (collection, embedder, item_key)
+        );
+        CREATE TABLE core_vector_generations (
+            collection TEXT NOT NULL,
+            embedder TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            generation INTEGER NOT NULL,
+            PRIMARY KEY (collection, embedder)
+        );
+        """,
+    )
+]
+
+BACKENDS = ("numpy", "sqlite-vec")
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+        "in": "IN", "not in": "NOT IN"}
+_CACHE_SIZE = 16  # collections kept in memory per process
+_CHUNK = 500
+
+Where = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
+
+
+class Space(Protocol):
+    """Anything naming a vector space: every embedder is one."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class VectorSpace:
+    """A model name and dimension, for vectors made outside an `Embedder`."""
+
+    name: str
+    dim: int
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    score: float  # cosine similarity, 1.0 = same direction
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Cond:
+    field: str
+    op: str  # SQL spelling
+    value: Any
+    numeric: bool
+
+
+# -- filters -----------------------------------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float)  # bools count as 0/1, as JSON stores them here
+
+
+def _parse_where(where: Where) -> list[list[_Cond]] | None:
+    """The filter as OR-of-ANDs, validated; None for no filter."""
+    if where is None:
+        return None
+    clauses = [where] if isinstance(where, Mapping) else list(where)
+    parsed: list[list[_Cond]] = []
+    for clause in clauses:
+        if not isinstance(clause, Mapping):
+            raise InvalidInput("a vector filter is a mapping {field: value or (op, value)}")
+        conds = []
+        for name, spec in clause.items():
+            if not _FIELD.match(str(name)):
+                raise InvalidInput(f"bad filter field name {name!r}")
+            op, value = ("=", spec) if not isinstance(spec, tuple | list) else _op_value(name, spec)
+            sql_op = _OPS.get(str(op).lower())
+            if sql_op is None:
+                raise InvalidInput(f"unknown filter operator {op!r}: use one of {', '.join(_OPS)}")
+            conds.append(_Cond(name, sql_op, *_checked_value(name, sql_op, value)))
+        parsed.append(conds)
+    return parsed
+
+
+def _op_value(name: str, spec: Sequence[Any]) -> tuple[Any, Any]:
+    if len(spec) != 2:
+        raise InvalidInput(f"filter on {name!r} must be a value or an (op, value) pair")
+    return spec[0], spec[1]
+
+
+def _checked_value(name: str, op: str, value: Any) -> tuple[Any, bool]:
+    if op in ("IN", "NOT IN"):
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            raise InvalidInput(f"filter {name!r} {op.lower()} needs a list of values")
+        values = list(value)
+        if all(_is_number(v) for v in values):
+            return tuple(float(v) for v in values), True
+        if all(isinstance(v, str) for v in values):
+            return tuple(values), False
+        raise InvalidInput(f"filter {name!r} {op.lower()} needs all numbers or all text")
+    if _is_number(value):
+        return float(value), True
+    if isinstance(value, str):
+        return value, False
+    raise InvalidInput(f"filter value for {name!r} must be a number or text, not {value!r}")
+
+
+def _sql_where(clauses: list[list[_Cond]]) -> tuple[str, list[Any]]:
+    parts, params = [], []
+    for clause in clauses:
+        terms = []
+        for c in clause:
+            path = f"'$.{c.field}'"
+            kind = "IN ('integer', 'real')" if c.numeric else "= 'text'"
+            if c.op in ("IN", "NOT IN"):
+                marks = ",".join("?" * len(c.value))
+                test = f"json_extract(meta, {path}) {c.op} ({marks})"
+                params += list(c.value)
+            else:
+                test = f"json_extract(meta, {path}) {c.op} ?"
+                params.append(c.value)
+            terms.append(f"(json_type(meta, {path}) {kind} AND {test})")
+        parts.append("(" + (" AND ".join(terms) or "1") + ")")
+    return "(" + (" OR ".join(parts) or "0") + ")", params
+
+
+# -- the in-memory matrix ----------------------------------------------------------------------
+
+
+class _Loaded:
+    """One collection's vectors for one embedder, as a matrix plus metadata columns."""
+
+    def __init__(self, generation: int, ids: np.ndarray, keys: list[str], matrix: np.ndarray,
+                 metas: list[dict[str, Any]]):
+        self.generation = generation
+        self.ids = ids
+        self.keys = keys
+        self.matrix = matrix
+        self.metas = metas
+        self._numeric: dict[str, np.ndarray] = {}
+        self._text: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def numeric(self, name: str) -> np.ndarray:
+        col = self._numeric.get(name)
+        if col is None:
+            col = np.array(
+                [float(v) if _is_number(v := m.get(name)) else np.nan for m in self.metas],
+                dtype=np.float64,
+            )
+            self._numeric[name] = col
+        return col
+
+    def text(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        col = self._text.get(name)
+        if col is None:
+            raw = [m.get(name) for m in self.metas]
+            present = np.array([isinstance(v, str) for v in raw], dtype=bool)
+            values = np.array([v if isinstance(v, str) else "" for v in raw], dtype=str)
+            col = (values, present)
+            self._text[name] = col
+        return col
+
+    def mask(self, clauses: list[list[_Cond]]) -> np.ndarray:
+        total = np.zeros(len(self.keys), dtype=bool)
+        for clause in clauses:
+            part = np.ones(len(self.keys), dtype=bool)
+            for cond in clause:
+                part &= self._test(cond)
+            total |= part
+        return total
+
+    def _test(self, c: _Cond) -> np.ndarray:
+        if c.numeric:
+            col = self.numeric(c.field)
+            present = ~np.isnan(col)
+        else:
+            col, present = self.text(c.field)
+        if c.op == "IN":
+            return np.isin(col, np.array(c.value)) & present
+        if c.op == "NOT IN":
+            return ~np.isin(col, np.array(c.value)) & present
+        return _COMPARE[c.op](col, c.value) & present
+
+
+_COMPARE = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+_loaded: OrderedDict[tuple[str, str, str], _Loaded] = OrderedDict()
+_loaded_lock = threading.Lock()
+
+
+# -- the index ---------------------------------------------------------------------------------
+
+
+def vector_store(store: Store | None = None) -> Store:
+    store = store or open_store()
+    store.migrate(MIGRATIONS)
+    return store
+
+
+def _as_unit(vector: Any, dim: int, what: str) -> np.ndarray:
+    vec = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if vec.shape[0] != dim:
+        raise InvalidInput(f"{what} has {vec.shape[0]} dimensions, the index expects {dim}")
+    if not np.all(np.isfinite(vec)):
+        raise InvalidInput(f"{what} holds NaN or infinite values")
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm > 0 else vec
+
+
+def _clean_meta(key: str, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in (meta or {}).items():
+        if not _FIELD.match(str(name)):
+            raise InvalidInput(f"bad metadata field name {name!r} for {key!r}")
+        if isinstance(value, bool):
+            value = int(value)
+        if value is not None and not isinstance(value, int | float | str):
+            raise InvalidInput(f"metadata {name!r} of {key!r} must be a number or text")
+        if isinstance(value, float) and not np.isfinite(value):
+            raise InvalidInput(f"metadata {name!r} of {key!r} must be finite")
+        out[str(name)] = value
+    return out
+
+
+class VectorIndex:
+    """The vectors of one collection made by one embedder (model name + dimension)."""
+
+    def __init__(self, collection: str, space: Space, store: Store | None = None):
+        if not collection:
+            raise InvalidInput("a vector collection needs a name")
+        self.collection = collection
+        self.space = space
+        self.model = space.name
+        self.dim = int(space.dim)
+        self.store = vector_store(store)
+
+    # writes ---------------------------------------------------------------------------------
+
+    def add(self, items: Iterable[tuple[str, Any, Mapping[str, Any] | None]]) -> int:
+        """Insert or replace `(key, vector, meta)` items; vectors are stored unit-length."""
+        rows = []
+        for key, vector, meta in items:
+            unit = _as_unit(vector, self.dim, f"vector {key!r}")
+            rows.append((self.collection, self.model, self.dim, str(key),
+                         unit.astype("<f4").tobytes(),
+                         json.dumps(_clean_meta(key, meta), separators=(",", ":"))))
+        if not rows:
+            return 0
+        with self.store.transaction() as tx:
+            self._bump(tx)
+            tx.executemany(
+                "INSERT INTO core_vectors (collection, embedder, dim, item_key, vector, meta)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (collection, embedder, item_key)"
+                " DO UPDATE SET vector = excluded.vector, meta = excluded.meta, dim = excluded.dim",
+                rows,
+            )
+        return len(rows)
+
+    def add_texts(
+        self,
+        items: Iterable[tuple[str, str, Mapping[str, Any] | None]],
+        *,
+        no_cache: bool = False,
+        progress: bool | None = None,
+    ) -> int:
+        """Embed `(key, text, meta)` items with this index's embedder, then store them."""
+        embed = getattr(self.space, "embed", None)
+        if embed is None:
+            raise InvalidInput(f"the index for {self.model} has no embedder to embed texts with")
+        items = list(items)
+        vectors = embed([text for _, text, _ in items], no_cache=no_cache, progress=progress)
+        return self.add((key, vec, meta) for (key, _, meta), vec in zip(items, vectors, strict=True))
+
+    def delete(self, keys: Iterable[str] | None = None, *, where: Where = None) -> int:
+        """Remove the given keys, or every vector matching `where`; returns how many went."""
+        targets = [str(k) for k in keys] if keys is not None else None
+        if where is not None:
+            matched = [h.key for h in self._matching(_parse_where(where))]
+            targets = matched if targets is None else sorted(set(targets) & set(matched))
+        if targets is None:
+            raise InvalidInput("name the keys to delete, or a filter (use clear() for everything)")
+        removed = 0
+        with self.store.transaction() as tx:
+            for start in range(0, len(targets), _CHUNK):
+                chunk = targets[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                removed += tx.execute(
+                    f"DELETE FROM core_vectors WHERE collection = ? AND embedder = ?"
+                    f" AND item_key IN ({marks})",
+                    (self.collection, self.model, *chunk),
+                ).rowcount
+            if removed:
+                self._bump(tx)
+        return removed
+
+    def clear(self) -> int:
+        """Remove every vector of this collection made by this embedder."""
+        with self.store.transaction() as tx:
+            removed = tx.execute(
+                "DELETE FROM core_vectors WHERE collection = ? AND embedder = ?",
+                (self.collection, self.model),
+            ).rowcount
+            self._bump(tx)
+        return removed
+
+    def _bump(self, tx: sqlite3.Connection) -> None:
+        """Mark the collection changed (invalidates every process's in-memory matrix)."""
+        row = tx.execute(
+            "SELECT dim FROM core_vector_generations WHERE collection = ? AND embedder = ?",
+            (self.collection, self.model),
+        ).fetchone()
+        if row is not None and row[0] != self.dim:
+            raise InvalidInput(
+                f"collection {self.collection!r} holds {self.model} vectors of dimension {row[0]},"
+                f" not {self.dim}"
+            )
+        tx.execute(
+            "INSERT INTO core_vector_generations (collection, embedder, dim, generation)"
+            " VALUES (?, ?, ?, 1) ON CONFLICT (collection, embedder)"
+            " DO UPDATE SET generation = generation + 1",
+            (self.collection, self.model, self.dim),
+        )
+
+    # reads ----------------------------------------------------------------------------------
+
+    def count(self, where: Where = None) -> int:
+        loaded = self._load()
+        clauses = _parse_where(where)
+        return len(loaded.keys) if clauses is None else int(loaded.mask(clauses).sum())
+
+    def search(
+        self, query: Any, k: int = 10, where: Where = None, *, backend: str = "numpy"
+    ) -> list[Hit]:
+        """The `k` nearest vectors among those matching `where` (best first).
+
+        `query` is a vector, or a text when the index was made with an embedder. Fewer than
+        `k` hits come back only when fewer than `k` vectors match the filter.
+        """
+        if k <= 0:
+            return []
+        if isinstance(query, str):
+            embed_query = getattr(self.space, "embed_query", None)
+            if embed_query is None:
+                raise InvalidInput(f"the index for {self.model} has no embedder for a text query")
+            query = embed_query(query)
+        unit = _as_unit(query, self.dim, "the query vector")
+        clauses = _parse_where(where)
+        if backend == "numpy":
+            return self._search_numpy(unit, k, clauses)
+        if backend == "sqlite-vec":
+            return self._search_sqlite_vec(unit, k, clauses)
+        raise InvalidInput(f"unknown vector backend {backend!r}: use {' or '.join(BACKENDS)}")
+
+    def _search_numpy(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
+        loaded = self._load()
+        if not loaded.keys:
+            return []
+        scores = loaded.matrix @ unit
+        rows = np.flatnonzero(loaded.mask(clauses)) if clauses is not None else None
+        candidates = scores if rows is None else scores[rows]
+        if candidates.size == 0:
+            return []
+        take = min(k, candidates.size)
+        if take < candidates.size:
+            # everything at least as good as the k-th score, so ties break by id, as in SQL
+            kth = np.partition(candidates, candidates.size - take)[candidates.size - take]
+            picked = np.flatnonzero(candidates >= kth)
+        else:
+            picked = np.arange(candidates.size)
+        positions = picked if rows is None else rows[picked]
+        order = np.lexsort((loaded.ids[positions], -scores[positions]))[:take]
+        return [
+            Hit(loaded.keys[p], float(scores[p]), dict(loaded.metas[p]))
+            for p in positions[order]
+        ]
+
+    def _search_sqlite_vec(
+        self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None
+    ) -> list[Hit]:
+        conn = sqlite_vec_connection(self.store.path)
+        where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
+        rows = conn.execute(
+            "SELECT item_key, meta, COALESCE(vec_distance_cosine(vector, ?), 1.0) AS distance"
+            " FROM core_vectors"
+            f" WHERE collection = ? AND embedder = ? AND {where_sql}"
+            " ORDER BY distance, id LIMIT ?",
+            (unit.astype("<f4").tobytes(), self.collection, self.model, *params, k),
+        ).fetchall()
+        return [Hit(r[0], 1.0 - float(r[2]), json.loads(r[1])) for r in rows]
+
+    def _matching(self, clauses: list[list[_Cond]] | None) -> list[Hit]:
+        loaded = self._load()
+        rows = range(len(loaded.keys)) if clauses is None else np.flatnonzero(loaded.mask(clauses))
+        return [Hit(loaded.keys[i], 0.0, loaded.metas[i]) for i in rows]
+
+    def _load(self) -> _Loaded:
+        """The in-memory matrix, reloaded when the stored generation moved on."""
+        conn = self.store.connect()
+        ident = (str(self.store.path), self.collection, self.model)
+        row = conn.execute(
+            "SELECT generation FROM core_vector_generations WHERE collection = ? AND embedder = ?",
+            (self.collection, self.model),
+        ).fetchone()
+        generation = row[0] if row else 0
+        with _loaded_lock:
+            hit = _loaded.get(ident)
+            if hit is not None and hit.generation == generation:
+                _loaded.move_to_end(ident)
+                return hit
+        cur = conn.cursor()
+        cur.row_factory = None
+        rows = cur.execute(
+            "SELECT id, item_key, vector, meta FROM core_vectors"
+            " WHERE collection = ? AND embedder = ? ORDER BY id",
+            (self.collection, self.model),
+        ).fetchall()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
+        metas = [json.loads(r[3]) if r[3] != "{}" else {} for r in rows]
+        loaded = _Loaded(generation, ids, [r[1] for r in rows], matrix, metas)
+        with _loaded_lock:
+            _loaded[ident] = loaded
+            _loaded.move_to_end(ident)
+            while len(_loaded) > _CACHE_SIZE:
+                _loaded.popitem(last=False)
+        return loaded
+
+
+def collections(store: Store | None = None) -> list[dict[str, Any]]:
+    """Every (collection, embedder) pair in the store with its dimension and vector count."""
+    conn = vector_store(store).connect()
+    rows = conn.execute(
+        "SELECT collection, embedder, dim, COUNT(*) FROM core_vectors"
+        " GROUP BY collection, embedder, dim ORDER BY collection, embedder"
+    )
+    return [{"collection": r[0], "embedder": r[1], "dim": r[2], "vectors": r[3]} for r in rows]
+
+
+# -- sqlite-vec --------------------------------------------------------------------------------
+
+_vec_local = threading.local()
+
+
+def sqlite_vec_status() -> tuple[bool, str]:
+    """Whether the sqlite-vec path can run here, and which sqlite3 build carries it (or why not)."""
+    try:
+        sqlite_vec_connection(None)
+    except InvalidInput as exc:
+        return False, str(exc)
+    module = "sqlite3" if hasattr(sqlite3.Connection, "enable_load_extension") else "sqlean"
+    return True, f"sqlite-vec loaded through {module}"
+
+
+def sqlite_vec_connection(path: Path | None) -> Any:
+    """A per-thread connection with sqlite-vec loaded (`path=None`: an in-memory probe)."""
+    target = str(path) if path is not None else ":memory:"
+    conns = getattr(_vec_local, "conns", None)
+    if conns is None:
+        conns = _vec_local.conns = {}
+    if target in conns:
+        return conns[target]
+    try:
+        import sqlite_vec
+    except ImportError as exc:
+        raise InvalidInput("the sqlite-vec path needs `pip install 'lore[vec]'`") from exc
+    module: Any = sqlite3
+    if not hasattr(sqlite3.Connection, "enable_load_extension"):
+        try:
+            import sqlean as module
+        except ImportError as exc:
+            raise InvalidInput(
+                "this Python's sqlite3 cannot load extensions; `pip install 'lore[vec]'`"
+                " brings the sqlean.py build that can"
+            ) from exc
+    try:
+        conn = module.connect(target, timeout=30, check_same_thread=True)
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except Exception as exc:  # any build or loader failure means the path is unavailable
+        raise InvalidInput(f"sqlite-vec could not be loaded: {exc}") from exc
+    conns[target] = conn
+    return conn

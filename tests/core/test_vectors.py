@@ -1,0 +1,201 @@
+"""The vector index: exact neighbours, filters applied before top-k, models kept apart."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from itertools import pairwise
+
+import numpy as np
+import pytest
+
+from lore.core.embed import HashEmbedder
+from lore.core.errors import InvalidInput
+from lore.core.vectors import VectorIndex, VectorSpace, collections, sqlite_vec_status
+
+SPACE = VectorSpace("random-test", 16)
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+LATE = np.eye(16, dtype=np.float32)[0]  # a direction the late chapters lean towards
+
+
+def _filled(n: int = 400, seed: int = 7) -> tuple[VectorIndex, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(n, SPACE.dim)).astype(np.float32)
+    vectors[[i for i in range(n) if i % 40 + 1 >= 30]] += 3 * LATE
+    vectors = _unit(vectors)
+    index = VectorIndex("passages", SPACE)
+    index.add(
+        (f"p{i}", vectors[i], {"chapter_seq": i % 40 + 1, "book": "ab"[i % 2]}) for i in range(n)
+    )
+    return index, vectors
+
+
+def _oracle(vectors: np.ndarray, query: np.ndarray, allowed: list[int], k: int) -> list[str]:
+    """Brute force, independent of the index: score every allowed row, best first."""
+    scored = sorted(allowed, key=lambda i: (-float(vectors[i] @ query), i))
+    return [f"p{i}" for i in scored[:k]]
+
+
+def test_exact_neighbours_match_brute_force() -> None:
+    index, vectors = _filled()
+    query = vectors[5] + 0.1 * vectors[9]
+    query = query / np.linalg.norm(query)
+    hits = index.search(query, k=8)
+    assert [h.key for h in hits] == _oracle(vectors, query, list(range(len(vectors))), 8)
+    assert hits[0].key == "p5"
+    assert hits[0].meta == {"chapter_seq": 6, "book": "b"}
+    assert all(a.score >= b.score for a, b in pairwise(hits))
+
+
+def test_filter_applies_before_top_k_and_never_returns_fewer_than_exist() -> None:
+    index, vectors = _filled()
+    query = LATE
+    unfiltered = index.search(query, k=10)
+    assert all(h.meta["chapter_seq"] >= 30 for h in unfiltered)  # a post-filter would find none
+
+    capped = index.search(query, k=10, where={"chapter_seq": ("<=", 3)})
+    early = [i for i in range(len(vectors)) if i % 40 + 1 <= 3]
+    assert [h.key for h in capped] == _oracle(vectors, query, early, 10)
+    assert len(capped) == 10
+
+    # asking for more than the filter holds returns exactly what it holds
+    only_one_chapter = index.search(query, k=100, where={"chapter_seq": 1})
+    assert len(only_one_chapter) == index.count({"chapter_seq": 1}) == 10
+    assert index.search(query, k=5, where={"chapter_seq": ("<", 0)}) == []
+
+
+def test_or_filters_express_per_book_caps() -> None:
+    index, vectors = _filled()
+    where = [{"book": "a"}, {"book": "b", "chapter_seq": ("<=", 6)}]
+    hits = index.search(vectors[3], k=400, where=where)
+    allowed = [
+        i for i in range(len(vectors)) if i % 2 == 0 or (i % 2 == 1 and i % 40 + 1 <= 6)
+    ]
+    assert [h.key for h in hits] == _oracle(vectors, vectors[3], allowed, 400)
+    assert index.count(where) == len(allowed)
+
+
+def test_in_not_in_text_ordering_and_missing_fields() -> None:
+    index = VectorIndex("mixed", SPACE)
+    base = np.eye(16, dtype=np.float32)
+    index.add([
+        ("n1", base[0], {"seq": 1, "tag": "alpha"}),
+        ("n2", base[1], {"seq": 2, "tag": "beta"}),
+        ("n3", base[2], {"seq": "3", "tag": "gamma"}),  # text, not a number
+        ("n4", base[3], {}),
+        ("n5", base[4], {"seq": 5.5, "flag": True}),
+    ])
+    keys = lambda where: sorted(h.key for h in index.search(base[0], k=10, where=where))  # noqa: E731
+    assert keys({"seq": ("in", [1, 5.5])}) == ["n1", "n5"]
+    assert keys({"seq": ("not in", [1])}) == ["n2", "n5"]  # n3 is text, n4 has no seq
+    assert keys({"seq": ("!=", 2)}) == ["n1", "n5"]
+    assert keys({"seq": "3"}) == ["n3"]
+    assert keys({"tag": (">=", "beta")}) == ["n2", "n3"]
+    assert keys({"flag": 1}) == ["n5"]
+    assert keys([]) == []
+    with pytest.raises(InvalidInput):
+        index.search(base[0], where={"seq": ("~", 1)})
+    with pytest.raises(InvalidInput):
+        index.search(base[0], where={"bad field": 1})
+    with pytest.raises(InvalidInput):
+        index.search(base[0], where={"seq": ("in", [1, "x"])})
+
+
+def test_models_never_mix_in_one_collection() -> None:
+    a = VectorIndex("shared", VectorSpace("model-a", 4))
+    b = VectorIndex("shared", VectorSpace("model-b", 4))
+    a.add([("x", [1, 0, 0, 0], None)])
+    b.add([("y", [1, 0, 0, 0], None)])
+    assert [h.key for h in a.search([1, 0, 0, 0])] == ["x"]
+    assert [h.key for h in b.search([1, 0, 0, 0])] == ["y"]
+    with pytest.raises(InvalidInput, match="dimension"):
+        VectorIndex("shared", VectorSpace("model-a", 8)).add([("z", np.ones(8), None)])
+    with pytest.raises(InvalidInput, match="dimensions"):
+        a.search(np.ones(3))
+    listed = {(c["embedder"], c["dim"], c["vectors"]) for c in collections()}
+    assert listed == {("model-a", 4, 1), ("model-b", 4, 1)}
+
+
+def test_writes_update_search_and_deletes_remove() -> None:
+    index, vectors = _filled(40)
+    assert index.search(vectors[0], k=1)[0].key == "p0"
+    index.add([("p0", vectors[1], {"chapter_seq": 99})])  # replace p0's vector and meta
+    assert index.count() == 40
+    assert index.count({"chapter_seq": 99}) == 1
+    assert {h.key for h in index.search(vectors[1], k=2)} == {"p0", "p1"}
+    assert index.delete(["p0", "missing"]) == 1
+    assert index.delete(where={"book": "a"}) == 19  # p0 was the twentieth
+    assert index.count() == 20
+    assert index.clear() == 20
+    assert index.search(vectors[1]) == []
+    with pytest.raises(InvalidInput):
+        index.delete()
+
+
+def test_another_process_writing_invalidates_the_in_memory_matrix(tmp_path) -> None:
+    index = VectorIndex("shared", SPACE)
+    index.add([("first", np.eye(16)[0], None)])
+    assert [h.key for h in index.search(np.eye(16)[1], k=5)] == ["first"]
+    code = (
+        "import numpy as np; from lore.core.vectors import VectorIndex, VectorSpace;"
+        "VectorIndex('shared', VectorSpace('random-test', 16)).add([('second', np.eye(16)[1], None)])"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
+    assert [h.key for h in index.search(np.eye(16)[1], k=5)] == ["second", "first"]
+
+
+def test_texts_in_and_text_queries_with_an_embedder() -> None:
+    index = VectorIndex("book:1", HashEmbedder())
+    index.add_texts([
+        ("c1", "Holmes lit his pipe and studied the muddy footprints.", {"chapter_seq": 1}),
+        ("c2", "The bank raised interest rates again.", {"chapter_seq": 2}),
+        ("c3", "Footprints in the mud led to the garden gate.", {"chapter_seq": 3}),
+    ])
+    hits = index.search("muddy footprints", k=3)
+    assert {hits[0].key, hits[1].key} == {"c1", "c3"}
+    capped = index.search("muddy footprints", k=3, where={"chapter_seq": ("<=", 2)})
+    assert [h.key for h in capped] == ["c1", "c2"]
+    raw = VectorIndex("book:1", SPACE)
+    with pytest.raises(InvalidInput, match="no embedder"):
+        raw.search("text")
+
+
+def test_bad_vectors_and_metadata_are_refused_and_nothing_is_lost() -> None:
+    index, _ = _filled(10)
+    with pytest.raises(InvalidInput, match="NaN"):
+        index.add([("ok", np.ones(16), None), ("bad", np.full(16, np.nan), None)])
+    with pytest.raises(InvalidInput, match="number or text"):
+        index.add([("bad", np.ones(16), {"nested": {"a": 1}})])
+    assert index.count() == 10
+
+
+def _vec_available() -> bool:
+    return sqlite_vec_status()[0]
+
+
+@pytest.mark.skipif(not _vec_available(), reason=f"sqlite-vec unavailable: {sqlite_vec_status()[1]}")
+def test_sqlite_vec_and_numpy_give_the_same_neighbours() -> None:
+    index, _ = _filled(600, seed=11)
+    index.add([("empty", np.zeros(16), {"chapter_seq": 1, "book": "a"})])  # no direction
+    rng = np.random.default_rng(3)
+    filters = [
+        None,
+        {"chapter_seq": ("<=", 5)},
+        [{"book": "a"}, {"book": "b", "chapter_seq": ("<", 10)}],
+        {"book": ("in", ["b"]), "chapter_seq": (">", 20)},
+        {"chapter_seq": ("not in", [1, 2, 3])},
+    ]
+    for where in filters:
+        for _ in range(5):
+            query = rng.normal(size=16)
+            fast = index.search(query, k=12, where=where, backend="numpy")
+            sql = index.search(query, k=12, where=where, backend="sqlite-vec")
+            assert [h.key for h in fast] == [h.key for h in sql]
+            assert np.allclose([h.score for h in fast], [h.score for h in sql], atol=1e-5)
+            assert [h.meta for h in fast] == [h.meta for h in sql]
