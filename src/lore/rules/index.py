@@ -7,8 +7,10 @@ also knows scope words). On each use it asks the store only for what changed sin
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from lore.core.bm25 import BM25Index
 from lore.core.text import Tokenizer
@@ -24,6 +26,14 @@ def rank_terms(rule: Rule, tokenizer: Tokenizer) -> list[str]:
     return tokenizer.tokens(f"{rule.title}\n{rule.text}") + triggers + triggers
 
 
+@dataclass(frozen=True)
+class ScopeGroup:
+    """Eligible rules that share one scope: one coverage, ids oldest first."""
+
+    coverage: Coverage
+    members: list[tuple[float, str]]  # the index's own list: read it under the index lock
+
+
 class ProjectIndex:
     def __init__(self, project_id: int, tokenizer: Tokenizer):
         self.project_id = project_id
@@ -32,7 +42,9 @@ class ProjectIndex:
         self.rules: dict[str, Rule] = {}
         self.rank = BM25Index()
         self.search = BM25Index()
-        self._scopes: dict[tuple[str, ...], set[str]] = {}
+        # rules grouped by scope, each group kept sorted oldest first as (created_at, id)
+        self._scopes: dict[tuple[str, ...], list[tuple[float, str]]] = {}
+        self.always: set[str] = set()
         self.lock = threading.Lock()
 
     def apply(self, changed: Iterable[Rule], removed: Iterable[str]) -> None:
@@ -45,7 +57,9 @@ class ProjectIndex:
 
     def _put(self, rule: Rule) -> None:
         self.rules[rule.id] = rule
-        self._scopes.setdefault(rule.scope, set()).add(rule.id)
+        bisect.insort(self._scopes.setdefault(rule.scope, []), (rule.created_at, rule.id))
+        if rule.always:
+            self.always.add(rule.id)
         terms = rank_terms(rule, self.tokenizer)
         self.rank.add(rule.id, terms)
         self.search.add(rule.id, terms + self.tokenizer.tokens(scope_words(rule.scope)))
@@ -54,25 +68,28 @@ class ProjectIndex:
         rule = self.rules.pop(rule_id, None)
         if rule is None:
             return
+        self.always.discard(rule_id)
         group = self._scopes.get(rule.scope)
         if group is not None:
-            group.discard(rule_id)
+            at = bisect.bisect_left(group, (rule.created_at, rule.id))
+            if at < len(group) and group[at][1] == rule_id:
+                del group[at]
             if not group:
                 del self._scopes[rule.scope]
         self.rank.remove(rule_id)
         self.search.remove(rule_id)
 
-    def eligible(self, paths: list[str]) -> dict[str, Coverage]:
-        """Active rules whose scope covers at least one path, with their coverage.
+    def eligible(self, paths: list[str]) -> dict[tuple[str, ...], ScopeGroup]:
+        """Groups of active rules whose scope covers at least one path, by scope.
 
-        Without paths only global rules apply. Coverage is computed once per distinct scope.
+        Without paths only global rules apply. Coverage is computed once per distinct scope,
+        so the cost grows with the number of scopes, not of rules.
         """
-        out: dict[str, Coverage] = {}
-        for scope, ids in self._scopes.items():
+        out: dict[tuple[str, ...], ScopeGroup] = {}
+        for scope, members in self._scopes.items():
             found = coverage(scope, paths) if (paths or not scope) else None
             if found is not None:
-                for rule_id in ids:
-                    out[rule_id] = found
+                out[scope] = ScopeGroup(found, members)
         return out
 
 

@@ -7,6 +7,7 @@ the list of what was left out and an optional token cap. The caller records what
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -46,7 +47,8 @@ class RulesReply:
     task_given: bool = True
     repeated: int = 0
     capped: int = 0
-    left_out: list[Rule] = field(default_factory=list)
+    left_out: list[Rule] = field(default_factory=list)  # listed now: at most MAX_LISTED
+    left_out_total: int = 0
     left_out_listed_before: int = 0
     notes: list[str] = field(default_factory=list)
     max_tokens: int | None = None
@@ -85,14 +87,14 @@ class RulesReply:
             )
         if self.left_out:
             lines.append(
-                f"{len(self.left_out) + self.left_out_listed_before} other rule(s) cover these files "
+                f"{self.left_out_total} other rule(s) cover these files "
                 "but were not chosen for your task. If one of these titles matters for your change, "
                 "call get_rules again with its id in `include`; or use search_rules:"
             )
-            shown = self.left_out[:MAX_LISTED]
-            lines += [f"- {r.id} {r.label}" for r in shown]
-            if len(self.left_out) > len(shown):
-                lines.append(f"  ... and {len(self.left_out) - len(shown)} more (use search_rules)")
+            lines += [f"- {r.id} {r.label}" for r in self.left_out]
+            unlisted = self.left_out_total - self.left_out_listed_before - len(self.left_out)
+            if unlisted > 0:
+                lines.append(f"  ... and {unlisted} more (use search_rules)")
         elif self.left_out_listed_before:
             lines.append(
                 f"{self.left_out_listed_before} other rule(s) cover these files but were not chosen; "
@@ -110,6 +112,7 @@ class RulesReply:
             "eligible": self.eligible_count, "task_given": self.task_given,
             "repeated": self.repeated, "capped": self.capped,
             "left_out": [{"id": r.id, "title": r.label} for r in self.left_out],
+            "left_out_total": self.left_out_total,
             "notes": self.notes, "text": self.render(),
         }
 
@@ -138,51 +141,88 @@ def choose(
     refresh: bool = False,
     max_tokens: int | None = None,
 ) -> RulesReply:
+    """The reply for a change. Call with the index lock held (the index must not move)."""
     task = check_task(task)
     if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
         raise InvalidInput(f"max_tokens must be at least {MIN_MAX_TOKENS} (got {max_tokens})")
     include_ids = {i.strip().lower() for i in include if i and i.strip()}
-    eligible = index.eligible(paths)
-    reply = RulesReply(project=project, sections=sections, eligible_count=len(eligible),
-                       task_given=bool(task), max_tokens=max_tokens)
-    scores = index.rank.scores(tokenizer.tokens(task), among=eligible) if task else {}
+    groups = index.eligible(paths)
     rules = index.rules
+    total = sum(len(g.members) for g in groups.values())
+    reply = RulesReply(project=project, sections=sections, eligible_count=total,
+                       task_given=bool(task), max_tokens=max_tokens)
 
-    def wanted(rule_id: str) -> bool:
-        rule = rules[rule_id]
-        return rule.always or rule_id in include_ids
+    def is_eligible(rule_id: str) -> bool:
+        rule = rules.get(rule_id)
+        return rule is not None and rule.scope in groups
 
-    if not task or len(eligible) <= SHORT_LIST:
-        chosen = list(eligible)
-    else:
-        best = max(scores.values(), default=0.0)
-        floor = best * RELATIVE_CUT
-        chosen = [rid for rid in eligible if wanted(rid) or (scores.get(rid, 0.0) > 0 and scores[rid] >= floor)]
+    scores: dict = {}
+    if task:
+        among = None if total == len(rules) else {rid for g in groups.values() for _, rid in g.members}
+        scores = index.rank.scores(tokenizer.tokens(task), among=among)
 
     def order(rule_id: str) -> tuple:
-        rule, cov = rules[rule_id], eligible[rule_id]
-        spec = (-cov.specificity[0], -cov.specificity[1])
-        return (not rule.always, -scores.get(rule_id, 0.0), *spec, rule.created_at, rule_id)
+        rule = rules[rule_id]
+        spec = groups[rule.scope].coverage.specificity
+        return (not rule.always, -scores.get(rule_id, 0.0), -spec[0], -spec[1], rule.created_at, rule_id)
 
+    if not task or total <= SHORT_LIST:
+        chosen = [rid for g in groups.values() for _, rid in g.members]
+    else:
+        floor = max(scores.values(), default=0.0) * RELATIVE_CUT
+        picked = {rid for rid, score in scores.items() if score > 0 and score >= floor}
+        picked |= {rid for rid in index.always | include_ids if is_eligible(rid)}
+        chosen = list(picked)
     chosen.sort(key=order)
+    chosen_set = set(chosen)
+
     fresh = [rid for rid in chosen if refresh or rid not in already_sent or rid in include_ids]
     reply.repeated = len(chosen) - len(fresh)
+    _serve(reply, fresh, rules, groups, scores, max_tokens)
 
-    budget = max_tokens
-    if budget is not None:
-        budget -= estimate_tokens(reply.header()) + 1
+    reply.left_out_total = total - len(chosen)
+    reply.left_out_listed_before = sum(
+        1 for rid in listed_before if rid not in chosen_set and is_eligible(rid)
+    )
+    skip = chosen_set | set(listed_before)
+    reply.left_out = [rules[rid] for rid in _left_out_in_order(groups, scores, skip, order)]
+    return reply
+
+
+def _serve(reply: RulesReply, fresh: list[str], rules: dict[str, Rule], groups: dict,
+           scores: dict, max_tokens: int | None) -> None:
+    """Add rules in order until one does not fit the token cap (no cap: all of them)."""
+    budget = None if max_tokens is None else max_tokens - estimate_tokens(reply.header()) - 1
     for position, rule_id in enumerate(fresh):
-        item = Served(rules[rule_id], eligible[rule_id], scores.get(rule_id, 0.0))
+        rule = rules[rule_id]
+        item = Served(rule, groups[rule.scope].coverage, scores.get(rule_id, 0.0))
         if budget is not None:
             cost = estimate_tokens(item.line) + 1
             if cost > budget:
                 reply.capped = len(fresh) - position
-                break
+                return
             budget -= cost
         reply.served.append(item)
 
-    chosen_set = set(chosen)
-    others = sorted((rid for rid in eligible if rid not in chosen_set), key=order)
-    reply.left_out = [rules[rid] for rid in others if rid not in listed_before]
-    reply.left_out_listed_before = len(others) - len(reply.left_out)
-    return reply
+
+def _left_out_in_order(groups: dict, scores: dict, skip: set[str], order) -> list[str]:
+    """The first MAX_LISTED left-out rules in reply order, without sorting all of them.
+
+    Left-out rules with a score come first (there are few); the rest share score 0, so their
+    order is specificity, then age: merge the scope groups, already sorted oldest first.
+    """
+    scored = sorted((rid for rid, s in scores.items() if s > 0 and rid not in skip), key=order)
+    picked = scored[:MAX_LISTED]
+    if len(picked) < MAX_LISTED:
+        by_spec: dict[tuple[int, int], list] = {}
+        for group in groups.values():
+            by_spec.setdefault(group.coverage.specificity, []).append(group.members)
+        taken = set(picked)
+        for spec in sorted(by_spec, reverse=True):
+            for _, rule_id in heapq.merge(*by_spec[spec]):
+                if rule_id in skip or rule_id in taken or scores.get(rule_id, 0.0) > 0:
+                    continue
+                picked.append(rule_id)
+                if len(picked) == MAX_LISTED:
+                    return picked
+    return picked

@@ -6,6 +6,7 @@ when it cannot.
 
 from __future__ import annotations
 
+import heapq
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -248,11 +249,12 @@ def rules_for_change(
         if session_id else set()
     )
     index = project_index(store, project.id, tok)
-    reply = choose(
-        index, tok, project=project.name, paths=split.inside, sections=sections, task=task,
-        include=include, already_sent=sent, listed_before=listed, refresh=refresh,
-        max_tokens=max_tokens,
-    )
+    with index.lock:
+        reply = choose(
+            index, tok, project=project.name, paths=split.inside, sections=sections, task=task,
+            include=include, already_sent=sent, listed_before=listed, refresh=refresh,
+            max_tokens=max_tokens,
+        )
     if split.outside:
         reply.notes.append(
             f"{len(split.outside)} path(s) are outside project `{project.name}` and were not "
@@ -261,7 +263,7 @@ def rules_for_change(
     if session_id:
         store.record_served(session_id, project.id, reply.served_ids)
         store.add_notes(session_id, project.id,
-                        [LISTED_NOTE + r.id for r in reply.left_out[:25]])
+                        [LISTED_NOTE + r.id for r in reply.left_out])
     return reply
 
 
@@ -281,9 +283,11 @@ def search_rules(project: Project, query: str, limit: int = 10) -> list[SearchHi
         raise InvalidInput("search needs a query (a few words about what you are looking for)")
     tok = tokenizer()
     index = project_index(rules_store(), project.id, tok)
-    scores = index.search.scores(tok.tokens(query))
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], index.rules[kv[0]].created_at))
-    return [SearchHit(index.rules[rid], score) for rid, score in ranked[: max(1, limit)]]
+    with index.lock:
+        scores = index.search.scores(tok.tokens(query))
+        ranked = heapq.nsmallest(max(1, limit), scores.items(),
+                                 key=lambda kv: (-kv[1], index.rules[kv[0]].created_at))
+        return [SearchHit(index.rules[rid], score) for rid, score in ranked]
 
 
 def usage(project: Project) -> list[Rule]:

@@ -1,0 +1,135 @@
+"""Candidate rules from files, code and reviews, and saving them without duplicates.
+
+Memorize, discover, learn and train all produce candidates: text with a title, trigger words, a
+scope and evidence. Saving compares normalised text with every rule the project already has, so
+re-running an import adds nothing, and the same text found in two places becomes one rule that
+carries both places as evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lore.core.errors import InvalidInput
+from lore.rules import service
+from lore.rules.models import Project, Rule
+from lore.rules.store import rules_store
+from lore.rules.validation import refusal_reason
+
+_MARKS = re.compile(r"[*_`~>#]+")
+_EDGES = re.compile(r"^[\s\-+*.:;,!?]+|[\s\-+*.:;,!?]+$")
+
+
+def normalize_text(text: str) -> str:
+    """Text as compared for duplicates: case, markdown marks, spacing and end punctuation ignored."""
+    text = _MARKS.sub("", text.lower())
+    text = " ".join(text.split())
+    return _EDGES.sub("", text)
+
+
+@dataclass
+class Candidate:
+    """A rule not yet saved: what the agent or the user judges before keeping it."""
+
+    text: str
+    title: str = ""
+    triggers: list[str] = field(default_factory=list)
+    scope: list[str] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    always: bool = False
+    kind: str = ""  # what produced it (a convention's name, a file's format)
+
+    @property
+    def key(self) -> str:
+        return normalize_text(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "title": self.title, "triggers": list(self.triggers),
+                "scope": list(self.scope), "always": self.always, "kind": self.kind,
+                "evidence": [dict(e) for e in self.evidence]}
+
+
+@dataclass
+class Refused:
+    candidate: Candidate
+    reason: str
+
+    def line(self) -> str:
+        where = self.candidate.evidence[0] if self.candidate.evidence else {}
+        place = f"{where.get('file', '?')}:{where.get('line', '?')}" if where else "?"
+        return f"{place}: {self.reason}"
+
+
+@dataclass
+class Saved:
+    """What saving did: new rules, evidence added to existing ones, exact repeats, refusals."""
+
+    added: list[Rule] = field(default_factory=list)
+    merged: list[Rule] = field(default_factory=list)
+    repeats: int = 0
+    refused: list[Refused] = field(default_factory=list)
+
+
+def merge_candidates(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """One candidate per normalised text; evidence joined, scopes joined (global wins)."""
+    merged: dict[str, Candidate] = {}
+    for cand in candidates:
+        key = cand.key
+        if not key:
+            continue
+        first = merged.get(key)
+        if first is None:
+            merged[key] = Candidate(cand.text, cand.title, list(cand.triggers), list(cand.scope),
+                                    list(cand.evidence), cand.always, cand.kind)
+            continue
+        for ev in cand.evidence:
+            if ev not in first.evidence:
+                first.evidence.append(ev)
+        if not first.scope or not cand.scope:
+            first.scope = []
+        else:
+            first.scope += [s for s in cand.scope if s not in first.scope]
+        first.title = first.title or cand.title
+        first.triggers += [t for t in cand.triggers if t not in first.triggers]
+    return list(merged.values())
+
+
+def save_candidates(project: Project, candidates: Sequence[Candidate], *, status: str,
+                    source: str) -> Saved:
+    """Store candidates not already in the project; refusals are reported, never raised."""
+    result = Saved()
+    existing: dict[str, Rule] = {}
+    for rule in service.list_rules(project):
+        existing.setdefault(normalize_text(rule.text), rule)
+    store = rules_store()
+    for cand in merge_candidates(candidates):
+        reason = refusal_reason(cand.text.strip())
+        if reason:
+            result.refused.append(Refused(cand, reason))
+            continue
+        found = existing.get(cand.key)
+        if found is not None:
+            fresh = [ev for ev in cand.evidence if ev not in found.evidence]
+            if fresh:
+                updated = store.update_rule(found.id, {"evidence": [*found.evidence, *fresh]})
+                if updated is not None:
+                    existing[cand.key] = updated
+                    result.merged.append(updated)
+            else:
+                result.repeats += 1
+            continue
+        try:
+            rule = service.add_rule(
+                project, cand.text, title=cand.title, triggers=cand.triggers, always=cand.always,
+                scope=cand.scope, status=status, source=source, evidence=cand.evidence,
+                tagged=bool(cand.triggers) or cand.always,
+            )
+        except InvalidInput as exc:
+            result.refused.append(Refused(cand, str(exc).removeprefix("rule refused: ")))
+            continue
+        existing[cand.key] = rule
+        result.added.append(rule)
+    return result
