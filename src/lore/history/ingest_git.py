@@ -1,0 +1,242 @@
+"""Local git history -> layer-1 graph: commits, files, people, PRs named in subjects.
+
+No token, no network. One streaming `git log`; rows written in large transactions. The tips
+read last time are remembered, so the next run asks git only for commits after them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from lore.core.errors import InvalidInput
+from lore.history import store as sql
+from lore.history.gitlog import (
+    GitCommit,
+    git_output,
+    github_slug,
+    origin_url,
+    pull_refs,
+    read_log,
+    repo_root,
+)
+from lore.history.identity import is_bot, person_key, pr_from_subject
+from lore.history.progress import Progress, QuietProgress
+from lore.history.repos import Repo, ensure_repo, ingest_lock
+from lore.history.writer import GraphWriter
+
+BATCH_COMMITS = 5000
+
+WRITERS = {
+    "commits": sql.insert_commits,
+    "changes": sql.insert_changes,
+    "people": sql.upsert_people,
+}
+
+
+@dataclass
+class GitIngestReport:
+    repo: str
+    path: str
+    mode: str  # full | incremental | window
+    commits_added: int
+    commits_skipped: int
+    nodes_added: int
+    edges_added: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def ingest_git(
+    path: Path,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    progress: Progress | None = None,
+    repo: Repo | None = None,
+) -> GitIngestReport:
+    """Ingest (or top up) the history of the repository at `path`.
+
+    `since`/`until` bound the commits by date (a windowed run, used to keep a bounded GitHub
+    ingest in one era); a windowed run does not move the remembered tips.
+    """
+    progress = progress or QuietProgress()
+    started = time.perf_counter()
+    root = repo_root(Path(path).resolve())
+    slug = github_slug(origin_url(root))
+    if repo is None:
+        repo = ensure_repo(name=slug or root.name, path=str(root), github=slug)
+    head = _head(root)
+    store = sql.open_history()
+    conn = store.connect()
+    with ingest_lock(repo):
+        windowed = bool(since or until)
+        state = sql.get_sync(conn, repo.id, "git") or {}
+        tips = [] if windowed else list(state.get("tips", []))
+        if windowed:
+            mode, revs = "window", [head]
+        elif tips == [head]:
+            mode, revs = "incremental", []
+        elif tips:
+            mode, revs = "incremental", [head] + [f"^{t}" for t in tips]
+        else:
+            mode, revs = "full", [head]
+        total = _count(root, revs, since, until) if revs else 0
+        if total is None:  # a remembered tip is gone (history rewritten): read everything
+            revs = [head]
+            total = _count(root, revs, since, until)
+        known = sql.known_shas(conn, repo.id)
+        writer = GraphWriter(store, repo.id)
+        ingest = _CommitIngest(writer, repo.id)
+        progress.start("commits", total)
+        added = skipped = 0
+        for commit in read_log(root, revs, since, until) if revs else ():
+            if commit.sha in known:
+                skipped += 1
+                progress.advance()
+                continue
+            ingest.add(commit)
+            known.add(commit.sha)
+            added += 1
+            if added % BATCH_COMMITS == 0:
+                writer.flush(WRITERS)
+                progress.advance(BATCH_COMMITS)
+        progress.advance(added % BATCH_COMMITS)
+        writer.flush(WRITERS)
+        ingest.link_prs(pull_refs(root), sql.commit_parents(conn, repo.id), head)
+
+        def checkpoint(c) -> None:
+            if not windowed:
+                sql.set_sync(c, repo.id, "git", {"tips": [head], "at": time.time()})
+
+        writer.flush(WRITERS, extra=checkpoint)
+        writer.refresh_degrees()
+    return GitIngestReport(
+        repo=repo.name,
+        path=str(root),
+        mode=mode,
+        commits_added=added,
+        commits_skipped=skipped,
+        nodes_added=writer.nodes_added,
+        edges_added=writer.edges_added,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def _head(root: Path) -> str:
+    try:
+        return git_output(root, "rev-parse", "--verify", "HEAD^{commit}").strip()
+    except InvalidInput:
+        raise InvalidInput(f"{root} has no commits yet") from None
+
+
+def _count(root: Path, revs: list[str], since: str | None, until: str | None) -> int | None:
+    args = ["rev-list", "--count"]
+    if since:
+        args.append(f"--since={since}")
+    if until:
+        args.append(f"--until={until}")
+    try:
+        return int(git_output(root, *args, *revs, "--").strip())
+    except (InvalidInput, ValueError):
+        return None
+
+
+class _CommitIngest:
+    """Turns parsed commits into nodes, edges and detail rows on a writer."""
+
+    def __init__(self, writer: GraphWriter, repo_id: int):
+        self.w = writer
+        self.repo_id = repo_id
+        self.people_seen: set[int] = set()
+        self.pr_of: dict[str, int] = {}  # sha -> PR number named in its subject
+        self.merges: list[tuple[str, int, list[str], float]] = []
+
+    def add(self, c: GitCommit) -> None:
+        w, at = self.w, c.committed_at
+        bot = is_bot(c.author_name, c.author_email)
+        key, login = person_key(c.author_email)
+        pid = w.node("person", key, c.author_name, at)
+        if pid not in self.people_seen:
+            self.people_seen.add(pid)
+            w.rows("people", (pid, self.repo_id, c.author_name, c.author_email, login, int(bot)))
+        subject = c.subject
+        cid = w.node("commit", c.sha, subject[:200], at)
+        w.edge(pid, cid, "AUTHORED", at)
+        for parent in c.parents:
+            w.edge(cid, w.node("commit", parent), "PARENT", at)
+        pr = pr_from_subject(subject)
+        if pr is not None:
+            self.pr_of[c.sha] = pr
+            w.edge(cid, w.node("pr", str(pr), f"PR #{pr}", at), "PART_OF", at)
+            if len(c.parents) > 1:
+                self.merges.append((c.sha, pr, c.parents, at))
+        added = removed = 0
+        for ch in c.changes:
+            fid = w.node("file", ch.path, ch.path, at)
+            w.edge(cid, fid, "MODIFIED", at)
+            w.rows("changes", (cid, fid, ch.status, ch.old_path, ch.added, ch.removed, at))
+            if ch.status == "R" and ch.old_path:
+                w.edge(fid, w.node("file", ch.old_path, ch.old_path), "RENAMED_FROM", at)
+            added += ch.added
+            removed += ch.removed
+        w.rows(
+            "commits",
+            (
+                cid,
+                self.repo_id,
+                c.sha,
+                " ".join(c.parents),
+                c.author_name,
+                c.author_email,
+                c.authored_at,
+                c.committer_name,
+                c.committer_email,
+                at,
+                subject,
+                c.message,
+                int(bot),
+                len(c.changes),
+                added,
+                removed,
+                pr,
+                "git",
+            ),
+        )
+
+    def link_prs(
+        self, pull_heads: dict[str, int], commits: dict[str, tuple[tuple[str, ...], float]], head: str
+    ) -> None:
+        """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
+
+        Walks back from a merge's second parent (or a PR head) until reaching the first-parent
+        line of HEAD or a commit already claimed by another PR. Each commit is claimed once.
+        """
+        mainline: set[str] = set()
+        sha: str | None = head
+        while sha and sha not in mainline:
+            mainline.add(sha)
+            entry = commits.get(sha)
+            sha = entry[0][0] if entry and entry[0] else None
+        claimed = set(self.pr_of)
+        starts = [(pr, list(ps[1:])) for _sha, pr, ps, _at in self.merges]
+        starts += [(pr, [sha]) for sha, pr in sorted(pull_heads.items(), key=lambda x: x[1])]
+        for pr, first in starts:
+            pr_id = None
+            stack = [(sha, True) for sha in first]
+            while stack:
+                sha, is_start = stack.pop()
+                if sha in claimed or sha not in commits or (sha in mainline and not is_start):
+                    continue
+                claimed.add(sha)
+                parents, at = commits[sha]
+                if pr_id is None:
+                    pr_id = self.w.node("pr", str(pr), f"PR #{pr}")
+                cid = self.w.ids.get(("commit", sha))
+                if cid is not None:
+                    self.w.edge(cid, pr_id, "PART_OF", at)
+                if sha not in mainline:
+                    stack.extend((p, False) for p in parents)

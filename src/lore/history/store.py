@@ -1,0 +1,600 @@
+"""All SQL of the history domain: migrations, writes from ingest, reads for queries.
+
+Layer 1 only: facts read from git and the GitHub API. Nodes are per repository
+(`UNIQUE (repo_id, kind, key)`), so a walk that starts in one repository stays in it.
+Edges carry no foreign keys on purpose: ingest writes hundreds of thousands of them and the
+writer guarantees both ends exist.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from lore.core.graph import GraphTables
+from lore.core.store import Migration, Store, open_store
+
+TABLES = GraphTables(nodes="history_nodes", edges="history_edges", degrees="history_degrees")
+
+MIGRATIONS = [
+    Migration(
+        "history/0001_graph",
+        """
+CREATE TABLE history_repos (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    path TEXT,
+    github TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE history_nodes (
+    id INTEGER PRIMARY KEY,
+    repo_id INTEGER NOT NULL REFERENCES history_repos (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    at REAL,
+    degree INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (repo_id, kind, key)
+);
+CREATE TABLE history_edges (
+    src INTEGER NOT NULL,
+    dst INTEGER NOT NULL,
+    rel TEXT NOT NULL,
+    at REAL,
+    position INTEGER,
+    PRIMARY KEY (src, dst, rel)
+) WITHOUT ROWID;
+CREATE INDEX history_edges_dst ON history_edges (dst, src);
+CREATE TABLE history_degrees (
+    node_id INTEGER NOT NULL,
+    rel TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (node_id, rel)
+) WITHOUT ROWID;
+CREATE TABLE history_node_seq (id INTEGER PRIMARY KEY CHECK (id = 1), next INTEGER NOT NULL);
+INSERT INTO history_node_seq (id, next) VALUES (1, 1);
+CREATE TABLE history_commits (
+    node_id INTEGER PRIMARY KEY,
+    repo_id INTEGER NOT NULL,
+    sha TEXT NOT NULL,
+    parents TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_email TEXT NOT NULL,
+    authored_at REAL NOT NULL,
+    committer_name TEXT NOT NULL,
+    committer_email TEXT NOT NULL,
+    committed_at REAL NOT NULL,
+    subject TEXT NOT NULL,
+    message TEXT NOT NULL,
+    is_bot INTEGER NOT NULL DEFAULT 0,
+    files INTEGER NOT NULL DEFAULT 0,
+    added INTEGER NOT NULL DEFAULT 0,
+    removed INTEGER NOT NULL DEFAULT 0,
+    pr_number INTEGER,
+    source TEXT NOT NULL DEFAULT 'git',
+    UNIQUE (repo_id, sha)
+);
+CREATE INDEX history_commits_time ON history_commits (repo_id, committed_at);
+CREATE TABLE history_changes (
+    commit_id INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    old_path TEXT,
+    added INTEGER NOT NULL DEFAULT 0,
+    removed INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL,
+    PRIMARY KEY (commit_id, file_id)
+) WITHOUT ROWID;
+CREATE INDEX history_changes_file ON history_changes (file_id, at);
+CREATE TABLE history_people (
+    node_id INTEGER PRIMARY KEY,
+    repo_id INTEGER NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    email TEXT,
+    login TEXT,
+    is_bot INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE history_items (
+    node_id INTEGER PRIMARY KEY,
+    repo_id INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('pr', 'issue')),
+    title TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL DEFAULT '',
+    state TEXT,
+    author TEXT,
+    author_association TEXT,
+    is_bot INTEGER NOT NULL DEFAULT 0,
+    created_at REAL,
+    updated_at REAL,
+    closed_at REAL,
+    merged_at REAL,
+    merge_commit_sha TEXT,
+    url TEXT,
+    UNIQUE (repo_id, number)
+);
+CREATE TABLE history_comments (
+    id INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('issue_comment', 'review_comment')),
+    repo_id INTEGER NOT NULL,
+    item_id INTEGER NOT NULL,
+    author TEXT,
+    author_association TEXT,
+    is_bot INTEGER NOT NULL DEFAULT 0,
+    body TEXT NOT NULL DEFAULT '',
+    path TEXT,
+    line INTEGER,
+    diff_hunk TEXT,
+    commit_sha TEXT,
+    in_reply_to INTEGER,
+    created_at REAL,
+    updated_at REAL,
+    url TEXT,
+    PRIMARY KEY (kind, id)
+);
+CREATE INDEX history_comments_item ON history_comments (item_id, created_at);
+CREATE TABLE history_sync (
+    repo_id INTEGER NOT NULL,
+    stream TEXT NOT NULL,
+    state TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (repo_id, stream)
+);
+CREATE TABLE history_locks (
+    repo_id INTEGER PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    started_at REAL NOT NULL
+);
+""",
+    ),
+]
+
+
+def open_history() -> Store:
+    """The shared store with the history tables in place."""
+    store = open_store()
+    store.migrate(MIGRATIONS)
+    return store
+
+
+# ---------------------------------------------------------------- repositories, sync, locks
+
+
+def find_repo(
+    conn: sqlite3.Connection, *, name: str | None = None, path: str | None = None, github: str | None = None
+) -> sqlite3.Row | None:
+    if path:
+        row = conn.execute("SELECT * FROM history_repos WHERE path = ?", (path,)).fetchone()
+        if row:
+            return row
+    if github:
+        row = conn.execute("SELECT * FROM history_repos WHERE lower(github) = lower(?)", (github,)).fetchone()
+        if row:
+            return row
+    if name:
+        return conn.execute("SELECT * FROM history_repos WHERE lower(name) = lower(?)", (name,)).fetchone()
+    return None
+
+
+def create_repo(conn: sqlite3.Connection, name: str, path: str | None, github: str | None) -> int:
+    now = time.time()
+    cur = conn.execute(
+        "INSERT INTO history_repos (name, path, github, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        (name, path, github, now, now),
+    )
+    return int(cur.lastrowid)
+
+
+def update_repo(
+    conn: sqlite3.Connection, repo_id: int, *, path: str | None = None, github: str | None = None
+) -> None:
+    conn.execute(
+        "UPDATE history_repos SET path = COALESCE(?, path), github = COALESCE(?, github),"
+        " updated_at = ? WHERE id = ?",
+        (path, github, time.time(), repo_id),
+    )
+
+
+def list_repos(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM history_repos ORDER BY name").fetchall()
+
+
+def get_sync(conn: sqlite3.Connection, repo_id: int, stream: str) -> dict[str, Any] | None:
+    row = conn.execute(
+        "SELECT state FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream)
+    ).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def set_sync(conn: sqlite3.Connection, repo_id: int, stream: str, state: dict[str, Any]) -> None:
+    conn.execute(
+        "INSERT INTO history_sync (repo_id, stream, state, updated_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (repo_id, stream) DO UPDATE SET state = excluded.state,"
+        " updated_at = excluded.updated_at",
+        (repo_id, stream, json.dumps(state), time.time()),
+    )
+
+
+def clear_sync(conn: sqlite3.Connection, repo_id: int, stream: str) -> None:
+    conn.execute("DELETE FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream))
+
+
+def lock_holder(conn: sqlite3.Connection, repo_id: int) -> int | None:
+    row = conn.execute("SELECT pid FROM history_locks WHERE repo_id = ?", (repo_id,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def take_lock(conn: sqlite3.Connection, repo_id: int, pid: int) -> None:
+    conn.execute(
+        "INSERT INTO history_locks (repo_id, pid, started_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (repo_id) DO UPDATE SET pid = excluded.pid, started_at = excluded.started_at",
+        (repo_id, pid, time.time()),
+    )
+
+
+def release_lock(conn: sqlite3.Connection, repo_id: int, pid: int) -> None:
+    conn.execute("DELETE FROM history_locks WHERE repo_id = ? AND pid = ?", (repo_id, pid))
+
+
+# ---------------------------------------------------------------- graph writes
+
+
+def reserve_node_ids(conn: sqlite3.Connection, count: int) -> int:
+    """Reserve a block of node ids (first id returned), safe across processes."""
+    row = conn.execute(
+        "UPDATE history_node_seq SET next = MAX(next, (SELECT COALESCE(MAX(id), 0) + 1"
+        " FROM history_nodes)) + ? WHERE id = 1 RETURNING next",
+        (count,),
+    ).fetchone()
+    return int(row[0]) - count
+
+
+def node_ids(conn: sqlite3.Connection, repo_id: int) -> dict[tuple[str, str], int]:
+    rows = conn.execute("SELECT kind, key, id FROM history_nodes WHERE repo_id = ?", (repo_id,))
+    return {(kind, key): nid for kind, key, nid in rows}
+
+
+def insert_nodes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    """rows: (id, repo_id, kind, key, label, at)."""
+    conn.executemany(
+        "INSERT INTO history_nodes (id, repo_id, kind, key, label, at) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def refresh_nodes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    """rows: (label, at, id): fill an empty label, keep the latest time."""
+    conn.executemany(
+        "UPDATE history_nodes SET label = CASE WHEN ?1 != '' THEN ?1 ELSE label END,"
+        " at = CASE WHEN ?2 IS NULL THEN at WHEN at IS NULL OR ?2 > at THEN ?2 ELSE at END"
+        " WHERE id = ?3",
+        rows,
+    )
+
+
+def insert_edges(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+    """rows: (src, dst, rel, at); an edge already present keeps its first time."""
+    conn.executemany("INSERT OR IGNORE INTO history_edges (src, dst, rel, at) VALUES (?, ?, ?, ?)", rows)
+
+
+def insert_commits(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO history_commits (node_id, repo_id, sha, parents, author_name,"
+        " author_email, authored_at, committer_name, committer_email, committed_at, subject,"
+        " message, is_bot, files, added, removed, pr_number, source)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def insert_changes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    """rows: (commit_id, file_id, status, old_path, added, removed, at)."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO history_changes (commit_id, file_id, status, old_path, added,"
+        " removed, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def upsert_people(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    """rows: (node_id, repo_id, name, email, login, is_bot)."""
+    conn.executemany(
+        "INSERT INTO history_people (node_id, repo_id, name, email, login, is_bot)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
+        " name = CASE WHEN excluded.name != '' THEN excluded.name ELSE name END,"
+        " email = COALESCE(email, excluded.email), login = COALESCE(login, excluded.login),"
+        " is_bot = MAX(is_bot, excluded.is_bot)",
+        rows,
+    )
+
+
+def known_shas(conn: sqlite3.Connection, repo_id: int) -> set[str]:
+    rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ?", (repo_id,))
+    return {r[0] for r in rows}
+
+
+def commit_parents(conn: sqlite3.Connection, repo_id: int) -> dict[str, tuple[tuple[str, ...], float]]:
+    """sha -> (parent shas, commit time) for every ingested commit."""
+    rows = conn.execute(
+        "SELECT sha, parents, committed_at FROM history_commits WHERE repo_id = ?", (repo_id,)
+    )
+    return {sha: (tuple(parents.split()), at) for sha, parents, at in rows}
+
+
+def upsert_items(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
+    conn.executemany(
+        "INSERT INTO history_items (node_id, repo_id, number, kind, title, body, state, author,"
+        " author_association, is_bot, created_at, updated_at, closed_at, merged_at,"
+        " merge_commit_sha, url) VALUES (:node_id, :repo_id, :number, :kind, :title, :body,"
+        " :state, :author, :author_association, :is_bot, :created_at, :updated_at, :closed_at,"
+        " :merged_at, :merge_commit_sha, :url)"
+        " ON CONFLICT (repo_id, number) DO UPDATE SET kind = excluded.kind,"
+        " title = excluded.title, body = excluded.body, state = excluded.state,"
+        " author = excluded.author, author_association = excluded.author_association,"
+        " is_bot = excluded.is_bot, created_at = excluded.created_at,"
+        " updated_at = excluded.updated_at, closed_at = excluded.closed_at,"
+        " merged_at = COALESCE(excluded.merged_at, merged_at),"
+        " merge_commit_sha = COALESCE(excluded.merge_commit_sha, merge_commit_sha),"
+        " url = excluded.url",
+        rows,
+    )
+
+
+def upsert_comments(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
+    conn.executemany(
+        "INSERT INTO history_comments (id, kind, repo_id, item_id, author, author_association,"
+        " is_bot, body, path, line, diff_hunk, commit_sha, in_reply_to, created_at, updated_at,"
+        " url) VALUES (:id, :kind, :repo_id, :item_id, :author, :author_association, :is_bot,"
+        " :body, :path, :line, :diff_hunk, :commit_sha, :in_reply_to, :created_at, :updated_at,"
+        " :url) ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body,"
+        " author_association = excluded.author_association, updated_at = excluded.updated_at",
+        rows,
+    )
+
+
+def item_nodes(conn: sqlite3.Connection, repo_id: int) -> dict[int, tuple[int, str]]:
+    """number -> (node id, kind) for PR and issue nodes, whether fetched or only referenced."""
+    rows = conn.execute(
+        "SELECT key, id, kind FROM history_nodes WHERE repo_id = ? AND kind IN ('pr', 'issue')",
+        (repo_id,),
+    )
+    return {int(key): (nid, kind) for key, nid, kind in rows}
+
+
+def retype_node(conn: sqlite3.Connection, node_id: int, kind: str) -> None:
+    conn.execute("UPDATE history_nodes SET kind = ? WHERE id = ?", (kind, node_id))
+
+
+# ---------------------------------------------------------------- reads
+
+
+def stats(conn: sqlite3.Connection, repo_id: int) -> dict[str, Any]:
+    nodes = dict(
+        conn.execute(
+            "SELECT kind, COUNT(*) FROM history_nodes WHERE repo_id = ? GROUP BY kind", (repo_id,)
+        ).fetchall()
+    )
+    edges = dict(
+        conn.execute(
+            "SELECT e.rel, COUNT(*) FROM history_edges e JOIN history_nodes n ON n.id = e.src"
+            " WHERE n.repo_id = ? GROUP BY e.rel",
+            (repo_id,),
+        ).fetchall()
+    )
+    c = conn.execute(
+        "SELECT COUNT(*), SUM(is_bot), MIN(committed_at), MAX(committed_at),"
+        " SUM(length(parents) > 40), SUM(pr_number IS NOT NULL) FROM history_commits"
+        " WHERE repo_id = ?",
+        (repo_id,),
+    ).fetchone()
+    items = dict(
+        conn.execute(
+            "SELECT kind, COUNT(*) FROM history_items WHERE repo_id = ? GROUP BY kind", (repo_id,)
+        ).fetchall()
+    )
+    comments = dict(
+        conn.execute(
+            "SELECT kind, COUNT(*) FROM history_comments WHERE repo_id = ? GROUP BY kind",
+            (repo_id,),
+        ).fetchall()
+    )
+    bots = conn.execute(
+        "SELECT COUNT(*) FROM history_people WHERE repo_id = ? AND is_bot = 1", (repo_id,)
+    ).fetchone()[0]
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "commits": c[0] or 0,
+        "bot_commits": c[1] or 0,
+        "merges": c[4] or 0,
+        "commits_with_pr": c[5] or 0,
+        "first_commit_at": c[2],
+        "last_commit_at": c[3],
+        "items_fetched": items,
+        "comments": comments,
+        "bots": bots,
+    }
+
+
+def changes(conn: sqlite3.Connection, repo_id: int, since: float | None = None) -> list[tuple]:
+    """(commit_id, file_id, path, added, removed, at, author_id) oldest first."""
+    return conn.execute(
+        "SELECT ch.commit_id, ch.file_id, f.key, ch.added, ch.removed, ch.at,"
+        " (SELECT e.src FROM history_edges e INDEXED BY history_edges_dst WHERE e.dst ="
+        "  ch.commit_id AND e.rel = 'AUTHORED' LIMIT 1)"
+        " FROM history_changes ch JOIN history_nodes f ON f.id = ch.file_id"
+        " WHERE f.repo_id = ? AND ch.at >= ? ORDER BY ch.at, ch.commit_id, f.key",
+        (repo_id, since if since is not None else float("-inf")),
+    ).fetchall()
+
+
+def renames(conn: sqlite3.Connection, repo_id: int) -> list[tuple[int, int, float]]:
+    """(new file id, old file id, time) for every RENAMED_FROM edge."""
+    return conn.execute(
+        "SELECT e.src, e.dst, e.at FROM history_edges e JOIN history_nodes n ON n.id = e.src"
+        " WHERE n.repo_id = ? AND e.rel = 'RENAMED_FROM' ORDER BY e.at",
+        (repo_id,),
+    ).fetchall()
+
+
+def latest_commit_time(conn: sqlite3.Connection, repo_id: int) -> float | None:
+    return conn.execute(
+        "SELECT MAX(committed_at) FROM history_commits WHERE repo_id = ?", (repo_id,)
+    ).fetchone()[0]
+
+
+def find_node(conn: sqlite3.Connection, repo_id: int, kind: str, key: str) -> sqlite3.Row | None:
+    return conn.execute(
+        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = ? AND key = ?",
+        (repo_id, kind, key),
+    ).fetchone()
+
+
+def find_commit_by_prefix(conn: sqlite3.Connection, repo_id: int, prefix: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'commit' AND key >= ?"
+        " AND key < ? ORDER BY key LIMIT 2",
+        (repo_id, prefix, prefix + "g"),
+    ).fetchall()
+
+
+def find_files_by_suffix(conn: sqlite3.Connection, repo_id: int, suffix: str) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'file'"
+        " AND (key = ? OR key LIKE ? ESCAPE '\\') ORDER BY at DESC, key LIMIT 5",
+        (repo_id, suffix, "%/" + _like_escape(suffix)),
+    ).fetchall()
+
+
+def find_people(conn: sqlite3.Connection, repo_id: int, text: str) -> list[sqlite3.Row]:
+    pattern = "%" + _like_escape(text.lower()) + "%"
+    return conn.execute(
+        "SELECT n.* FROM history_nodes n JOIN history_people p ON p.node_id = n.id"
+        " WHERE n.repo_id = ? AND (n.key = ? OR lower(p.name) LIKE ? ESCAPE '\\'"
+        " OR lower(COALESCE(p.email, '')) LIKE ? ESCAPE '\\'"
+        " OR lower(COALESCE(p.login, '')) = ?) ORDER BY n.degree DESC, n.key LIMIT 5",
+        (repo_id, text.lower(), pattern, pattern, text.lower().lstrip("@")),
+    ).fetchall()
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def file_lineage(conn: sqlite3.Connection, file_id: int) -> list[tuple[int, str, float | None]]:
+    """The file and every earlier path it was renamed from: (node id, path, renamed away at).
+
+    Follows RENAMED_FROM backwards in time only, so an old path that was later reused by an
+    unrelated file contributes only its history before the rename.
+    """
+    return conn.execute(
+        """
+WITH RECURSIVE lineage(id, until) AS (
+    SELECT ?, NULL
+    UNION
+    SELECT e.dst, e.at FROM lineage l JOIN history_edges e ON e.src = l.id
+    WHERE e.rel = 'RENAMED_FROM' AND (l.until IS NULL OR e.at <= l.until)
+)
+SELECT l.id, n.key, MIN(COALESCE(l.until, 1e18)) FROM lineage l
+JOIN history_nodes n ON n.id = l.id GROUP BY l.id ORDER BY 3 DESC, n.key
+""",
+        (file_id,),
+    ).fetchall()
+
+
+def file_timeline(conn: sqlite3.Connection, segments: Sequence[tuple[int, float]]) -> list[sqlite3.Row]:
+    """Every commit, PR and issue behind a file's paths, nearest first, then newest first.
+
+    Depth 1: commits that changed a path (before it was renamed away) and PRs whose file
+    list has it; depth 2: the PRs those commits belong to; depth 3: issues and PRs those PRs
+    close or mention.
+    """
+    values = ", ".join("(?, ?)" for _ in segments)
+    params: list[Any] = [x for seg in segments for x in seg]
+    return conn.execute(
+        f"""
+WITH seg(file_id, until) AS (VALUES {values}),
+touching AS (
+    SELECT e.src AS id, MIN(e.at) AS at FROM seg s
+    JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
+    WHERE e.rel = 'MODIFIED' AND e.at <= s.until GROUP BY e.src
+),
+prs AS (
+    SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
+        SELECT t.id, 1 AS depth, 'MODIFIED' AS how FROM touching t
+        JOIN history_nodes n ON n.id = t.id WHERE n.kind = 'pr'
+        UNION ALL
+        SELECT e.dst, 2, 'PART_OF' FROM touching t JOIN history_edges e ON e.src = t.id
+        WHERE e.rel = 'PART_OF'
+    ) GROUP BY id
+),
+linked AS (
+    SELECT other AS id, MIN(depth) + 1 AS depth, MIN(rel) AS how FROM (
+        SELECT e.dst AS other, p.depth, e.rel FROM prs p JOIN history_edges e ON e.src = p.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+        UNION ALL
+        SELECT e.src, p.depth, e.rel FROM prs p
+        JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = p.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+        UNION ALL
+        SELECT e.dst, 1, e.rel FROM touching t JOIN history_edges e ON e.src = t.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+    ) GROUP BY other
+),
+alls AS (
+    SELECT id, depth, how FROM (
+        SELECT id, depth, how, ROW_NUMBER() OVER (PARTITION BY id ORDER BY depth, how) AS r
+        FROM (
+            SELECT id, 1 AS depth, 'MODIFIED' AS how FROM touching
+            UNION ALL SELECT id, depth, how FROM prs
+            UNION ALL SELECT id, depth, how FROM linked
+        )
+    ) WHERE r = 1
+)
+SELECT n.id, n.kind, n.key, n.label, n.at, a.depth, a.how
+FROM alls a JOIN history_nodes n ON n.id = a.id
+ORDER BY a.depth, n.at IS NULL, n.at DESC, n.kind, n.key
+""",
+        params,
+    ).fetchall()
+
+
+def commit_details(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(
+        f"SELECT node_id, sha, author_name, author_email, is_bot, pr_number, files, added,"
+        f" removed FROM history_commits WHERE node_id IN ({marks})",
+        list(ids),
+    )
+    return {r["node_id"]: r for r in rows}
+
+
+def item_details(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(
+        f"SELECT node_id, number, kind, title, state, author, created_at, closed_at, merged_at"
+        f" FROM history_items WHERE node_id IN ({marks})",
+        list(ids),
+    )
+    return {r["node_id"]: r for r in rows}
+
+
+def review_comments(
+    conn: sqlite3.Connection, repo_id: int, since: float | None, limit: int | None
+) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT c.*, i.number AS pr_number, i.title AS pr_title FROM history_comments c"
+        " JOIN history_items i ON i.node_id = c.item_id"
+        " WHERE c.repo_id = ? AND c.kind = 'review_comment' AND COALESCE(c.created_at, 0) >= ?"
+        " ORDER BY c.created_at, c.id LIMIT ?",
+        (repo_id, since or 0, -1 if limit is None else limit),
+    ).fetchall()

@@ -1,0 +1,111 @@
+"""Buffer graph rows in memory and write them in one transaction per batch.
+
+Ingest produces hundreds of thousands of rows; per-row round trips would dominate. The writer
+keeps the repository's (kind, key) -> node id map in memory, hands out ids from a reserved
+block, and flushes nodes, edges and detail rows with `executemany` inside one transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from lore.core.graph import refresh_degrees
+from lore.core.store import Store
+from lore.history import store as sql
+
+_ID_BLOCK = 4096
+_FULL_REFRESH = 20_000  # touched nodes above which recounting every degree is cheaper
+
+
+class GraphWriter:
+    """Collects nodes, edges and detail rows of one repository; `flush` writes them."""
+
+    def __init__(self, store: Store, repo_id: int):
+        self.store = store
+        self.repo_id = repo_id
+        self.ids = sql.node_ids(store.connect(), repo_id)
+        self._next = 0
+        self._end = 0
+        self._new: list[tuple] = []
+        self._refresh: dict[int, tuple[str, float | None]] = {}
+        self._edges: list[tuple] = []
+        self._rows: dict[str, list[Any]] = {}
+        self.touched: set[int] = set()
+        self.nodes_added = 0
+        self.edges_added = 0
+
+    def node(self, kind: str, key: str, label: str = "", at: float | None = None) -> int:
+        """The id of a node, created on first sight; a later label or newer time updates it."""
+        nid = self.ids.get((kind, key))
+        if nid is None:
+            if self._next >= self._end:
+                with self.store.transaction() as conn:
+                    self._next = sql.reserve_node_ids(conn, _ID_BLOCK)
+                self._end = self._next + _ID_BLOCK
+            nid = self._next
+            self._next += 1
+            self.ids[(kind, key)] = nid
+            self._new.append([nid, self.repo_id, kind, key, label, at])
+            self._refresh[nid] = ("", None)  # marker: new in this batch
+            return nid
+        if label or at is not None:
+            old_label, old_at = self._refresh.get(nid, ("", None))
+            newest = at if old_at is None or (at is not None and at > old_at) else old_at
+            self._refresh[nid] = (label or old_label, newest)
+        return nid
+
+    def edge(self, src: int, dst: int, rel: str, at: float | None) -> None:
+        self._edges.append((src, dst, rel, at))
+        self.touched.add(src)
+        self.touched.add(dst)
+
+    def rows(self, kind: str, row: Any) -> None:
+        """A detail row for `flush` to pass to the store function registered under `kind`."""
+        self._rows.setdefault(kind, []).append(row)
+
+    @property
+    def pending(self) -> int:
+        return len(self._edges) + len(self._new)
+
+    def flush(
+        self,
+        writers: dict[str, Callable[[sqlite3.Connection, list[Any]], None]],
+        extra: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
+        """Write everything buffered, plus `extra` (e.g. a checkpoint), in one transaction."""
+        new_ids = set()
+        for row in self._new:
+            nid = row[0]
+            new_ids.add(nid)
+            label, at = self._refresh.get(nid, ("", None))
+            if label:
+                row[4] = label
+            if at is not None and (row[5] is None or at > row[5]):
+                row[5] = at
+        updates = [(label, at, nid) for nid, (label, at) in self._refresh.items() if nid not in new_ids]
+        with self.store.transaction() as conn:
+            if self._new:
+                sql.insert_nodes(conn, [tuple(r) for r in self._new])
+            if updates:
+                sql.refresh_nodes(conn, updates)
+            before = conn.total_changes
+            if self._edges:
+                sql.insert_edges(conn, self._edges)
+            self.edges_added += conn.total_changes - before
+            for kind, rows in self._rows.items():
+                writers[kind](conn, rows)
+            if extra is not None:
+                extra(conn)
+        self.nodes_added += len(self._new)
+        self._new, self._edges, self._rows, self._refresh = [], [], {}, {}
+
+    def refresh_degrees(self) -> None:
+        """Recount degrees of the nodes whose edges changed since the last call."""
+        with self.store.transaction() as conn:
+            if len(self.touched) > _FULL_REFRESH:
+                refresh_degrees(conn, sql.TABLES)
+            else:
+                refresh_degrees(conn, sql.TABLES, self.touched)
+        self.touched = set()
