@@ -35,6 +35,9 @@ from lore.cli import projects, review  # noqa: E402
 app.add_typer(projects.app, name="projects")
 app.add_typer(review.app, name="review")
 projects.register_top_level(app)
+from lore.cli import rules_files  # noqa: E402  (memorize, discover, learn, train, export)
+
+rules_files.register(app)
 
 
 def run() -> None:

@@ -7,8 +7,8 @@ Where the cuts go, and why:
 - Each top-level list item is a rule, together with its nested items. An item whose children do
   not fit is split into its children, titled with the item's own text. A paragraph that ends with
   `:` and leads into a list titles the list's items instead of standing alone.
-- A list of short items (names, each at most 40 characters: a tech stack) is one rule when the
-  whole list fits, since its items mean little one by one.
+- A list of names (items of at most five words without a full stop: a tech stack) is one rule
+  when the whole list fits, since its items mean little one by one.
 - A code block stays with the paragraph or item before it when both fit in 500 characters. A code
   block that does not fit is dropped and reported: an example is not a rule, and half of one
   misleads. A code block with nothing before it is kept alone when it fits.
@@ -150,7 +150,7 @@ def _emit_list(out: Split, block: _Block, title: str, lead_in: Piece | None) -> 
     if not items:
         return _emit(out, lead_in) if lead_in else None
     whole = "\n".join(f"- {text}" for _, text in items)
-    short = all(len(text) <= SHORT_ITEM and "\n" not in text for _, text in items)
+    short = all(_is_name(text) for _, text in items)
     if short and len(whole) + (len(lead_in.text) + 1 if lead_in else 0) <= MAX_RULE_CHARS:
         text = (lead_in.text + "\n" + whole) if lead_in else whole
         return _emit(out, Piece(text, lead_in.line if lead_in else block.line, title))
@@ -166,11 +166,17 @@ def _emit_list(out: Split, block: _Block, title: str, lead_in: Piece | None) -> 
     return last
 
 
+def _is_name(text: str) -> bool:
+    """A list item that names something (`React 18`, `PostgreSQL`) rather than saying a rule."""
+    return (len(text) <= SHORT_ITEM and "\n" not in text and len(text.split()) <= 5
+            and not text.rstrip().endswith((".", "!", "?", ";")))
+
+
 def _emit_item(out: Split, line: int, text: str, title: str) -> Piece | None:
     if len(text) <= MAX_RULE_CHARS:
         return _emit(out, Piece(text, line, title))
-    if "```" in text or "~~~" in text:
-        without = _FENCED.sub("", text).strip()
+    without = _FENCED.sub("", text).strip()
+    if without != text.strip():
         out.dropped.append(f"line {line}: code block of {len(text) - len(without)} characters dropped "
                            "(too long to keep with its list item)")
         return _emit_item(out, line, without, title) if without else None

@@ -1,0 +1,90 @@
+"""`lore memorize | discover | learn | train | export`: rules from and to files.
+
+Thin commands: each parses its options, calls one service function of `lore.rules` and renders
+the report as a table (or `--json`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.rules import service
+from lore.rules.export import TARGETS, export_rules
+from lore.rules.memorize import memorize
+
+
+def _short(items: list[str], limit: int = 3) -> str:
+    shown = "; ".join(items[:limit])
+    return shown + (f"; +{len(items) - limit} more" if len(items) > limit else "")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the file commands at the top level of `lore`."""
+
+    @root.command("memorize")
+    @handle_errors
+    def memorize_cmd(
+        path: Path = typer.Argument(Path("."), help="The repository (or one instruction file)."),
+        details: bool = typer.Option(False, "--details", help="List every note and refusal."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Import AGENTS.md, CLAUDE.md, Copilot, Cursor, Windsurf and Cline instruction files as
+        pending rules (approve them with `lore review`)."""
+        report = memorize(path)
+        if as_json:
+            print_json(report.to_dict())
+            return
+        if not report.files:
+            console.print(f"No instruction files found in {report.project.path}.", highlight=False)
+            return
+        table = Table("file", "kind", "scope", "pieces", "new", "merged", "known", "refused",
+                      title=f"memorize → project {report.project.name}")
+        for f in report.files:
+            scope = ", ".join(f.scope) or "global"
+            if f.skipped:
+                table.add_row(f.path, f.kind, scope, "-", "-", "-", "-", "-")
+                continue
+            table.add_row(f.path, f.kind, scope, str(len(f.candidates)), str(f.added),
+                          str(f.merged), str(f.repeats), str(len(f.refused)))
+        console.print(table)
+        for f in report.files:
+            lines = ([f"skipped: {f.skipped}"] if f.skipped else []) + \
+                [f"front matter: {p}" for p in f.problems] + [f"refused {r}" for r in f.refused] + \
+                f.notes
+            if lines:
+                text = "\n  ".join(lines) if details else _short(lines)
+                console.print(f"[yellow]{f.path}[/yellow]: {text}", highlight=False)
+        s = report.saved
+        console.print(
+            f"{len(s.added)} new pending rule(s), {len(s.merged)} merged, {s.repeats} already known, "
+            f"{len(s.refused)} refused. Review: lore review --name {report.project.name} list --pending",
+            highlight=False,
+        )
+
+    @root.command("export")
+    @handle_errors
+    def export_cmd(
+        name: str = typer.Option(None, "--name", "-n", help="Project name (default: this folder's)."),
+        to: str = typer.Option(..., "--to", help=f"Client format: {', '.join(TARGETS)}."),
+        out: Path = typer.Option(None, "--out", help="Folder to write under (default: the project root)."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Write the active rules in a client's format, marked as generated (for clients without MCP)."""
+        project = service.find_project(name)
+        result = export_rules(project, to, out)
+        if as_json:
+            print_json(result.to_dict())
+            return
+        for path in result.written:
+            console.print(f"wrote     {path}", highlight=False)
+        for path in result.unchanged:
+            console.print(f"unchanged {path}", highlight=False)
+        for path in result.removed:
+            console.print(f"removed   {path}", highlight=False)
+        console.print(f"{result.rules} active rule(s) of {project.name} exported for {to}.", highlight=False)
+        if not result.rules:
+            err_console.print("note: no active rules yet; approve some with `lore review approve ID`.")

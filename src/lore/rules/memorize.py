@@ -1,0 +1,271 @@
+"""`lore memorize`: the instruction files a repository already has, as pending rules.
+
+Every client keeps its own file: AGENTS.md, CLAUDE.md and `.claude/rules/`, Copilot's
+`.github/copilot-instructions.md` and `.github/instructions/*.instructions.md`, Cursor's
+`.cursor/rules/*.mdc` and `.cursorrules`, Windsurf's `.windsurfrules` and `.windsurf/rules/`,
+Cline's `.clinerules` (a file or a folder). Each becomes pending rules split at natural
+boundaries, scoped by its front matter or by the folder it lives in, and reported file by file.
+They wait for approval because the person importing them is not reviewing each one.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from lore.core.errors import InvalidInput
+from lore.core.globs import parse_patterns
+from lore.rules import service
+from lore.rules.export import GENERATED_KEY, is_generated, strip_generated_block
+from lore.rules.frontmatter import FrontMatter, split_front_matter
+from lore.rules.intake import Candidate, Saved, save_candidates
+from lore.rules.models import Project
+from lore.rules.splitting import split_markdown
+
+MAX_FILE_BYTES = 2_000_000
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_SKIP_DIRS = {"node_modules", ".git", ".venv", "venv", "dist", "build", "target", "vendor"}
+
+
+@dataclass
+class FileImport:
+    """One instruction file: its kind, scope, the candidates it gave and everything reported."""
+
+    path: str  # relative to the project root
+    kind: str
+    scope: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # front matter, unreadable parts
+    notes: list[str] = field(default_factory=list)  # stripped comments, dropped code
+    skipped: str = ""  # why the whole file was not imported
+    added: int = 0
+    merged: int = 0
+    repeats: int = 0
+    refused: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "kind": self.kind, "scope": self.scope,
+                "pieces": len(self.candidates), "added": self.added, "merged": self.merged,
+                "repeats": self.repeats, "refused": self.refused, "problems": self.problems,
+                "notes": self.notes, "skipped": self.skipped}
+
+
+@dataclass
+class MemorizeReport:
+    project: Project
+    files: list[FileImport]
+    saved: Saved
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"project": self.project.name, "files": [f.to_dict() for f in self.files],
+                "added": len(self.saved.added), "merged": len(self.saved.merged),
+                "repeats": self.saved.repeats, "refused": len(self.saved.refused)}
+
+
+# -- which files ----------------------------------------------------------------------------------
+def kind_of(rel: str) -> tuple[str, str] | None:
+    """(kind, base folder) of an instruction file path, or None when it is not one."""
+    path = PurePosixPath(rel)
+    parts = path.parts
+    name = path.name
+    folder = str(path.parent) if str(path.parent) != "." else ""
+
+    def above(marker: tuple[str, ...]) -> str | None:
+        for i in range(len(parts) - len(marker)):
+            if parts[i:i + len(marker)] == marker:
+                return "/".join(parts[:i])
+        return None
+
+    if name == "AGENTS.md":
+        return "agents", folder
+    if name in ("CLAUDE.md", "CLAUDE.local.md"):
+        return "claude", folder
+    if name.endswith(".md") and (base := above((".claude", "rules"))) is not None:
+        return "claude-rules", base
+    if name == "copilot-instructions.md" and parts[-2:-1] == (".github",):
+        return "copilot", "/".join(parts[:-2])
+    if name.endswith(".instructions.md") and (base := above((".github", "instructions"))) is not None:
+        return "copilot-instructions", base
+    if name.endswith((".mdc", ".md")) and (base := above((".cursor", "rules"))) is not None:
+        return "cursor", base
+    if name == ".cursorrules":
+        return "cursorrules", folder
+    if name == ".windsurfrules":
+        return "windsurf", folder
+    if name.endswith(".md") and (base := above((".windsurf", "rules"))) is not None:
+        return "windsurf-rules", base
+    if name == ".clinerules":
+        return "cline", folder
+    if name.endswith((".md", ".txt")) and (base := above((".clinerules",))) is not None:
+        return "cline", base
+    return None
+
+
+def instruction_files(root: Path) -> list[str]:
+    """Relative paths of the instruction files under `root`, git's view first, then a walk for
+    dot folders git may ignore."""
+    found: set[str] = set()
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root, capture_output=True, timeout=60, check=True,
+        ).stdout.decode("utf-8", "replace")
+        found.update(p for p in out.split("\0") if p and kind_of(p))
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for rel in _walk(root):
+        if kind_of(rel):
+            found.add(rel)
+    return sorted(p for p in found if (root / p).is_file())
+
+
+def _walk(root: Path, depth: int = 6) -> list[str]:
+    out: list[str] = []
+
+    def visit(folder: Path, level: int) -> None:
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                if entry.name not in _SKIP_DIRS and level < depth:
+                    visit(entry, level + 1)
+            elif entry.is_file():
+                out.append(entry.relative_to(root).as_posix())
+
+    visit(root, 0)
+    return out
+
+
+# -- reading one file --------------------------------------------------------------------------------
+def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: str | None = None) -> FileImport:
+    """Parse one file into candidates (nothing is saved)."""
+    detected = kind_of(rel)
+    kind = kind or (detected[0] if detected else "markdown")
+    base = base if base is not None else (detected[1] if detected else "")
+    result = FileImport(rel, kind)
+    path = root / rel
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            result.skipped = f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
+            return result
+        raw = path.read_bytes()
+    except OSError as exc:
+        result.skipped = f"unreadable ({exc.strerror or exc.__class__.__name__})"
+        return result
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        result.problems.append("not valid UTF-8; undecodable bytes replaced")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    front = split_front_matter(text)
+    if is_generated(text, front.values):
+        result.skipped = f"written by `lore export` (marked {GENERATED_KEY}); not imported again"
+        return result
+    result.problems += front.problems
+    if not front.closed:
+        result.skipped = "front matter is never closed; fix the `---` lines and run again"
+        return result
+    body, removed = strip_generated_block(front.body)
+    if removed:
+        result.notes.append("skipped the block written by `lore export`")
+    body = _strip_comments(body, front.body_line, result)
+    result.scope = _scope(kind, base, front, result)
+    title = str(front.get("description", "name", "title") or "")
+    split = split_markdown(body, first_line=front.body_line, default_title=title)
+    result.notes += split.dropped
+    for piece in split.pieces:
+        result.candidates.append(Candidate(
+            text=piece.text, title=piece.title, scope=list(result.scope), kind=kind,
+            evidence=[{"file": rel, "line": piece.line, "kind": kind}],
+        ))
+    if not result.candidates and not result.skipped:
+        result.notes.append("no rule text found")
+    return result
+
+
+def _strip_comments(body: str, first_line: int, result: FileImport) -> str:
+    """Remove HTML comments (an agent reads them, a person does not see them) and report each."""
+    def replace(match: re.Match[str]) -> str:
+        line = first_line + body.count("\n", 0, match.start())
+        result.notes.append(f"line {line}: HTML comment stripped ({len(match.group(0))} characters)")
+        return "\n" * match.group(0).count("\n")
+
+    body = _COMMENT.sub(replace, body)
+    start = body.find("<!--")
+    if start != -1:
+        line = first_line + body.count("\n", 0, start)
+        result.notes.append(f"line {line}: HTML comment never closed; the rest of the file is dropped")
+        body = body[:start]
+    return body
+
+
+def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list[str]:
+    """The file's scope: its front matter's patterns, else its folder (root files are global)."""
+    patterns: list[str] = []
+    if kind == "copilot-instructions":
+        patterns = parse_patterns(front.get("applyTo"))
+    elif kind == "cursor":
+        if not front.flag("alwaysApply"):
+            patterns = parse_patterns(front.get("globs"))
+    elif kind in ("claude-rules", "windsurf-rules", "cline"):
+        patterns = parse_patterns(front.get("paths", "globs"))
+    if (kind == "cursor" and front.present and not patterns and not front.flag("alwaysApply")
+            and not front.get("description")):
+        result.notes.append("no globs, no alwaysApply and no description: imported as global")
+    if not patterns:
+        return [base + "/"] if base else []
+    if any(p in ("*", "**", "**/*") for p in patterns):
+        return [base + "/"] if base else []
+    return [_under(base, p) for p in patterns]
+
+
+def _under(base: str, pattern: str) -> str:
+    if not base:
+        return pattern
+    return f"{base}/{pattern}"
+
+
+# -- the command -------------------------------------------------------------------------------------
+def memorize(path: str | Path) -> MemorizeReport:
+    """Import every instruction file of the repository holding `path` (or just `path`, a file)."""
+    target = Path(path).expanduser().resolve()
+    if not target.exists():
+        raise InvalidInput(f"{path} does not exist")
+    project, _ = service.register_project(target)
+    root = project.path
+    if target.is_file():
+        rel = target.relative_to(root).as_posix()
+        files = [read_instruction_file(root, rel)]
+    else:
+        rels = [r for r in instruction_files(root)
+                if target == root or (root / r).resolve().is_relative_to(target)]
+        files = [read_instruction_file(root, r) for r in rels]
+    candidates = [c for f in files for c in f.candidates]
+    saved = save_candidates(project, candidates, status="pending", source="memorize")
+    _attribute(files, saved)
+    return MemorizeReport(project, files, saved)
+
+
+def _attribute(files: list[FileImport], saved: Saved) -> None:
+    """Count, per file, the rules added, merged, repeated and refused."""
+    by_file = {f.path: f for f in files}
+    for rule in saved.added:
+        for ev in rule.evidence[:1]:
+            if ev.get("file") in by_file:
+                by_file[ev["file"]].added += 1
+    for rule in saved.merged:
+        for ev in rule.evidence[-1:]:
+            if ev.get("file") in by_file:
+                by_file[ev["file"]].merged += 1
+    for refused in saved.refused:
+        for ev in refused.candidate.evidence[:1]:
+            if ev.get("file") in by_file:
+                by_file[ev["file"]].refused.append(f"line {ev.get('line')}: {refused.reason}")
+    for f in files:
+        f.repeats = max(0, len(f.candidates) - f.added - f.merged - len(f.refused))
