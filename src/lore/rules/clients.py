@@ -1,0 +1,557 @@
+"""`lore install` / `lore uninstall`: register `lore mcp` with each agent client, in its own file.
+
+Each client keeps MCP servers in its own place and shape:
+
+- Claude Code: `~/.claude.json`, `mcpServers` (user scope)
+- Copilot CLI: `~/.copilot/mcp-config.json`, `mcpServers` (`$COPILOT_HOME` moves it), plus a
+  short Lore block in `~/.copilot/copilot-instructions.md`
+- Cursor: `~/.cursor/mcp.json`, `mcpServers`
+- VS Code: the user `mcp.json`, `servers`
+- Codex: `~/.codex/config.toml`, table `[mcp_servers.lore]` (`$CODEX_HOME` moves it)
+
+Only Lore's own entry is touched. A file is rewritten only when its content changes (so a second
+run changes nothing), after a timestamped backup under `$LORE_HOME/backups/`. JSON keeps the
+file's indentation; TOML is edited as text, so every other table keeps its comments and layout,
+and the result is parsed back and compared before anything is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import platform
+import re
+import shutil
+import sys
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.core.config import load_settings, update_settings
+from lore.core.errors import InvalidInput
+from lore.core.home import lore_home
+
+SERVER_NAME = "lore"
+CLIENTS = ("claude", "copilot", "cursor", "vscode", "codex")
+DEFAULT_CLIENTS = ("claude", "copilot")
+BLOCK_BEGIN = "<!-- lore-install:begin (written by `lore install`; `lore uninstall` removes it) -->"
+BLOCK_END = "<!-- lore-install:end -->"
+_BLOCK = re.compile(r"\n*<!-- lore-install:begin\b.*?-->.*?<!-- lore-install:end -->\n?", re.S)
+STATE_FILE = "install.json"
+
+
+# -- what to register -------------------------------------------------------------------------------
+def server_command() -> list[str]:
+    """The absolute command that starts Lore's MCP server."""
+    scripts = Path(sys.executable).parent
+    for name in ("lore", "lore.exe"):
+        candidate = scripts / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return [str(candidate.absolute()), "mcp"]
+    found = shutil.which("lore")
+    if found:
+        return [str(Path(found).absolute()), "mcp"]
+    return [str(Path(sys.executable).absolute()), "-m", "lore.cli.entry", "mcp"]
+
+
+def server_env() -> dict[str, str]:
+    """Environment the server needs: the Lore home this install used, when it is not the default."""
+    home = os.environ.get("LORE_HOME")
+    return {"LORE_HOME": str(Path(home).expanduser().absolute())} if home else {}
+
+
+# -- the clients --------------------------------------------------------------------------------------
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def _copilot_dir() -> Path:
+    return Path(os.environ["COPILOT_HOME"]) if os.environ.get("COPILOT_HOME") else _home() / ".copilot"
+
+
+def _codex_dir() -> Path:
+    return Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else _home() / ".codex"
+
+
+def _vscode_user_dir() -> Path:
+    system = platform.system()
+    if system == "Darwin":
+        return _home() / "Library/Application Support/Code/User"
+    if system == "Windows":
+        return Path(os.environ.get("APPDATA") or _home() / "AppData/Roaming") / "Code/User"
+    config = os.environ.get("XDG_CONFIG_HOME") or str(_home() / ".config")
+    return Path(config) / "Code/User"
+
+
+@dataclass(frozen=True)
+class Client:
+    name: str
+    label: str
+    config: Callable[[], Path]
+    detect: Callable[[], bool]
+    key: str = "mcpServers"  # the JSON object holding servers; "" for TOML
+    entry: Callable[[list[str], dict[str, str]], dict[str, Any]] = lambda cmd, env: {}
+
+    @property
+    def toml(self) -> bool:
+        return self.key == ""
+
+
+def _stdio(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
+    return {"type": "stdio", "command": cmd[0], "args": cmd[1:], "env": env}
+
+
+def _copilot(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
+    return {"type": "local", "command": cmd[0], "args": cmd[1:], "env": env, "tools": ["*"]}
+
+
+def _plain(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
+    return {"command": cmd[0], "args": cmd[1:], "env": env}
+
+
+CLIENT_SPECS: dict[str, Client] = {
+    "claude": Client("claude", "Claude Code", lambda: _home() / ".claude.json",
+                     lambda: (_home() / ".claude.json").exists() or (_home() / ".claude").is_dir(),
+                     entry=_stdio),
+    "copilot": Client("copilot", "Copilot CLI", lambda: _copilot_dir() / "mcp-config.json",
+                      lambda: _copilot_dir().is_dir(), entry=_copilot),
+    "cursor": Client("cursor", "Cursor", lambda: _home() / ".cursor" / "mcp.json",
+                     lambda: (_home() / ".cursor").is_dir(), entry=_plain),
+    "vscode": Client("vscode", "VS Code", lambda: _vscode_user_dir() / "mcp.json",
+                     lambda: _vscode_user_dir().is_dir(), key="servers", entry=_stdio),
+    "codex": Client("codex", "Codex", lambda: _codex_dir() / "config.toml",
+                    lambda: _codex_dir().is_dir(), key="", entry=_plain),
+}
+
+
+def copilot_instructions_path() -> Path:
+    return _copilot_dir() / "copilot-instructions.md"
+
+
+def choose_clients(names: list[str] | None) -> tuple[list[Client], str]:
+    """The clients to act on and a line saying how they were chosen."""
+    wanted = [n.strip().lower() for item in (names or []) for n in item.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in (*CLIENTS, "all")]
+    if unknown:
+        raise InvalidInput(f"unknown client {unknown[0]!r}; one of {', '.join(CLIENTS)} or all")
+    if "all" in wanted:
+        return [CLIENT_SPECS[n] for n in CLIENTS], "all clients"
+    if wanted:
+        return [CLIENT_SPECS[n] for n in CLIENTS if n in wanted], "chosen clients"
+    found = [CLIENT_SPECS[n] for n in CLIENTS if CLIENT_SPECS[n].detect()]
+    if found:
+        return found, "clients found on this machine"
+    return [CLIENT_SPECS[n] for n in DEFAULT_CLIENTS], "no client found; Claude Code and Copilot CLI"
+
+
+# -- changes ----------------------------------------------------------------------------------------
+@dataclass
+class FileChange:
+    """One file's planned or done change."""
+
+    client: str
+    path: Path
+    before: str | None
+    after: str | None  # None: delete the file
+    action: str  # added, updated, removed, unchanged, absent, error
+    error: str = ""
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.action in ("added", "updated", "removed") and self.before != self.after
+
+    def diff(self) -> str:
+        old = (self.before or "").splitlines(keepends=True)
+        new = (self.after or "").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, f"{self.path} (before)", f"{self.path} (after)", n=2)
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"client": self.client, "path": str(self.path), "action": self.action,
+                "error": self.error, "backup": str(self.backup) if self.backup else None}
+
+
+@dataclass
+class InstallReport:
+    how_chosen: str
+    command: list[str]
+    approval: str
+    changes: list[FileChange] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def failed(self) -> list[FileChange]:
+        return [c for c in self.changes if c.action == "error"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"clients": self.how_chosen, "command": self.command, "approval": self.approval,
+                "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes]}
+
+
+def install(clients: list[str] | None = None, approval: str | None = None,
+            dry_run: bool = False) -> InstallReport:
+    """Register `lore mcp` with the clients and write the approval setting."""
+    if approval is not None and approval not in ("auto", "manual"):
+        raise InvalidInput(f"--approval must be auto or manual, not {approval!r}")
+    chosen, how = choose_clients(clients)
+    effective = approval or load_settings().approval
+    command, env = server_command(), server_env()
+    report = InstallReport(how, command, effective, dry_run=dry_run)
+    for client in chosen:
+        report.changes.append(_plan(client, lambda data, c=client: _with_entry(c, data, command, env)))
+        if client.name == "copilot":
+            report.changes.append(_plan_block(copilot_instructions_path(), instruction_block(effective)))
+    if not dry_run:
+        _apply(report.changes)
+        if approval is not None or "approval" not in load_settings().raw:
+            update_settings({"approval": effective})
+    return report
+
+
+def uninstall(clients: list[str] | None = None, dry_run: bool = False) -> InstallReport:
+    """Remove Lore's entry (and the Copilot block) from the clients; nothing else changes."""
+    chosen = [CLIENT_SPECS[n] for n in CLIENTS] if not clients else choose_clients(clients)[0]
+    report = InstallReport("all clients" if not clients else "chosen clients", server_command(),
+                           load_settings().approval, dry_run=dry_run)
+    for client in chosen:
+        report.changes.append(_plan(client, lambda data, c=client: _without_entry(c, data), removing=True))
+        if client.name == "copilot":
+            report.changes.append(_plan_block(copilot_instructions_path(), None))
+    if not dry_run:
+        _apply(report.changes)
+    return report
+
+
+def _plan(client: Client, edit: Callable[[str], str], removing: bool = False) -> FileChange:
+    path = client.config()
+    before = None
+    try:
+        before = _read(path)
+        if removing and before is None:
+            return FileChange(client.name, path, None, None, "absent")
+        after = edit(before or "")
+    except InvalidInput as exc:
+        return FileChange(client.name, path, before, before, "error", str(exc))
+    if removing and after is not None and _created_by_lore(path) and _is_empty(client, after):
+        after = None  # Lore created this file; leave nothing behind
+    if after == before:
+        return FileChange(client.name, path, before, after, "absent" if removing else "unchanged")
+    action = "removed" if removing else ("added" if before is None or SERVER_NAME not in
+                                          _servers(client, before or "") else "updated")
+    return FileChange(client.name, path, before, after, action)
+
+
+def _plan_block(path: Path, block: str | None) -> FileChange:
+    before = _read(path)
+    current = before or ""
+    stripped = _BLOCK.sub("\n", current).rstrip("\n")
+    stripped = stripped + "\n" if stripped else ""
+    if block is None:
+        after: str | None = stripped
+        if not stripped.strip() and _created_by_lore(path):
+            after = None
+    else:
+        after = (stripped + "\n" if stripped else "") + block
+    if before is None and block is None:
+        return FileChange("copilot", path, None, None, "absent")
+    if after == before:
+        return FileChange("copilot", path, before, after, "unchanged" if block else "absent")
+    action = "removed" if block is None else ("added" if BLOCK_END not in current else "updated")
+    return FileChange("copilot", path, before, after, action)
+
+
+def _apply(changes: list[FileChange]) -> None:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    state = _state()
+    for change in changes:
+        if not change.changed:
+            continue
+        if change.before is not None:
+            change.backup = _backup(change, stamp)
+        elif change.after is not None:
+            state.setdefault("created", [])
+            if str(change.path) not in state["created"]:
+                state["created"].append(str(change.path))
+        if change.after is None:
+            change.path.unlink(missing_ok=True)
+            if str(change.path) in state.get("created", []):
+                state["created"].remove(str(change.path))
+            continue
+        _write_atomic(change.path, change.after)
+    _save_state(state)
+
+
+def _backup(change: FileChange, stamp: str) -> Path:
+    folder = lore_home() / "backups" / "install" / stamp
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{change.client}-{change.path.name}"
+    n = 2
+    while target.exists():
+        target = folder / f"{change.client}-{n}-{change.path.name}"
+        n += 1
+    target.write_text(change.before or "", encoding="utf-8")
+    return target
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.lore-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    if path.exists():
+        shutil.copymode(path, tmp)
+    tmp.replace(path)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}") from None
+
+
+def _state() -> dict[str, Any]:
+    path = lore_home() / STATE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_state(state: dict[str, Any]) -> None:
+    path = lore_home() / STATE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+
+
+def _created_by_lore(path: Path) -> bool:
+    return str(path) in _state().get("created", [])
+
+
+# -- JSON and TOML edits ------------------------------------------------------------------------------
+def _load_json(client: Client, text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " (it has comments or trailing commas; Lore would lose them)" if _is_jsonc(text) else ""
+        raise InvalidInput(f"{client.config()} is not plain JSON{hint}: line {exc.lineno}: {exc.msg}; "
+                           "nothing was changed — add the `lore` server by hand") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{client.config()} does not hold a JSON object; nothing was changed")
+    servers = data.get(client.key)
+    if servers is not None and not isinstance(servers, dict):
+        raise InvalidInput(f"{client.config()}: `{client.key}` is not an object; nothing was changed")
+    return data
+
+
+def _is_jsonc(text: str) -> bool:
+    return bool(re.search(r"^\s*//|/\*|,\s*[}\]]", text, re.M))
+
+
+def _indent(text: str) -> int | str:
+    match = re.search(r"^([ \t]+)\S", text, re.M)
+    if not match:
+        return 2
+    lead = match.group(1)
+    return "\t" if "\t" in lead else len(lead)
+
+
+def _dump_json(data: dict[str, Any], original: str) -> str:
+    return json.dumps(data, indent=_indent(original), ensure_ascii=False) + "\n"
+
+
+def _servers(client: Client, text: str) -> dict[str, Any]:
+    if client.toml:
+        try:
+            return tomllib.loads(text).get("mcp_servers", {}) if text.strip() else {}
+        except tomllib.TOMLDecodeError:
+            return {}
+    try:
+        return (json.loads(text) or {}).get(client.key) or {}
+    except (json.JSONDecodeError, AttributeError):
+        return {}
+
+
+def _is_empty(client: Client, text: str) -> bool:
+    if client.toml:
+        return not text.strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return data in ({}, {client.key: {}})
+
+
+def _with_entry(client: Client, text: str, command: list[str], env: dict[str, str]) -> str:
+    entry = client.entry(command, env)
+    if client.toml:
+        return _toml_with_entry(client, text, entry)
+    data = _load_json(client, text)
+    servers = dict(data.get(client.key) or {})
+    servers[SERVER_NAME] = entry
+    data[client.key] = servers
+    return _dump_json(data, text)
+
+
+def _without_entry(client: Client, text: str) -> str:
+    if client.toml:
+        return _toml_without_entry(client, text)
+    data = _load_json(client, text)
+    servers = data.get(client.key)
+    if not servers or SERVER_NAME not in servers:
+        return text
+    del servers[SERVER_NAME]
+    return _dump_json(data, text)
+
+
+_TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def _toml_key_path(header: str) -> list[str]:
+    """`a."b.c".d` as ["a", "b.c", "d"]."""
+    parts, buf, quote = [], "", ""
+    for ch in header:
+        if quote:
+            if ch == quote:
+                quote = ""
+            else:
+                buf += ch
+        elif ch in "\"'":
+            quote = ch
+        elif ch == ".":
+            parts.append(buf.strip())
+            buf = ""
+        else:
+            buf += ch
+    parts.append(buf.strip())
+    return parts
+
+
+def _toml_block(lines: list[str]) -> tuple[int, int] | None:
+    """Line range [start, end) of `[mcp_servers.lore]` and its sub-tables."""
+    start = None
+    for i, line in enumerate(lines):
+        match = _TOML_HEADER.match(line)
+        if not match:
+            continue
+        path = _toml_key_path(match.group(1))
+        ours = path[:2] == ["mcp_servers", SERVER_NAME]
+        if start is None and ours:
+            start = i
+        elif start is not None and not ours:
+            end = i
+            while end > start + 1 and not lines[end - 1].strip():
+                end -= 1
+            return start, end
+    return (start, len(lines)) if start is not None else None
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }" \
+            if value else "{}"
+    return str(value)
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _parse_toml(client: Client, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"{client.config()} is not valid TOML ({exc}); nothing was changed") from None
+
+
+def _toml_with_entry(client: Client, text: str, entry: dict[str, Any]) -> str:
+    original = _parse_toml(client, text)
+    block = [f"[mcp_servers.{SERVER_NAME}]"]
+    block += [f"{key} = {_toml_value(value)}" for key, value in entry.items() if value != {}]
+    lines = text.splitlines()
+    found = _toml_block(lines)
+    if found is None and SERVER_NAME in original.get("mcp_servers", {}):
+        raise InvalidInput(f"{client.config()} defines mcp_servers.{SERVER_NAME} inline; "
+                           "remove it by hand and run again")
+    if found:
+        lines[found[0]:found[1]] = block
+    else:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines += ([""] if lines else []) + block
+    result = "\n".join(lines) + "\n"
+    _check_toml(client, original, result, entry)
+    return result
+
+
+def _toml_without_entry(client: Client, text: str) -> str:
+    original = _parse_toml(client, text)
+    lines = text.splitlines()
+    found = _toml_block(lines)
+    if found is None:
+        return text
+    del lines[found[0]:found[1]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while found[0] < len(lines) and found[0] > 0 and not lines[found[0] - 1].strip() \
+            and not lines[found[0]].strip():
+        del lines[found[0]]
+    result = "\n".join(lines) + "\n" if lines else ""
+    _check_toml(client, original, result, None)
+    return result
+
+
+def _check_toml(client: Client, original: dict[str, Any], text: str, entry: dict[str, Any] | None) -> None:
+    """The edit changed Lore's table and nothing else, or nothing is written."""
+    new = _parse_toml(client, text)
+    expected = json.loads(json.dumps(original, default=str))
+    servers = expected.setdefault("mcp_servers", {})
+    servers.pop(SERVER_NAME, None)
+    if entry is not None:
+        servers[SERVER_NAME] = {k: v for k, v in entry.items() if v != {}}
+    if not servers:
+        expected.pop("mcp_servers")
+    got = json.loads(json.dumps(new, default=str))
+    if got.get("mcp_servers") == {} and "mcp_servers" not in expected:
+        got.pop("mcp_servers")
+    if got != expected:
+        raise InvalidInput(f"{client.config()}: could not edit the `[mcp_servers.{SERVER_NAME}]` table "
+                           "without touching others; nothing was changed — edit it by hand")
+
+
+# -- the Copilot instruction block ------------------------------------------------------------------
+def instruction_block(approval: str) -> str:
+    """What Copilot reads every session: when to ask Lore, and what saving a rule does."""
+    if approval == "manual":
+        saving = ("Rules you save with `propose_rules` or `record_feedback` wait for the user's "
+                  "approval; never say a saved rule is active.")
+    else:
+        saving = ("Rules you save with `propose_rules` or `record_feedback` are screened: Lore's reply "
+                  "says which are active and which wait for approval; tell the user in one line.")
+    return "\n".join([
+        BLOCK_BEGIN,
+        "## Project rules (Lore)",
+        "",
+        "- Before editing code in a git repository, call the Lore MCP tool `get_rules` with the files "
+        "you will change and one sentence about the change, and follow the rules it returns.",
+        "- After your context was reset, call it again with `refresh=true`.",
+        "- When the user corrects how you write code, save the correction with `record_feedback`.",
+        f"- {saving}",
+        BLOCK_END,
+        "",
+    ])
