@@ -171,3 +171,28 @@ def search(ctx: typer.Context, query: str = typer.Argument(...), limit: int = ty
         print_json([{**h.rule.to_dict(), "score": round(h.score, 4)} for h in hits])
         return
     typer.echo("\n".join(h.line() for h in hits) or "No matching rules.")
+
+
+@app.command("trust")
+@handle_errors
+def trust(
+    ctx: typer.Context,
+    reset: bool = typer.Option(False, "--reset", help="Forget the override; let the git check decide."),
+) -> None:
+    """Treat the project's repository as yours: agents may activate rules there."""
+    from lore.rules.trust import set_override
+
+    project = _project(ctx)
+    state = set_override(project.path, None if reset else "trust")
+    console.print(f"{project.name}: {state.label} ({state.reason})", highlight=False)
+
+
+@app.command("untrust")
+@handle_errors
+def untrust(ctx: typer.Context) -> None:
+    """Never let agents activate rules in this project by themselves."""
+    from lore.rules.trust import set_override
+
+    project = _project(ctx)
+    state = set_override(project.path, "untrust")
+    console.print(f"{project.name}: {state.label}", highlight=False)
