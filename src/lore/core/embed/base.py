@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lore.core.llm import cache
+from lore.core.llm import cache, usage
+from lore.core.tokens import estimate_many
 
 PROGRESS_FROM = 256  # texts to embed before a progress bar is worth showing
 
@@ -34,8 +35,10 @@ class Embedder(ABC):
     """
 
     name: str
+    provider: str = "local"  # where the vectors are made, for accounting
+    usage_model: str | None = None  # the model name prices are looked up by (default: name)
     batch_size: int = 64
-    cacheable: bool = True  # False when computing is cheaper than a cache lookup
+    cacheable: bool = True  # False when computing is cheaper than a cache lookup; not counted
 
     @property
     @abstractmethod
@@ -44,6 +47,10 @@ class Embedder(ABC):
     @abstractmethod
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         """Vectors for one batch, shape (len(texts), dim); need not be normalised."""
+
+    def _embed_counted(self, texts: list[str]) -> tuple[np.ndarray, int | None]:
+        """Vectors and the tokens the provider counted (None: estimate them)."""
+        return self._embed_batch(texts), None
 
     def _prepare_query(self, text: str) -> str:
         """Some models want queries marked differently from documents; most do not."""
@@ -67,6 +74,8 @@ class Embedder(ABC):
             for i, vec in hits.items():
                 out[i] = vec
             todo = [i for i in todo if i not in hits]
+            if hits:
+                self._count(len(hits), cached=True, tokens=0)
         if not todo:
             return out
         show = progress if progress is not None else (len(todo) >= PROGRESS_FROM and _tty())
@@ -74,7 +83,8 @@ class Embedder(ABC):
             for start in range(0, len(todo), self.batch_size):
                 idx = todo[start : start + self.batch_size]
                 batch = [texts[i] for i in idx]
-                vectors = normalize(self._embed_batch(batch))
+                raw, tokens = self._embed_counted(batch)
+                vectors = normalize(raw)
                 if vectors.shape != (len(batch), self.dim):
                     raise ValueError(
                         f"{self.name} returned vectors of shape {vectors.shape},"
@@ -83,12 +93,21 @@ class Embedder(ABC):
                 out[idx] = vectors
                 if self.cacheable:
                     cache.put_vectors(self.name, batch, vectors)
+                    estimated = tokens is None
+                    self._count(len(batch), cached=False,
+                                tokens=estimate_many(batch) if tokens is None else tokens,
+                                estimated=estimated)
                 bar.advance(len(batch))
         return out
 
     def embed_query(self, text: str, *, no_cache: bool = False) -> np.ndarray:
         """One unit vector for a search query, shape (dim,)."""
         return self.embed([self._prepare_query(text)], no_cache=no_cache, progress=False)[0]
+
+    def _count(self, items: int, *, cached: bool, tokens: int, estimated: bool = False) -> None:
+        usage.record(kind="embed", provider=self.provider, model=self.usage_model or self.name,
+                     cached=cached,
+                     items=items, prompt_tokens=tokens, completion_tokens=0, estimated=estimated)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -1,1 +1,53 @@
-"""Language models for Lore: providers, structured output, the content-hash cache and accounting."""
+"""Language models for Lore: providers, structured output, the content-hash cache and accounting.
+
+    from lore.core.llm import ModelClient, complete_structured_sync, model_run, totals_by_subject
+
+    with model_run("books extract", subject="book:3") as run:
+        facts = complete_structured_sync(prompt, Facts, task="extract")
+    print(totals(run_id=run).line())
+
+Without a configured model every call raises `NeedsModel`, whose message says how to set one.
+"""
+
+from lore.core.llm.client import (
+    Completion,
+    ModelClient,
+    StructuredResult,
+    complete_structured,
+    complete_structured_sync,
+    complete_sync,
+    run_sync,
+)
+from lore.core.llm.errors import ModelCallError, StructuredOutputError
+from lore.core.llm.settings import ModelSpec, model_configured, resolve_model
+from lore.core.llm.usage import (
+    Totals,
+    current_run,
+    model_run,
+    model_subject,
+    totals,
+    totals_by_model,
+    totals_by_subject,
+)
+
+__all__ = [
+    "Completion",
+    "ModelCallError",
+    "ModelClient",
+    "ModelSpec",
+    "StructuredOutputError",
+    "StructuredResult",
+    "Totals",
+    "complete_structured",
+    "complete_structured_sync",
+    "complete_sync",
+    "current_run",
+    "model_configured",
+    "model_run",
+    "model_subject",
+    "resolve_model",
+    "run_sync",
+    "totals",
+    "totals_by_model",
+    "totals_by_subject",
+]

@@ -156,6 +156,14 @@ def get_vectors(
     return {i: found[k] for i, k in enumerate(keys) if k in found}
 
 
+def known_dim(embedder: str, store: Store | None = None) -> int | None:
+    """The dimension of an embedder's cached vectors, if any are cached."""
+    row = cache_store(store).connect().execute(
+        "SELECT dim FROM llm_embed_cache WHERE embedder = ? LIMIT 1", (embedder,)
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
 def put_vectors(
     embedder: str,
     texts: Sequence[str],

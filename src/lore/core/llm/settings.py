@@ -10,6 +10,7 @@ folder), the `model` section of `config.json`, the providers' own variables, bui
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,7 +291,10 @@ def _spec(
 
 
 def runtime_options(config: dict[str, Any] | None = None) -> RuntimeOptions:
-    """Timeouts, retries and concurrency from config `model.*` (bad values: defaults, warned)."""
+    """Timeouts, retries and concurrency: `LORE_LLM_<NAME>` variables, else config `model.*`.
+
+    Bad values fall back to the defaults with a warning.
+    """
     conf = config if config is not None else load_settings().section("model")
     defaults = RuntimeOptions()
     values: dict[str, Any] = {}
@@ -301,16 +305,31 @@ def runtime_options(config: dict[str, Any] | None = None) -> RuntimeOptions:
         ("retry_base", float),
         ("retry_cap", float),
     ):
-        if key not in conf:
+        raw: Any = os.environ.get(f"LORE_LLM_{key.upper()}")
+        where = f"LORE_LLM_{key.upper()}"
+        if raw is not None:
+            with contextlib.suppress(ValueError):
+                raw = float(raw)
+        elif key in conf:
+            raw, where = conf[key], f"config model.{key}"
+        else:
             continue
-        raw = conf[key]
         if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
-            warn(f"config model.{key}={raw!r} is invalid (a number >= 0); using the default")
+            warn(f"{where}={raw!r} is invalid (a number >= 0); using the default")
             continue
         values[key] = kind(raw)
     if values.get("max_concurrency") == 0:
         values["max_concurrency"] = 1
     return RuntimeOptions(**{**defaults.__dict__, **values})
+
+
+def model_configured(task: str | None = None) -> bool:
+    """Whether a chat model is set up (for features that say plainly what needs one)."""
+    try:
+        resolve_model(task)
+    except NeedsModel:
+        return False
+    return True
 
 
 def env_value(name: str, cwd: Path | None = None) -> str | None:

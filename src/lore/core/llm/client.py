@@ -1,0 +1,351 @@
+"""The model client: cached, accounted calls, with structured output and a sync face.
+
+Every call goes: resolve the model for its task, look in the cache, else ask the provider
+(with retries), store the reply, count it. Async methods let a domain run many calls at once
+under the concurrency limit; the `*_sync` methods are for the (mostly sync) domains and CLI,
+and work whether or not an event loop is already running in the calling thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from lore.core.config import load_settings, warn
+from lore.core.llm import cache, usage
+from lore.core.llm.errors import ModelCallError, StructuredOutputError
+from lore.core.llm.settings import ModelSpec, RuntimeOptions, resolve_model, runtime_options
+from lore.core.llm.structured import (
+    ReplyInvalid,
+    instructions,
+    parse_reply,
+    repair_request,
+    schema_name,
+    schema_of,
+)
+from lore.core.llm.transport import Transport
+from lore.core.llm.wire import ChatRequest, build_chat, build_embed, parse_chat, parse_embed
+from lore.core.tokens import estimate_many, estimate_tokens
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+Prompt = str | Sequence[Mapping[str, str]] | Sequence[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One reply and how it was obtained."""
+
+    text: str
+    provider: str
+    model: str  # the model asked for
+    reply_model: str | None  # the model the provider says answered
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool  # token counts are estimates (the provider sent none)
+    cached: bool
+    latency_ms: float | None
+    key: str  # the cache key
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+@dataclass(frozen=True)
+class StructuredResult(Generic[T]):
+    value: T
+    completion: Completion
+    repaired: bool  # the first reply failed validation and the repair succeeded
+
+
+def _env_no_cache() -> bool:
+    return os.environ.get("LORE_NO_CACHE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def to_messages(prompt: Prompt, system: str | None = None) -> list[tuple[str, str]]:
+    """A prompt (text, or role/content messages) as (role, content) pairs, system first."""
+    messages: list[tuple[str, str]] = [("system", system)] if system else []
+    if isinstance(prompt, str):
+        return [*messages, ("user", prompt)]
+    for item in prompt:
+        if isinstance(item, Mapping):
+            role, content = str(item.get("role", "user")), str(item.get("content", ""))
+        else:
+            role, content = str(item[0]), str(item[1])
+        if role not in ("system", "user", "assistant"):
+            raise ModelCallError(f"unknown message role {role!r}: use system, user or assistant")
+        messages.append((role, content))
+    if not any(r == "user" for r, _ in messages):
+        raise ModelCallError("a prompt needs at least one user message")
+    return messages
+
+
+def run_sync(make: Callable[[], Awaitable[R]]) -> R:
+    """Run a coroutine to completion from sync code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())  # type: ignore[arg-type]
+    context = contextvars.copy_context()  # keep the run and subject being counted
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(context.run, asyncio.run, make()).result()  # type: ignore[arg-type]
+
+
+class ModelClient:
+    """Calls language models for Lore; one per job is plenty (it is cheap to make)."""
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        task: str | None = None,
+        subject: str | None = None,
+        no_cache: bool | None = None,
+        options: RuntimeOptions | None = None,
+        config: dict[str, Any] | None = None,
+    ):
+        self._config = config if config is not None else load_settings().section("model")
+        self.model = model
+        self.task = task
+        self.subject = subject
+        self.no_cache = _env_no_cache() if no_cache is None else no_cache
+        self.options = options or runtime_options(self._config)
+        self._specs: dict[str | None, ModelSpec] = {}
+        self._transports: dict[int, Transport] = {}
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def spec(self, task: str | None = None) -> ModelSpec:
+        """The model a task goes to (raises NeedsModel, saying how to set one up, if none)."""
+        task = task or self.task
+        if task not in self._specs:
+            self._specs[task] = resolve_model(task, config=self._config, model=self.model)
+        return self._specs[task]
+
+    def _transport(self) -> Transport:
+        loop = asyncio.get_running_loop()
+        transport = self._transports.get(id(loop))
+        if transport is None:
+            transport = self._transports[id(loop)] = Transport(self.options)
+        return transport
+
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP client (the sync methods do it for you)."""
+        await self._close_loop_transport()
+
+    async def _close_loop_transport(self) -> None:
+        transport = self._transports.pop(id(asyncio.get_running_loop()), None)
+        if transport is not None:
+            await transport.aclose()
+
+    # -- chat ------------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        prompt: Prompt,
+        *,
+        system: str | None = None,
+        task: str | None = None,
+        subject: str | None = None,
+        **params: Any,
+    ) -> Completion:
+        """A free-text reply. `params` (temperature, max_tokens, seed...) go to the provider."""
+        spec = self.spec(task)
+        request = ChatRequest(tuple(to_messages(prompt, system)), tuple(sorted(params.items())))
+        return await self._chat(spec, request, task or self.task, subject)
+
+    async def structured_result(
+        self,
+        prompt: Prompt,
+        schema: type[T],
+        *,
+        system: str | None = None,
+        task: str | None = None,
+        subject: str | None = None,
+        **params: Any,
+    ) -> StructuredResult[T]:
+        """A reply validated as `schema`; repaired once with the validation error if needed.
+
+        Raises StructuredOutputError (carrying the raw reply) when the repair fails too; the
+        failed replies are dropped from the cache so a later run asks afresh.
+        """
+        spec = self.spec(task)
+        task = task or self.task
+        json_schema = schema_of(schema)
+        messages = to_messages(prompt, system)
+        request = self._structured_request(messages, json_schema, schema_name(schema),
+                                           spec.structured, params)
+        try:
+            first = await self._chat(spec, request, task, subject)
+        except ModelCallError as exc:
+            if exc.status != 400 or spec.structured not in ("json_schema", "json_object"):
+                raise
+            warn(f"{spec.label} refused a JSON-schema request ({exc}); asking in plain words instead")
+            request = self._structured_request(messages, json_schema, schema_name(schema),
+                                               "instructions", params)
+            first = await self._chat(spec, request, task, subject)
+        try:
+            return StructuredResult(parse_reply(first.text, schema), first, repaired=False)
+        except ReplyInvalid as problem:
+            repair = replace(request, messages=(
+                *request.messages, ("assistant", first.text), ("user", repair_request(str(problem)))
+            ))
+        second = await self._chat(spec, repair, task, subject)
+        try:
+            return StructuredResult(parse_reply(second.text, schema), second, repaired=True)
+        except ReplyInvalid as problem:
+            cache.drop_reply(first.key)
+            cache.drop_reply(second.key)
+            raise StructuredOutputError(
+                f"{spec.label} did not return a valid {schema.__name__} even after a repair:"
+                f" {problem}",
+                raw=second.text,
+            ) from None
+
+    async def structured(self, prompt: Prompt, schema: type[T], **kwargs: Any) -> T:
+        return (await self.structured_result(prompt, schema, **kwargs)).value
+
+    @staticmethod
+    def _structured_request(
+        messages: list[tuple[str, str]],
+        json_schema: dict[str, Any],
+        name: str,
+        mode: str,
+        params: dict[str, Any],
+    ) -> ChatRequest:
+        if mode in ("instructions", "json_object"):
+            messages = [*messages, ("system", instructions(json_schema))]
+            messages.sort(key=lambda m: m[0] != "system")  # systems first, order kept
+        return ChatRequest(tuple(messages), tuple(sorted(params.items())), json_schema, name, mode)
+
+    async def _chat(
+        self, spec: ModelSpec, request: ChatRequest, task: str | None, subject: str | None
+    ) -> Completion:
+        identity = {
+            "provider": spec.provider,
+            "model": spec.model,
+            "messages": [list(m) for m in request.messages],
+            "params": dict(request.params),
+            "schema": request.schema,
+            "mode": request.mode if request.schema is not None else None,
+        }
+        key = cache.request_key(identity)
+        subject = subject if subject is not None else self.subject
+        if not self.no_cache:
+            hit = cache.get_reply(key)
+            if hit is not None:
+                usage.record(kind="chat", provider=spec.provider, model=spec.model, cached=True,
+                             prompt_tokens=hit.prompt_tokens, completion_tokens=hit.completion_tokens,
+                             estimated=hit.estimated, task=task, subject=subject)
+                return Completion(hit.text, spec.provider, spec.model, hit.reply_model,
+                                  hit.prompt_tokens, hit.completion_tokens, hit.estimated,
+                                  cached=True, latency_ms=None, key=key)
+        url, headers, payload = build_chat(spec, request)
+        started = time.perf_counter()
+        data = await self._transport().post_json(url, headers, payload, spec.label)
+        latency = (time.perf_counter() - started) * 1000
+        reply = parse_chat(spec, data)
+        estimated = reply.prompt_tokens is None or reply.completion_tokens is None
+        prompt_tokens = reply.prompt_tokens
+        if prompt_tokens is None:
+            prompt_tokens = estimate_many(c for _, c in request.messages) + (
+                estimate_tokens(str(request.schema)) if request.schema else 0
+            )
+        completion_tokens = reply.completion_tokens
+        if completion_tokens is None:
+            completion_tokens = estimate_tokens(reply.text)
+        cache.put_reply(key, spec.provider, spec.model, identity, cache.CachedReply(
+            reply.text, reply.model, prompt_tokens, completion_tokens, estimated))
+        usage.record(kind="chat", provider=spec.provider, model=spec.model, cached=False,
+                     prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                     estimated=estimated, task=task, subject=subject, latency_ms=latency)
+        return Completion(reply.text, spec.provider, spec.model, reply.model, prompt_tokens,
+                          completion_tokens, estimated, cached=False, latency_ms=latency, key=key)
+
+    # -- embeddings (the Embedder base class caches and counts them) -------------------------
+
+    async def embed_vectors(self, spec: ModelSpec, texts: list[str]) -> tuple[np.ndarray, int | None]:
+        url, headers, payload = build_embed(spec, texts)
+        data = await self._transport().post_json(url, headers, payload, spec.label)
+        vectors, tokens = parse_embed(spec, data, len(texts))
+        return np.asarray(vectors, dtype=np.float32), tokens
+
+    # -- sync faces ------------------------------------------------------------------------
+
+    def _sync(self, make: Callable[[], Awaitable[R]]) -> R:
+        async def main() -> R:
+            try:
+                return await make()
+            finally:
+                await self._close_loop_transport()
+
+        return run_sync(main)
+
+    def complete_sync(self, prompt: Prompt, **kwargs: Any) -> Completion:
+        return self._sync(lambda: self.complete(prompt, **kwargs))
+
+    def structured_sync(self, prompt: Prompt, schema: type[T], **kwargs: Any) -> T:
+        return self._sync(lambda: self.structured(prompt, schema, **kwargs))
+
+    def structured_result_sync(
+        self, prompt: Prompt, schema: type[T], **kwargs: Any
+    ) -> StructuredResult[T]:
+        return self._sync(lambda: self.structured_result(prompt, schema, **kwargs))
+
+    def structured_many_sync(
+        self,
+        prompts: Sequence[Prompt],
+        schema: type[T],
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[StructuredResult[T] | BaseException]:
+        """Many structured calls at once (up to the concurrency limit), results in order.
+
+        With `return_exceptions=True` a failed call leaves its error in its slot instead of
+        stopping the others.
+        """
+
+        async def many() -> list[Any]:
+            calls = [self.structured_result(p, schema, **kwargs) for p in prompts]
+            return await asyncio.gather(*calls, return_exceptions=return_exceptions)
+
+        return self._sync(many)
+
+    def embed_vectors_sync(self, spec: ModelSpec, texts: list[str]) -> tuple[np.ndarray, int | None]:
+        return self._sync(lambda: self.embed_vectors(spec, texts))
+
+
+# -- module-level shortcuts --------------------------------------------------------------------
+
+
+def complete_sync(prompt: Prompt, **kwargs: Any) -> Completion:
+    """One free-text reply. Client options (`model`, `task`, `subject`, `no_cache`) may be given."""
+    client, rest = _client_and_rest(kwargs)
+    return client.complete_sync(prompt, **rest)
+
+
+def complete_structured_sync(prompt: Prompt, schema: type[T], **kwargs: Any) -> T:
+    """One reply validated as `schema` (see `ModelClient.structured_result`)."""
+    client, rest = _client_and_rest(kwargs)
+    return client.structured_sync(prompt, schema, **rest)
+
+
+async def complete_structured(prompt: Prompt, schema: type[T], **kwargs: Any) -> T:
+    client, rest = _client_and_rest(kwargs)
+    return await client.structured(prompt, schema, **rest)
+
+
+def _client_and_rest(kwargs: dict[str, Any]) -> tuple[ModelClient, dict[str, Any]]:
+    own = {k: kwargs.pop(k) for k in ("model", "no_cache", "options", "config") if k in kwargs}
+    return ModelClient(**own), kwargs

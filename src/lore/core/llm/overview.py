@@ -1,0 +1,62 @@
+"""What the model setup looks like, and a one-call check that it works (for `lore model`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lore.core.config import load_settings
+from lore.core.errors import LoreError, NeedsModel
+from lore.core.llm import usage
+from lore.core.llm.client import ModelClient
+from lore.core.llm.settings import resolve_model, runtime_options
+
+PING = "Reply with the single word: pong"
+
+
+def setup_overview(task: str | None = None) -> dict[str, Any]:
+    """The chat model (key masked), task overrides, embedder, limits and prices, as plain data."""
+    from lore.core.embed.factory import configured_embedder_name
+    from lore.core.vectors import sqlite_vec_status
+
+    conf = load_settings().section("model")
+    out: dict[str, Any] = {}
+    try:
+        out["chat"] = resolve_model(task).describe()
+    except NeedsModel as exc:
+        out["chat"] = None
+        out["needs_model"] = str(exc)
+    except LoreError as exc:  # e.g. an unknown provider name in config
+        out["chat"] = None
+        out["needs_model"] = str(exc)
+    tasks = conf.get("tasks") if isinstance(conf.get("tasks"), dict) else {}
+    out["tasks"] = {}
+    for name in sorted(tasks):
+        try:
+            out["tasks"][name] = resolve_model(name).label
+        except LoreError as exc:
+            out["tasks"][name] = f"unusable: {exc}"
+    out["embedder"] = configured_embedder_name() or "hash (deterministic, offline; the default)"
+    ok, how = sqlite_vec_status()
+    out["vector_search"] = "numpy (exact)" + (f"; {how}" if ok else "; sqlite-vec not available")
+    out["limits"] = runtime_options().__dict__
+    out["prices"] = {k: {"input": v[0], "output": v[1]} for k, v in usage.prices().items()}
+    return out
+
+
+def ping_model(task: str | None = None) -> dict[str, Any]:
+    """One tiny real call (never from the cache): who answered, how fast, what it said."""
+    client = ModelClient(task=task, no_cache=True)
+    spec = client.spec()
+    started = time.perf_counter()
+    with usage.model_run("model test"):
+        reply = client.complete_sync(PING)
+    return {
+        "model": spec.label,
+        "reply_model": reply.reply_model or spec.model,
+        "latency_ms": round((time.perf_counter() - started) * 1000, 1),
+        "reply": reply.text.strip()[:200],
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "estimated_tokens": reply.estimated,
+    }

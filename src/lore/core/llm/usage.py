@@ -1,0 +1,300 @@
+"""Accounting: what each run and each domain object (a book, a repository) cost in model use.
+
+Every chat call and embedding batch leaves one row: run, subject (a free-form name such as
+`book:3` or `repo:owner/name`), task, provider, model, whether the cache answered, and the
+tokens (the provider's count, else an estimate at four characters a token). Cost is worked
+out when asked, from the user's price table in `config.json` (`model.prices`, dollars per
+million tokens), so prices added later apply to past runs too; cache hits cost nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lore.core.config import load_settings, warn
+from lore.core.errors import InvalidInput
+from lore.core.store import Migration, Store, open_store
+
+MIGRATIONS = [
+    Migration(
+        "core/llm_0002_usage",
+        """
+        CREATE TABLE llm_runs (
+            run_id TEXT PRIMARY KEY,
+            label TEXT,
+            started_at REAL NOT NULL
+        );
+        CREATE TABLE llm_usage (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            subject TEXT,
+            task TEXT,
+            kind TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            cached INTEGER NOT NULL,
+            items INTEGER NOT NULL DEFAULT 1,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            estimated INTEGER NOT NULL,
+            latency_ms REAL,
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX llm_usage_run ON llm_usage (run_id);
+        CREATE INDEX llm_usage_subject ON llm_usage (subject);
+        """,
+    )
+]
+
+_PROCESS_RUN = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+_run: ContextVar[tuple[str, str | None]] = ContextVar("lore_model_run", default=(_PROCESS_RUN, None))
+_subject: ContextVar[str | None] = ContextVar("lore_model_subject", default=None)
+
+
+def usage_store(store: Store | None = None) -> Store:
+    store = store or open_store()
+    store.migrate(MIGRATIONS)
+    return store
+
+
+def current_run() -> str:
+    """The run id calls are counted under: the innermost `model_run`, else this process."""
+    return _run.get()[0]
+
+
+def current_subject() -> str | None:
+    return _subject.get()
+
+
+@contextmanager
+def model_run(label: str | None = None, subject: str | None = None) -> Iterator[str]:
+    """Count the calls made inside under a new run (and a default subject); yields the run id."""
+    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    run_token = _run.set((run_id, label))
+    subject_token = _subject.set(subject) if subject is not None else None
+    try:
+        yield run_id
+    finally:
+        _run.reset(run_token)
+        if subject_token is not None:
+            _subject.reset(subject_token)
+
+
+@contextmanager
+def model_subject(subject: str) -> Iterator[None]:
+    """Count the calls made inside against `subject` (e.g. `book:3`)."""
+    token = _subject.set(subject)
+    try:
+        yield
+    finally:
+        _subject.reset(token)
+
+
+def record(
+    *,
+    kind: str,
+    provider: str,
+    model: str,
+    cached: bool,
+    prompt_tokens: int,
+    completion_tokens: int,
+    estimated: bool,
+    items: int = 1,
+    task: str | None = None,
+    subject: str | None = None,
+    latency_ms: float | None = None,
+    store: Store | None = None,
+) -> None:
+    store = usage_store(store)
+    run_id, label = _run.get()
+    with store.transaction() as tx:
+        tx.execute(
+            "INSERT OR IGNORE INTO llm_runs (run_id, label, started_at) VALUES (?, ?, ?)",
+            (run_id, label, time.time()),
+        )
+        tx.execute(
+            "INSERT INTO llm_usage (run_id, subject, task, kind, provider, model, cached, items,"
+            " prompt_tokens, completion_tokens, estimated, latency_ms, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                subject if subject is not None else _subject.get(),
+                task,
+                kind,
+                provider,
+                model,
+                int(cached),
+                items,
+                prompt_tokens,
+                completion_tokens,
+                int(estimated),
+                latency_ms,
+                time.time(),
+            ),
+        )
+
+
+# -- queries -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Totals:
+    """Model use added up; `cost` is None when no price is known for any model used."""
+
+    calls: int = 0  # chat requests sent to a provider
+    cache_hits: int = 0  # chat requests the cache answered
+    prompt_tokens: int = 0  # spent (cache hits excluded)
+    completion_tokens: int = 0
+    estimated_tokens: bool = False  # some counts are estimates
+    embed_calls: int = 0  # embedding batches computed
+    embedded_texts: int = 0
+    embed_cache_hits: int = 0  # texts whose vectors came from the cache
+    cost: float | None = None
+    unpriced: list[str] = field(default_factory=list)  # models used without a price
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self) -> str:
+        """One human line, e.g. for the end of a run."""
+        parts = [
+            f"{self.calls} model call{'s' if self.calls != 1 else ''}"
+            f" ({self.cache_hits} from cache)",
+            f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens"
+            + (" (some estimated)" if self.estimated_tokens else ""),
+        ]
+        if self.embed_calls or self.embed_cache_hits:
+            parts.append(
+                f"{self.embedded_texts:,} texts embedded ({self.embed_cache_hits:,} from cache)"
+            )
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        elif self.calls:
+            parts.append("cost unknown (add model.prices to config.json)")
+        return ", ".join(parts)
+
+
+def prices(config: dict[str, Any] | None = None) -> dict[str, tuple[float, float]]:
+    """The user's price table: model -> (input, output) dollars per million tokens."""
+    conf = config if config is not None else load_settings().section("model")
+    table = conf.get("prices") or {}
+    out: dict[str, tuple[float, float]] = {}
+    if not isinstance(table, dict):
+        warn("config model.prices must map model names to {input, output}; ignoring it")
+        return out
+    for model, price in table.items():
+        if isinstance(price, dict) and all(
+            isinstance(price.get(k, 0), int | float) for k in ("input", "output")
+        ):
+            out[str(model)] = (float(price.get("input", 0)), float(price.get("output", 0)))
+        else:
+            warn(f"config model.prices.{model} must be {{\"input\": n, \"output\": n}}; ignoring it")
+    return out
+
+
+def _where(run_id: str | None, subject: str | None, prefix: str | None) -> tuple[str, list[Any]]:
+    terms, params = ["1"], []
+    if run_id is not None:
+        terms.append("run_id = ?")
+        params.append(run_id)
+    if subject is not None:
+        terms.append("subject = ?")
+        params.append(subject)
+    if prefix is not None:
+        terms.append("subject LIKE ? ESCAPE '\\'")
+        params.append(prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+    return " AND ".join(terms), params
+
+
+def _grouped(
+    group: str, run_id: str | None, subject: str | None, prefix: str | None, store: Store | None
+) -> dict[Any, Totals]:
+    conn = usage_store(store).connect()
+    where, params = _where(run_id, subject, prefix)
+    table = prices()
+    out: dict[Any, Totals] = {}
+    rows = conn.execute(
+        f"SELECT {group}, kind, provider, model, cached, COUNT(*), SUM(items),"
+        " SUM(prompt_tokens), SUM(completion_tokens), MAX(estimated)"
+        f" FROM llm_usage WHERE {where} GROUP BY {group}, kind, provider, model, cached",
+        params,
+    )
+    for key, kind, provider, model, cached, count, items, p_tok, c_tok, estimated in rows:
+        t = out.setdefault(key, Totals())
+        if kind == "chat":
+            if cached:
+                t.cache_hits += count
+                continue
+            t.calls += count
+        else:
+            if cached:
+                t.embed_cache_hits += items
+                continue
+            t.embed_calls += count
+            t.embedded_texts += items
+        t.prompt_tokens += p_tok
+        t.completion_tokens += c_tok
+        t.estimated_tokens = t.estimated_tokens or bool(estimated)
+        price = table.get(f"{provider}:{model}") or table.get(model)
+        if price is None:
+            if provider != "local" and model not in t.unpriced:
+                t.unpriced.append(model)
+            continue
+        t.cost = (t.cost or 0.0) + (p_tok * price[0] + c_tok * price[1]) / 1_000_000
+    return out
+
+
+def totals(
+    *,
+    run_id: str | None = None,
+    subject: str | None = None,
+    subject_prefix: str | None = None,
+    store: Store | None = None,
+) -> Totals:
+    """Everything matching the filters added up (no filter: all use ever recorded)."""
+    return _grouped("'all'", run_id, subject, subject_prefix, store).get("all", Totals())
+
+
+def totals_by_subject(
+    prefix: str | None = None, *, run_id: str | None = None, store: Store | None = None
+) -> dict[str, Totals]:
+    """Totals per subject (`book:3`, `repo:owner/name`), optionally those starting with `prefix`."""
+    grouped = _grouped("subject", run_id, None, prefix, store)
+    return {k if k is not None else "": v for k, v in sorted(grouped.items(), key=lambda kv: kv[0] or "")}
+
+
+def totals_by_model(*, run_id: str | None = None, store: Store | None = None) -> dict[str, Totals]:
+    return dict(sorted(_grouped("provider || ':' || model", run_id, None, None, store).items()))
+
+
+def usage_report(
+    by: str = "subject",
+    *,
+    subject_prefix: str | None = None,
+    run_id: str | None = None,
+    store: Store | None = None,
+) -> dict[str, Totals]:
+    """Totals grouped `by` subject, model or run, for `lore model usage`."""
+    column = {"subject": "subject", "model": "provider || ':' || model", "run": "run_id"}.get(by)
+    if column is None:
+        raise InvalidInput(f"cannot group usage by {by!r}: use subject, model or run")
+    grouped = _grouped(column, run_id, None, subject_prefix, store)
+    return {k if k is not None else "": v for k, v in sorted(grouped.items(), key=lambda kv: kv[0] or "")}
+
+
+def recent_runs(limit: int = 10, store: Store | None = None) -> list[dict[str, Any]]:
+    conn = usage_store(store).connect()
+    rows = conn.execute(
+        "SELECT r.run_id, r.label, r.started_at, COUNT(u.id) FROM llm_runs r"
+        " LEFT JOIN llm_usage u ON u.run_id = r.run_id GROUP BY r.run_id"
+        " ORDER BY r.started_at DESC LIMIT ?",
+        (limit,),
+    )
+    return [{"run_id": r[0], "label": r[1], "started_at": r[2], "rows": r[3]} for r in rows]
