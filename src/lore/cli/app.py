@@ -35,6 +35,9 @@ from lore.cli import projects, review  # noqa: E402
 app.add_typer(projects.app, name="projects")
 app.add_typer(review.app, name="review")
 projects.register_top_level(app)
+from lore.cli import books  # noqa: E402
+
+app.add_typer(books.app, name="books")
 from lore.cli import install, rules_files  # noqa: E402  (install; memorize, discover, learn, train, export)
 
 install.register(app)

@@ -1,0 +1,188 @@
+"""Characters, places and the co-occurrence graph, as the reader can know them.
+
+Everything here is computed from the mentions under the reader's cap, so an entity first
+named after the cap has no node, no alias and no count. Even the name shown is chosen among
+the visible forms: a character known so far only as "Hope" is not shown as "Jefferson Hope".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lore.books import store as sql
+from lore.books.library import Book, caps_for, find_book
+from lore.books.names import TITLES
+from lore.core.errors import InvalidInput, NotFound
+from lore.core.store import Store
+
+
+@dataclass
+class EntitySummary:
+    id: int
+    name: str
+    kind: str
+    mentions: int
+    first_chapter: int
+    chapters: int
+    aliases: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Relation:
+    source: int
+    target: int
+    source_name: str
+    target_name: str
+    passages: int
+    first_chapter: int
+    kind: str = "CO_OCCURS"
+
+
+def _display(forms: list[tuple[str, int]]) -> tuple[str, list[str]]:
+    """The fullest visible name (most name words, then most used) and the other names."""
+    def words(form: str) -> int:
+        return len([w for w in form.replace(".", "").split() if w not in TITLES])
+
+    ranked = sorted(forms, key=lambda f: (-words(f[0]), f[0].split()[0].rstrip(".") in TITLES,
+                                          -f[1], f[0]))
+    name = ranked[0][0]
+    return name, [f for f, _ in sorted(forms, key=lambda f: (-f[1], f[0])) if f != name]
+
+
+def _names(conn: Any, caps: list[Any], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
+    forms: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    for row in sql.visible_forms(conn, caps, ids):
+        forms[row["entity_id"]].append((row["form"], row["n"]))
+    return {eid: _display(f) for eid, f in forms.items()}
+
+
+def characters(ref: str | int, *, kind: str | None = None, limit: int = 50,
+               spoilers: bool = False, store: Store | None = None) -> tuple[Book, list[EntitySummary]]:
+    """Named entities the reader has met, most mentioned first."""
+    db = sql.books_store(store)
+    book = find_book(ref, db)
+    caps = caps_for([book], spoilers=spoilers)
+    if kind is not None and kind not in ("person", "place", "name"):
+        raise InvalidInput("kind must be person, place or name")
+    conn = db.connect()
+    rows = sql.entity_list(conn, caps, kind, max(1, limit))
+    names = _names(conn, caps, [r["id"] for r in rows])
+    return book, [
+        EntitySummary(id=r["id"], name=names[r["id"]][0], kind=r["kind"], mentions=r["mentions"],
+                      first_chapter=r["first_chapter"], chapters=r["chapters"],
+                      aliases=names[r["id"]][1])
+        for r in rows
+    ]
+
+
+def autocomplete(ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False,
+                 store: Store | None = None) -> list[str]:
+    """Names the reader has seen that start with `prefix` (any word of the name)."""
+    db = sql.books_store(store)
+    book = find_book(ref, db)
+    prefix = prefix.strip()
+    if not prefix:
+        return []
+    rows = sql.autocomplete(db.connect(), caps_for([book], spoilers=spoilers), prefix, limit * 3)
+    out: list[str] = []
+    for row in rows:
+        if row["form"] not in out:
+            out.append(row["form"])
+    return out[:limit]
+
+
+def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: int = 5,
+            related: int = 10, store: Store | None = None) -> dict[str, Any]:
+    """What the reader knows of one entity: names, counts, first passages, who appears with it."""
+    db = sql.books_store(store)
+    book = find_book(ref, db)
+    caps = caps_for([book], spoilers=spoilers)
+    conn = db.connect()
+    entity_id = _resolve(conn, caps, book, name)
+    summary = next(
+        (e for e in sql.entity_list(conn, caps, None, 100000) if e["id"] == entity_id), None
+    )
+    if summary is None:  # cannot happen: _resolve only returns visible entities
+        raise NotFound(_unknown(name))
+    shown, aliases = _names(conn, caps, [entity_id])[entity_id]
+    seen = [
+        {"chapter": r["chapter_seq"], "passage": r["passage_seq"], "passage_id": r["passage_id"],
+         "surface": r["surface"], "context": _context(r)}
+        for r in sql.entity_mentions(conn, caps, entity_id, appearances)
+    ]
+    neighbours = sql.cooccurrences(conn, caps, entity_id, related)
+    names = _names(conn, caps, [r["target"] for r in neighbours])
+    return {
+        "book": {"id": book.id, "title": book.title},
+        "id": entity_id,
+        "name": shown,
+        "kind": summary["kind"],
+        "aliases": aliases,
+        "mentions": summary["mentions"],
+        "first_chapter": summary["first_chapter"],
+        "chapters": summary["chapters"],
+        "appearances": seen,
+        "related": [
+            {"id": r["target"], "name": names[r["target"]][0], "passages": r["passages"],
+             "first_chapter": r["first_chapter"]}
+            for r in neighbours
+        ],
+    }
+
+
+def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False,
+          store: Store | None = None) -> dict[str, Any]:
+    """The co-occurrence graph of the visible text: nodes and weighted edges."""
+    db = sql.books_store(store)
+    book = find_book(ref, db)
+    caps = caps_for([book], spoilers=spoilers)
+    conn = db.connect()
+    rows = sql.cooccurrences(conn, caps, None, limit)
+    ids = sorted({r["source"] for r in rows} | {r["target"] for r in rows})
+    names = _names(conn, caps, ids)
+    kinds = sql.entity_kinds(conn, ids)
+    return {
+        "book": {"id": book.id, "title": book.title},
+        "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],
+        "edges": [
+            asdict(Relation(r["source"], r["target"], names[r["source"]][0], names[r["target"]][0],
+                            r["passages"], r["first_chapter"]))
+            for r in rows
+        ],
+    }
+
+
+def _resolve(conn: Any, caps: list[Any], book: Book, name: str) -> int:
+    wanted = " ".join(name.split())
+    if not wanted:
+        raise InvalidInput("name a character, place or other entity")
+    rows = sql.entities_by_form(conn, caps, wanted)
+    if rows:
+        return rows[0]["entity_id"]
+    rows = sql.autocomplete(conn, caps, wanted, 20)
+    ids = list(dict.fromkeys(r["entity_id"] for r in rows))
+    if len(ids) == 1:
+        return ids[0]
+    if len(ids) > 1:
+        options = ", ".join(dict.fromkeys(r["form"] for r in rows[:6]))
+        raise InvalidInput(f"{wanted!r} could be several: {options}")
+    raise NotFound(_unknown(wanted))
+
+
+def _unknown(name: str) -> str:
+    return f"no one and nothing called {name!r} in the part of the book you have read"
+
+
+def _context(row: Any, width: int = 160) -> str:
+    """A window of the passage around the mention (offsets are chapter offsets)."""
+    text = row["text"]
+    at = row["start"] - row["passage_start"]
+    lo = max(0, at - width // 2)
+    hi = min(len(text), at + width // 2)
+    snippet = " ".join(text[lo:hi].split())
+    return ("…" if lo > 0 else "") + snippet + ("…" if hi < len(text) else "")

@@ -1,0 +1,291 @@
+"""The library service: importing books, finding them, and the reader's position in each.
+
+An import is one transaction: the book, its chapters, passages, full-text index, names and
+passage vectors are written together or not at all, so a file that fails half-way (or a
+crash) leaves the library exactly as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.books import store as sql
+from lore.books.names import extract_names
+from lore.books.parsed import ParsedBook, count_words
+from lore.books.passage_vectors import index_passages, remove_passages
+from lore.books.passages import passages
+from lore.books.readers import read_book
+from lore.books.store import END, Cap
+from lore.core.errors import InvalidInput, NotFound
+from lore.core.store import Store
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class Position:
+    chapter: int  # 0 = not started
+    passage: int | None = None
+
+    def describe(self, chapters: int) -> str:
+        if self.chapter <= 0:
+            return "not started"
+        if self.chapter >= chapters and self.passage is None:
+            return "finished"
+        where = f"chapter {self.chapter} of {chapters}"
+        return f"{where}, passage {self.passage}" if self.passage is not None else where
+
+
+@dataclass
+class Book:
+    id: int
+    title: str
+    authors: list[str]
+    series: str | None
+    series_index: float | None
+    format: str
+    source_path: str
+    words: int
+    chapters: int
+    passages: int
+    position: Position
+    notes: str = ""
+    added_at: float = 0.0
+    already_present: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["position"] = {**asdict(self.position), "label": self.position.describe(self.chapters)}
+        return data
+
+
+def _store(store: Store | None) -> Store:
+    return sql.books_store(store)
+
+
+def _book(row: Any) -> Book:
+    return Book(
+        id=row["id"], title=row["title"], authors=json.loads(row["authors"]), series=row["series"],
+        series_index=row["series_index"], format=row["format"], source_path=row["source_path"],
+        words=row["word_count"], chapters=row["chapter_count"], passages=row["passage_count"],
+        position=Position(row["pos_chapter"] or 0, row["pos_passage"]),
+        notes=row["notes"], added_at=row["added_at"],
+    )
+
+
+# -- import -------------------------------------------------------------------------------------
+
+
+def add_book(
+    path: str | Path,
+    *,
+    series: str | None = None,
+    series_index: float | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    progress: Progress | None = None,
+    store: Store | None = None,
+) -> Book:
+    """Import a file; the same file twice returns the book already there."""
+    path = Path(path).expanduser()
+    tick = progress or (lambda stage, done, total: None)
+    db = _store(store)
+    if not path.is_file():
+        raise NotFound(f"no such file: {path}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    existing = sql.find_by_hash(db.connect(), digest)
+    if existing is not None:
+        book = get_book(existing["id"], store=db)
+        book.already_present = True
+        return book
+    tick("reading", 0, 1)
+    parsed = read_book(path)
+    tick("reading", 1, 1)
+    if title:
+        parsed.title = title
+    if author:
+        parsed.authors = [author]
+    if series is not None:
+        parsed.series = series.strip() or None
+    if series_index is not None:
+        parsed.series_index = series_index
+    if parsed.series_index is not None and parsed.series is None:
+        raise InvalidInput("--series-index needs a series (--series NAME)")
+    spans = []
+    for i, chapter in enumerate(parsed.chapters):
+        spans.append(passages(chapter.text))
+        tick("passages", i + 1, len(parsed.chapters))
+    tick("names", 0, 1)
+    entities = extract_names([c.text for c in parsed.chapters])
+    tick("names", 1, 1)
+    with db.transaction() as tx:
+        book_id = _write(tx, parsed, spans, entities, path, digest)
+        index_passages(db, book_id, sql.passages_for_embedding(tx, book_id), tick)
+    tick("done", 1, 1)
+    return get_book(book_id, store=db)
+
+
+def _write(tx: Any, parsed: ParsedBook, spans: list[Any], entities: list[Any], path: Path,
+           digest: str) -> int:
+    words = [count_words(c.text) for c in parsed.chapters]
+    book_id = sql.insert_book(
+        tx, title=parsed.title, authors=parsed.authors, series=parsed.series,
+        series_index=parsed.series_index, fmt=parsed.format, source_path=str(path.resolve()),
+        sha256=digest, word_count=sum(words), notes="; ".join(parsed.notes),
+    )
+    rows = []
+    for seq, (chapter, chapter_spans, n_words) in enumerate(
+        zip(parsed.chapters, spans, words, strict=True), start=1
+    ):
+        sql.insert_chapter(tx, book_id, seq, chapter.title, chapter.text, n_words, len(chapter_spans))
+        rows += [(seq, k, s.start, s.end, chapter.text[s.start : s.end])
+                 for k, s in enumerate(chapter_spans, start=1)]
+    ids = sql.insert_passages(tx, book_id, rows)
+    starts: dict[int, list[int]] = {}
+    for seq, chapter_spans in enumerate(spans, start=1):
+        starts[seq] = [s.end for s in chapter_spans]
+    mention_rows = []
+    for entity in entities:
+        entity_id = sql.insert_entity(tx, book_id, entity.name, entity.kind)
+        for m in entity.mentions:
+            seq = m.chapter + 1
+            k = _passage_of(starts[seq], m.start)
+            if k is None:
+                continue
+            mention_rows.append((entity_id, book_id, ids[(seq, k)], seq, k, m.start, m.end,
+                                 m.surface, m.form))
+    sql.insert_mentions(tx, mention_rows)
+    return book_id
+
+
+def _passage_of(ends: list[int], offset: int) -> int | None:
+    """1-based passage holding a chapter offset (passages are contiguous and ordered)."""
+    from bisect import bisect_right
+
+    k = bisect_right(ends, offset)
+    return k + 1 if k < len(ends) else None
+
+
+# -- finding books ------------------------------------------------------------------------------
+
+
+def list_books(store: Store | None = None) -> list[Book]:
+    return [_book(r) for r in sql.list_books(_store(store).connect())]
+
+
+def get_book(book_id: int, store: Store | None = None) -> Book:
+    row = sql.get_book(_store(store).connect(), book_id)
+    if row is None:
+        raise NotFound(f"no book #{book_id} in the library")
+    return _book(row)
+
+
+def find_book(ref: str | int, store: Store | None = None) -> Book:
+    """A book by id, or by a part of its title that only one book has."""
+    text = str(ref).strip().lstrip("#")
+    if not text:
+        raise InvalidInput("name a book: its id or a part of its title")
+    books = list_books(store)
+    if text.isdigit():
+        for book in books:
+            if book.id == int(text):
+                return book
+    wanted = _norm(text)
+    exact = [b for b in books if _norm(b.title) == wanted]
+    matches = exact or [b for b in books if wanted in _norm(b.title)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise NotFound(f"no book matches {text!r} (see `lore books list`)")
+    names = ", ".join(f"#{b.id} {b.title}" for b in matches[:5])
+    raise InvalidInput(f"{text!r} matches several books: {names}; use the id")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("’", "'")).strip()
+
+
+def remove_book(ref: str | int, store: Store | None = None) -> Book:
+    db = _store(store)
+    book = find_book(ref, db)
+    with db.transaction() as tx:
+        sql.delete_book(tx, book.id)
+        remove_passages(db, book.id)
+    return book
+
+
+def chapters(ref: str | int, store: Store | None = None) -> tuple[Book, list[dict[str, Any]]]:
+    """A book's chapters; titles past the reader's position are withheld (they can spoil)."""
+    db = _store(store)
+    book = find_book(ref, db)
+    cap = cap_for(book)
+    out = []
+    for row in sql.chapter_outline(db.connect(), book.id):
+        reached = row["chapter_seq"] <= cap.chapter
+        out.append({
+            "chapter": row["chapter_seq"],
+            "title": row["title"] if reached else None,
+            "words": row["word_count"],
+            "passages": row["passage_count"],
+            "reached": reached,
+        })
+    return book, out
+
+
+# -- reading position ---------------------------------------------------------------------------
+
+
+def set_progress(ref: str | int, chapter: int | str, passage: int | None = None,
+                 store: Store | None = None) -> Book:
+    """Record how far the reader is: a chapter number, 0 (not started) or "end"."""
+    db = _store(store)
+    book = find_book(ref, db)
+    if isinstance(chapter, str):
+        word = chapter.strip().lower()
+        if word in ("end", "done", "finished", "all"):
+            chapter, passage = book.chapters, None
+        elif word.lstrip("-").isdigit():
+            chapter = int(word)
+        else:
+            raise InvalidInput(f"chapter must be a number from 0 to {book.chapters}, or 'end'")
+    if not 0 <= chapter <= book.chapters:
+        raise InvalidInput(f"{book.title} has chapters 1 to {book.chapters} (0 = not started)")
+    if passage is not None:
+        if chapter == 0:
+            raise InvalidInput("--passage needs a chapter of 1 or more")
+        outline = {r["chapter_seq"]: r["passage_count"] for r in sql.chapter_outline(db.connect(), book.id)}
+        if not 1 <= passage <= outline[chapter]:
+            raise InvalidInput(f"chapter {chapter} has passages 1 to {outline[chapter]}")
+    with db.transaction() as tx:
+        if chapter == 0:
+            sql.clear_position(tx, book.id)
+        else:
+            sql.set_position(tx, book.id, chapter, passage)
+    return get_book(book.id, db)
+
+
+def cap_for(book: Book) -> Cap:
+    """The reader's cap for one book: no recorded position means nothing is visible."""
+    return Cap(book.id, book.position.chapter, book.position.passage)
+
+
+def caps_for(books: list[Book], spoilers: bool = False) -> list[Cap]:
+    """One cap per book (a series keeps each book's own position); `spoilers` lifts them."""
+    if spoilers:
+        return [Cap(b.id, END) for b in books]
+    return [cap_for(b) for b in books]
+
+
+def series_books(name: str, store: Store | None = None) -> list[Book]:
+    db = _store(store)
+    ids = sql.books_in_series(db.connect(), name)
+    if not ids:
+        raise NotFound(f"no series named {name!r} in the library")
+    return [get_book(i, db) for i in ids]

@@ -1,0 +1,149 @@
+"""PDF: chapters from the outline (bookmarks) or, without one, from heading lines.
+
+Text comes out of a PDF as lines per page; a line that is clearly shorter than the page's
+usual line and ends a sentence closes its paragraph, so passages do not run across paragraphs.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from lore.books.lines import chapters_from_lines, trim_licence
+from lore.books.outline import OutlineEntry
+from lore.books.parsed import ParsedBook
+from lore.core.errors import InvalidInput
+
+_ENDS_SENTENCE = re.compile(r"[.!?:;\"'”’)\]]$")
+
+
+def read_pdf(path: Path) -> ParsedBook:
+    reader = _open(path)
+    pages = [_page_text(page) for page in reader.pages]
+    if not any(p.strip() for p in pages):
+        raise InvalidInput(f"{path.name}: the PDF has no extractable text (scanned images need OCR)")
+    lines, page_starts = _lines(pages)
+    title, authors = _metadata(reader, lines, path)
+    entries = _outline_entries(reader, lines, page_starts)
+    notes = ["chapters from the PDF outline"] if entries else ["chapters from heading lines"]
+    if entries:
+        chapters = chapters_from_lines(lines, title, entries)
+    else:
+        chapters = chapters_from_lines(trim_licence(lines), title)
+    if not chapters:
+        raise InvalidInput(f"{path.name}: no chapters with text were found")
+    return ParsedBook(title=title, authors=authors, format="pdf", chapters=chapters, notes=notes)
+
+
+def _open(path: Path) -> Any:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except Exception as exc:
+                raise InvalidInput(f"{path.name}: the PDF is encrypted and cannot be opened ({exc})") from exc
+            if not opened:
+                raise InvalidInput(f"{path.name}: the PDF is encrypted (it needs a password)")
+        _ = len(reader.pages)
+        return reader
+    except InvalidInput:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise InvalidInput(f"{path.name}: not a readable PDF ({_reason(exc)})") from exc
+    except Exception as exc:  # pypdf raises many kinds on damaged files
+        raise InvalidInput(f"{path.name}: not a readable PDF ({_reason(exc)})") from exc
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:160] if text else exc.__class__.__name__
+
+
+def _page_text(page: Any) -> str:
+    try:
+        return page.extract_text() or ""
+    except Exception:  # one unreadable page should not lose the book
+        return ""
+
+
+def _lines(pages: list[str]) -> tuple[list[str], list[int]]:
+    """All lines, with a blank line where a paragraph ends; and the first line of each page."""
+    out: list[str] = []
+    starts: list[int] = []
+    for text in pages:
+        starts.append(len(out))
+        raw = [line.rstrip() for line in text.splitlines()]
+        widths = sorted(len(line.strip()) for line in raw if line.strip())
+        usual = widths[int(len(widths) * 0.8)] if widths else 0
+        for line in raw:
+            stripped = line.strip()
+            if not stripped:
+                out.append("")
+                continue
+            out.append(stripped)
+            if usual and len(stripped) < 0.8 * usual and _ENDS_SENTENCE.search(stripped):
+                out.append("")
+    return out, starts
+
+
+def _metadata(reader: Any, lines: list[str], path: Path) -> tuple[str, list[str]]:
+    meta = reader.metadata or {}
+    title = str(meta.get("/Title") or "").strip()
+    author = str(meta.get("/Author") or "").strip()
+    header = {}
+    for line in lines[:80]:
+        match = re.match(r"^\s*(Title|Author):\s*(.+)$", line)
+        if match:
+            header.setdefault(match.group(1).lower(), match.group(2).strip())
+    if ", by " in title:
+        title, _, by = title.partition(", by ")
+        author = by.strip() or author
+    title = header.get("title") or title or path.stem.replace("-", " ").replace("_", " ")
+    author = header.get("author") or author
+    return title, [author] if author else []
+
+
+def _outline_entries(reader: Any, lines: list[str], page_starts: list[int]) -> list[OutlineEntry]:
+    try:
+        outline = reader.outline
+    except Exception:
+        return []
+
+    def build(items: list[Any]) -> list[OutlineEntry]:
+        out: list[OutlineEntry] = []
+        for item in items:
+            if isinstance(item, list):
+                if out:
+                    out[-1].children.extend(build(item))
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:
+                continue
+            if page is None or not 0 <= page < len(page_starts):
+                continue
+            title = str(getattr(item, "title", "") or "").strip()
+            out.append(OutlineEntry(title=title, start=_find_title(lines, page_starts, page, title)))
+        return out
+
+    entries = build(list(outline or []))
+    return entries if sum(1 + len(e.children) for e in entries) >= 2 else []
+
+
+def _find_title(lines: list[str], page_starts: list[int], page: int, title: str) -> int:
+    """The line on the page where the bookmark's title is printed, else the page's first line."""
+    first = page_starts[page]
+    last = page_starts[page + 1] if page + 1 < len(page_starts) else len(lines)
+    want = re.sub(r"\W+", " ", title).strip().lower()
+    if want:
+        for i in range(first, last):
+            if re.sub(r"\W+", " ", lines[i]).strip().lower().startswith(want[:40]):
+                return i
+    return first

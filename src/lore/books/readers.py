@@ -1,0 +1,75 @@
+"""Which reader a file needs, decided by its first bytes rather than its name."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lore.books.lines import CHAPTER_LINE, chapters_from_lines, trim_licence
+from lore.books.parsed import ParsedBook
+from lore.core.errors import InvalidInput, NotFound
+
+TEXT_SUFFIXES = {".txt", ".text", ".md", ""}
+
+
+def read_book(path: Path) -> ParsedBook:
+    """A parsed book from an EPUB, PDF or plain-text file; one-line `InvalidInput` when unusable."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"no such file: {path}")
+    size = path.stat().st_size
+    if size == 0:
+        raise InvalidInput(f"{path.name}: the file is empty")
+    with path.open("rb") as handle:
+        head = handle.read(8)
+    if head.startswith(b"%PDF"):
+        from lore.books.pdf import read_pdf
+
+        return read_pdf(path)
+    if head.startswith(b"PK") or path.suffix.lower() == ".epub":
+        from lore.books.epub import read_epub
+
+        return read_epub(path)
+    if path.suffix.lower() == ".pdf":
+        raise InvalidInput(f"{path.name}: not a readable PDF (no PDF header)")
+    return read_text(path)
+
+
+def read_text(path: Path) -> ParsedBook:
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise InvalidInput(f"{path.name}: not a book Lore can read (binary data; use EPUB, PDF or text)")
+    text = _decode(raw).replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    header = dict(
+        (m.group(1).lower(), m.group(2).strip())
+        for line in lines[:60]
+        if (m := re.match(r"^\s*(Title|Author):\s*(.+)$", line))
+    )
+    body = trim_licence(lines)
+    opening = [line.strip() for line in body[:12] if line.strip()][:2]
+    title = header.get("title") or (opening[0] if opening and _title_like(opening[0]) else "")
+    title = title or path.stem.replace("-", " ").replace("_", " ").strip() or "Untitled"
+    author = header.get("author")
+    if not author and len(opening) > 1 and opening[1].lower().startswith("by "):
+        author = opening[1][3:].strip()
+    chapters = chapters_from_lines(body, title)
+    if not chapters:
+        raise InvalidInput(f"{path.name}: the file has no text")
+    authors = [author] if author else []
+    return ParsedBook(title=title, authors=authors, format="text", chapters=chapters,
+                      notes=["chapters from heading lines"])
+
+
+def _title_like(line: str) -> bool:
+    """A short opening line that is not a chapter heading and not a sentence."""
+    return len(line) <= 80 and not CHAPTER_LINE.match(line) and not line.endswith((".", ",", ";"))
+
+
+def _decode(raw: bytes) -> str:
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("latin-1")

@@ -1,0 +1,191 @@
+"""Hybrid passage search under the reader's cap, and the spoiler-free "not reached yet" probe.
+
+Two rankings of the visible passages, fused with reciprocal-rank fusion:
+- BM25 from SQLite FTS5 (porter-stemmed words), and
+- cosine similarity from the passage vectors (filters applied inside the scan).
+
+A fused hit is kept only when it clears the relevance floor: it holds most of the question's
+content words (IDF-weighted coverage), or its cosine similarity clears the floor set for the
+embedder in use (every embedder's scores live on its own scale). When nothing visible clears
+it, one uncapped probe (the same two searches, no model call) tells "the book does not say"
+from "you haven't reached the part that answers this", and returns nothing else: no passage,
+no chapter, no score.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lore.books import store as sql
+from lore.books.library import Book, caps_for, find_book, series_books
+from lore.books.passage_vectors import embedder, vector_search
+from lore.books.store import END, Cap
+from lore.core.config import load_settings
+from lore.core.store import Store
+
+RRF_K = 60
+CANDIDATES = 50
+COVERAGE_FLOOR = 0.8
+# cosine similarity a passage must reach to count as relevant, per embedder (scales differ)
+RELEVANCE_FLOORS = {
+    "hash-ngram-v1": 0.5,
+    "minilm-l6-v2": 0.5,
+    "nomic-embed-text": 0.62,
+}
+DEFAULT_FLOOR = 0.6
+QUESTION_WORDS = frozenset(
+    """
+    a an the and or but of to in on at by for from with into onto over under as about than
+    is are was were be been being am do does did done doing has have had having will would
+    shall should can could may might must who whom whose what which when where why how
+    that this these those there here it its it's he him his she her hers they them their
+    i me my we us our you your yours not no yes so if then else also just only very
+    tell say says said know knew book story chapter happen happens happened
+    someone somebody something anyone anything everyone everything
+    """.split()
+)
+
+FOUND, NOT_REACHED, NOT_IN_BOOK = "found", "not_reached", "not_in_book"
+MESSAGES = {
+    FOUND: "",
+    NOT_REACHED: "You haven't reached the part of the book that answers this yet.",
+    NOT_IN_BOOK: "The book doesn't say (nothing in it matches this question).",
+}
+
+
+@dataclass
+class PassageHit:
+    passage_id: int
+    book_id: int
+    chapter: int
+    passage: int
+    start: int
+    end: int
+    text: str
+    score: float  # fused (reciprocal-rank) score
+    bm25: float | None = None
+    cosine: float | None = None
+    coverage: float = 0.0
+
+
+@dataclass
+class SearchResult:
+    query: str
+    verdict: str
+    message: str
+    hits: list[PassageHit] = field(default_factory=list)
+    embedder: str = ""
+    floor: float = 0.0
+    books: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def content_terms(query: str) -> list[str]:
+    """The words of a question that carry its meaning, lower-cased, in order, once each."""
+    seen: list[str] = []
+    for word in re.findall(r"[^\W_]+", query.lower()):
+        if word not in QUESTION_WORDS and len(word) > 1 and word not in seen:
+            seen.append(word)
+    return seen[:12]
+
+
+def relevance_floor(name: str) -> float:
+    """The cosine floor for an embedder: config `books.relevance_floor.<name>` wins."""
+    configured = load_settings().section("books").get("relevance_floor", {})
+    if isinstance(configured, dict) and isinstance(configured.get(name), int | float):
+        return float(configured[name])
+    for prefix, floor in RELEVANCE_FLOORS.items():
+        if name == prefix or name.startswith(prefix):
+            return floor
+    return DEFAULT_FLOOR
+
+
+def search_book(ref: str | int, query: str, k: int = 5, *, spoilers: bool = False,
+                store: Store | None = None) -> SearchResult:
+    """Search one book within the reader's position (`spoilers` lifts the cap)."""
+    db = sql.books_store(store)
+    return search_books([find_book(ref, db)], query, k, spoilers=spoilers, store=db)
+
+
+def search_series(name: str, query: str, k: int = 5, *, spoilers: bool = False,
+                  store: Store | None = None) -> SearchResult:
+    """Search every book of a series, each under its own cap."""
+    db = sql.books_store(store)
+    return search_books(series_books(name, db), query, k, spoilers=spoilers, store=db)
+
+
+def search_books(books: list[Book], query: str, k: int = 5, *, spoilers: bool = False,
+                 store: Store | None = None) -> SearchResult:
+    db = sql.books_store(store)
+    query = " ".join(query.split())
+    space = embedder()
+    floor = relevance_floor(space.name)
+    caps = caps_for(books, spoilers=spoilers)
+    hits = ranked(db, caps, query, floor, CANDIDATES)
+    result = SearchResult(query=query, verdict=FOUND, message="", embedder=space.name,
+                          floor=floor, books=[b.id for b in books])
+    if hits:
+        result.hits = hits[:k]
+        return result
+    beyond = any(c.chapter < END for c in caps) and bool(
+        ranked(db, [Cap(c.book_id, END) for c in caps], query, floor, CANDIDATES)
+    )
+    result.verdict = NOT_REACHED if beyond else NOT_IN_BOOK
+    result.message = MESSAGES[result.verdict]
+    return result
+
+
+def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> list[PassageHit]:
+    """Visible passages that clear the relevance floor, best first by fused rank."""
+    if not query or all(c.chapter <= 0 for c in caps):
+        return []
+    conn = db.connect()
+    terms = content_terms(query)
+    lexical = _lexical(conn, caps, terms, limit)
+    vectors = {int(h.key): h.score for h in vector_search(db, caps, query, limit)}
+    fused: dict[int, float] = {}
+    for rank, pid in enumerate(lexical["order"]):
+        fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    for rank, pid in enumerate(sorted(vectors, key=lambda p: -vectors[p])):
+        fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    keep = [
+        pid for pid in fused
+        if lexical["coverage"].get(pid, 0.0) >= COVERAGE_FLOOR or vectors.get(pid, -1.0) >= floor
+    ]
+    rows = {r["id"]: r for r in sql.passages_by_id(conn, caps, keep)}
+    out = [
+        PassageHit(
+            passage_id=pid, book_id=r["book_id"], chapter=r["chapter_seq"], passage=r["passage_seq"],
+            start=r["start"], end=r["end"], text=r["text"], score=round(fused[pid], 6),
+            bm25=lexical["bm25"].get(pid), cosine=vectors.get(pid),
+            coverage=round(lexical["coverage"].get(pid, 0.0), 3),
+        )
+        for pid in keep if (r := rows.get(pid)) is not None
+    ]
+    out.sort(key=lambda h: (-h.score, h.passage_id))
+    return out
+
+
+def _lexical(conn: Any, caps: list[Cap], terms: list[str], limit: int) -> dict[str, Any]:
+    """BM25 order of visible passages, and each candidate's IDF-weighted share of the terms."""
+    empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}}
+    if not terms:
+        return empty
+    rows = sql.fts_search(conn, caps, " OR ".join(f'"{t}"' for t in terms), limit)
+    if not rows:
+        return empty
+    order = [r["id"] for r in rows]
+    total = sql.count_visible_passages(conn, caps)
+    weights, holders = {}, {}
+    for term in terms:
+        ids = sql.passages_matching(conn, caps, f'"{term}"')
+        weights[term] = math.log(1.0 + total / (len(ids) + 0.5))
+        holders[term] = ids
+    whole = sum(weights.values()) or 1.0
+    coverage = {pid: sum(w for t, w in weights.items() if pid in holders[t]) / whole for pid in order}
+    return {"order": order, "bm25": {r["id"]: round(r["score"], 4) for r in rows}, "coverage": coverage}

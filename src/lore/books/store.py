@@ -1,0 +1,404 @@
+"""All of the books domain's SQL: schema, writes, and reads that apply the reader's cap.
+
+Every read that can return book content (passages, mentions, entities, relations) joins a
+`cap(book_id, ch, ps)` table built from the caller's caps, so a row past the reader's position
+is filtered by SQLite itself and never reaches Python. `visible(alias)` is that one condition.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lore.core.store import Migration, Store, open_store
+
+MIGRATIONS = [
+    Migration(
+        "books/0001_library",
+        """
+        CREATE TABLE books (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            authors TEXT NOT NULL DEFAULT '[]',
+            series TEXT,
+            series_index REAL,
+            format TEXT NOT NULL,
+            source_path TEXT NOT NULL,
+            source_sha256 TEXT NOT NULL UNIQUE,
+            word_count INTEGER NOT NULL,
+            notes TEXT NOT NULL DEFAULT '',
+            added_at REAL NOT NULL
+        );
+        CREATE TABLE book_chapters (
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            text TEXT NOT NULL,
+            word_count INTEGER NOT NULL,
+            passage_count INTEGER NOT NULL,
+            PRIMARY KEY (book_id, chapter_seq)
+        );
+        CREATE TABLE book_passages (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            UNIQUE (book_id, chapter_seq, passage_seq)
+        );
+        CREATE VIRTUAL TABLE book_passages_fts USING fts5(
+            text, content='book_passages', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE book_positions (
+            book_id INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE book_entities (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            UNIQUE (book_id, name)
+        );
+        CREATE TABLE book_mentions (
+            id INTEGER PRIMARY KEY,
+            entity_id INTEGER NOT NULL REFERENCES book_entities(id) ON DELETE CASCADE,
+            book_id INTEGER NOT NULL,
+            passage_id INTEGER NOT NULL REFERENCES book_passages(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            surface TEXT NOT NULL,
+            form TEXT NOT NULL
+        );
+        CREATE INDEX book_mentions_cap ON book_mentions (book_id, chapter_seq, passage_seq);
+        CREATE INDEX book_mentions_entity ON book_mentions (entity_id, chapter_seq, passage_seq);
+        CREATE INDEX book_mentions_passage ON book_mentions (passage_id);
+        CREATE INDEX book_mentions_form ON book_mentions (book_id, form COLLATE NOCASE);
+        """,
+    ),
+]
+
+END = 1 << 30  # "no passage limit within the cap chapter", and "the whole book" as a chapter
+
+
+@dataclass(frozen=True)
+class Cap:
+    """How far a reader may see in one book: whole chapters below `chapter`, and in `chapter`
+    the passages up to `passage` (all of them when None). Chapter 0 means nothing at all."""
+
+    book_id: int
+    chapter: int
+    passage: int | None = None
+
+    def row(self) -> tuple[int, int, int]:
+        return (self.book_id, self.chapter, END if self.passage is None else self.passage)
+
+
+def books_store(store: Store | None = None) -> Store:
+    store = store or open_store()
+    store.migrate(MIGRATIONS)
+    return store
+
+
+def _cap_cte(caps: Sequence[Cap]) -> tuple[str, list[int]]:
+    if not caps:
+        return "WITH cap(book_id, ch, ps) AS (SELECT 0, 0, 0 WHERE 0)", []
+    rows = ", ".join("(?, ?, ?)" for _ in caps)
+    params = [v for cap in caps for v in cap.row()]
+    return f"WITH cap(book_id, ch, ps) AS (VALUES {rows})", params
+
+
+def visible(alias: str) -> str:
+    """The cap condition for a row with book_id, chapter_seq and passage_seq columns."""
+    return (
+        f"{alias}.book_id = cap.book_id AND ({alias}.chapter_seq < cap.ch OR "
+        f"({alias}.chapter_seq = cap.ch AND {alias}.passage_seq <= cap.ps))"
+    )
+
+
+# -- writes -------------------------------------------------------------------------------------
+
+
+def find_by_hash(conn: sqlite3.Connection, sha256: str) -> sqlite3.Row | None:
+    return conn.execute("SELECT id, title FROM books WHERE source_sha256 = ?", (sha256,)).fetchone()
+
+
+def insert_book(conn: sqlite3.Connection, *, title: str, authors: list[str], series: str | None,
+                series_index: float | None, fmt: str, source_path: str, sha256: str,
+                word_count: int, notes: str) -> int:
+    cur = conn.execute(
+        "INSERT INTO books (title, authors, series, series_index, format, source_path,"
+        " source_sha256, word_count, notes, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (title, json.dumps(authors), series, series_index, fmt, source_path, sha256, word_count,
+         notes, time.time()),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def insert_chapter(conn: sqlite3.Connection, book_id: int, seq: int, title: str, text: str,
+                   words: int, passages: int) -> None:
+    conn.execute(
+        "INSERT INTO book_chapters (book_id, chapter_seq, title, text, word_count, passage_count)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (book_id, seq, title, text, words, passages),
+    )
+
+
+def insert_passages(conn: sqlite3.Connection, book_id: int,
+                    rows: Iterable[tuple[int, int, int, int, str]]) -> dict[tuple[int, int], int]:
+    """Rows of (chapter_seq, passage_seq, start, end, text); returns ids by (chapter, passage)."""
+    conn.executemany(
+        "INSERT INTO book_passages (book_id, chapter_seq, passage_seq, start, end, text)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        ((book_id, *row) for row in rows),
+    )
+    conn.execute(
+        "INSERT INTO book_passages_fts (rowid, text)"
+        " SELECT id, text FROM book_passages WHERE book_id = ?",
+        (book_id,),
+    )
+    ids = conn.execute(
+        "SELECT id, chapter_seq, passage_seq FROM book_passages WHERE book_id = ?", (book_id,)
+    )
+    return {(r[1], r[2]): r[0] for r in ids}
+
+
+def insert_entity(conn: sqlite3.Connection, book_id: int, name: str, kind: str) -> int:
+    cur = conn.execute(
+        "INSERT INTO book_entities (book_id, name, kind) VALUES (?, ?, ?)", (book_id, name, kind)
+    )
+    return int(cur.lastrowid or 0)
+
+
+def insert_mentions(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Rows of (entity_id, book_id, passage_id, chapter_seq, passage_seq, start, end, surface, form)."""
+    conn.executemany(
+        "INSERT INTO book_mentions (entity_id, book_id, passage_id, chapter_seq, passage_seq,"
+        " start, end, surface, form) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def delete_book(conn: sqlite3.Connection, book_id: int) -> None:
+    conn.execute(
+        "INSERT INTO book_passages_fts (book_passages_fts, rowid, text)"
+        " SELECT 'delete', id, text FROM book_passages WHERE book_id = ?",
+        (book_id,),
+    )
+    conn.execute("DELETE FROM book_mentions WHERE book_id = ?", (book_id,))
+    conn.execute("DELETE FROM books WHERE id = ?", (book_id,))
+
+
+def set_position(conn: sqlite3.Connection, book_id: int, chapter: int, passage: int | None) -> None:
+    conn.execute(
+        "INSERT INTO book_positions (book_id, chapter_seq, passage_seq, updated_at)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (book_id) DO UPDATE SET chapter_seq = excluded.chapter_seq,"
+        " passage_seq = excluded.passage_seq, updated_at = excluded.updated_at",
+        (book_id, chapter, passage, time.time()),
+    )
+
+
+def clear_position(conn: sqlite3.Connection, book_id: int) -> None:
+    conn.execute("DELETE FROM book_positions WHERE book_id = ?", (book_id,))
+
+
+# -- library reads (no book content) ------------------------------------------------------------
+
+
+_BOOK_COLUMNS = (
+    "b.id, b.title, b.authors, b.series, b.series_index, b.format, b.source_path, b.word_count,"
+    " b.notes, b.added_at, p.chapter_seq AS pos_chapter, p.passage_seq AS pos_passage,"
+    " (SELECT COUNT(*) FROM book_chapters c WHERE c.book_id = b.id) AS chapter_count,"
+    " (SELECT COUNT(*) FROM book_passages s WHERE s.book_id = b.id) AS passage_count"
+)
+
+
+def list_books(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute(
+        f"SELECT {_BOOK_COLUMNS} FROM books b LEFT JOIN book_positions p ON p.book_id = b.id"
+        " ORDER BY COALESCE(b.series, b.title), b.series_index, b.title, b.id"
+    ).fetchall()
+
+
+def get_book(conn: sqlite3.Connection, book_id: int) -> sqlite3.Row | None:
+    return conn.execute(
+        f"SELECT {_BOOK_COLUMNS} FROM books b LEFT JOIN book_positions p ON p.book_id = b.id"
+        " WHERE b.id = ?",
+        (book_id,),
+    ).fetchone()
+
+
+def books_in_series(conn: sqlite3.Connection, series: str) -> list[int]:
+    rows = conn.execute(
+        "SELECT id FROM books WHERE series = ? COLLATE NOCASE ORDER BY series_index, id", (series,)
+    )
+    return [r[0] for r in rows]
+
+
+def chapter_outline(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]:
+    """Chapter numbers, titles and sizes (not their text)."""
+    return conn.execute(
+        "SELECT chapter_seq, title, word_count, passage_count FROM book_chapters"
+        " WHERE book_id = ? ORDER BY chapter_seq",
+        (book_id,),
+    ).fetchall()
+
+
+# -- capped reads -------------------------------------------------------------------------------
+
+
+def fts_search(conn: sqlite3.Connection, caps: Sequence[Cap], match: str, limit: int) -> list[sqlite3.Row]:
+    """BM25-ranked passages matching an FTS5 expression, among visible passages only."""
+    cte, params = _cap_cte(caps)
+    return conn.execute(
+        f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text,"
+        " bm25(book_passages_fts) AS score"
+        " FROM book_passages_fts JOIN book_passages p ON p.id = book_passages_fts.rowid"
+        f" JOIN cap ON {visible('p')}"
+        " WHERE book_passages_fts MATCH ? ORDER BY score, p.id LIMIT ?",
+        (*params, match, limit),
+    ).fetchall()
+
+
+def passages_by_id(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequence[int]) -> list[sqlite3.Row]:
+    """Visible passages among the given ids (hits from the vector index, checked again)."""
+    if not ids:
+        return []
+    cte, params = _cap_cte(caps)
+    marks = ",".join("?" for _ in ids)
+    return conn.execute(
+        f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text"
+        f" FROM book_passages p JOIN cap ON {visible('p')} WHERE p.id IN ({marks})",
+        (*params, *ids),
+    ).fetchall()
+
+
+def passages_for_embedding(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT id, chapter_seq, passage_seq, text FROM book_passages WHERE book_id = ? ORDER BY id",
+        (book_id,),
+    ).fetchall()
+
+
+def entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
+                limit: int) -> list[sqlite3.Row]:
+    """Entities with at least one visible mention: visible count and first visible chapter."""
+    cte, params = _cap_cte(caps)
+    kind_sql = " AND e.kind = ?" if kind else ""
+    return conn.execute(
+        f"{cte} SELECT e.id, e.book_id, e.kind, COUNT(*) AS mentions,"
+        " MIN(m.chapter_seq) AS first_chapter, COUNT(DISTINCT m.chapter_seq) AS chapters"
+        f" FROM book_mentions m JOIN cap ON {visible('m')}"
+        f" JOIN book_entities e ON e.id = m.entity_id{kind_sql}"
+        " GROUP BY e.id ORDER BY mentions DESC, e.id LIMIT ?",
+        (*params, *([kind] if kind else []), limit),
+    ).fetchall()
+
+
+def visible_forms(conn: sqlite3.Connection, caps: Sequence[Cap],
+                  entity_ids: Sequence[int]) -> list[sqlite3.Row]:
+    """The names each entity goes by in the visible text, with counts."""
+    if not entity_ids:
+        return []
+    cte, params = _cap_cte(caps)
+    marks = ",".join("?" for _ in entity_ids)
+    return conn.execute(
+        f"{cte} SELECT m.entity_id, m.form, COUNT(*) AS n, MIN(m.chapter_seq) AS first_chapter"
+        f" FROM book_mentions m JOIN cap ON {visible('m')}"
+        f" WHERE m.entity_id IN ({marks}) GROUP BY m.entity_id, m.form",
+        (*params, *entity_ids),
+    ).fetchall()
+
+
+def entities_by_form(conn: sqlite3.Connection, caps: Sequence[Cap], name: str) -> list[sqlite3.Row]:
+    """Entities that a visible mention calls by this name (case-insensitive)."""
+    cte, params = _cap_cte(caps)
+    return conn.execute(
+        f"{cte} SELECT m.entity_id, COUNT(*) AS n FROM book_mentions m JOIN cap ON {visible('m')}"
+        " WHERE m.form = ? COLLATE NOCASE OR m.surface = ? COLLATE NOCASE"
+        " GROUP BY m.entity_id ORDER BY n DESC",
+        (*params, name, name),
+    ).fetchall()
+
+
+def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
+                 limit: int) -> list[sqlite3.Row]:
+    """Names starting with the prefix (any word of the name), among visible mentions."""
+    cte, params = _cap_cte(caps)
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return conn.execute(
+        f"{cte} SELECT m.entity_id, m.form, COUNT(*) AS n FROM book_mentions m"
+        f" JOIN cap ON {visible('m')}"
+        " WHERE m.form LIKE ? ESCAPE '\\' OR m.form LIKE ? ESCAPE '\\'"
+        " GROUP BY m.entity_id, m.form ORDER BY n DESC, m.form LIMIT ?",
+        (*params, f"{escaped}%", f"% {escaped}%", limit),
+    ).fetchall()
+
+
+def entity_mentions(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int,
+                    limit: int) -> list[sqlite3.Row]:
+    """Visible mentions of an entity in reading order, with their passage."""
+    cte, params = _cap_cte(caps)
+    return conn.execute(
+        f"{cte} SELECT m.chapter_seq, m.passage_seq, m.start, m.end, m.surface, p.id AS passage_id,"
+        " p.text, p.start AS passage_start"
+        f" FROM book_mentions m JOIN cap ON {visible('m')}"
+        " JOIN book_passages p ON p.id = m.passage_id"
+        " WHERE m.entity_id = ? ORDER BY m.chapter_seq, m.passage_seq, m.start LIMIT ?",
+        (*params, entity_id, limit),
+    ).fetchall()
+
+
+def cooccurrences(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None,
+                  limit: int) -> list[sqlite3.Row]:
+    """Pairs of entities named in the same visible passage: passages shared, first chapter.
+
+    With `entity_id`, only that entity's neighbours (a graph walk of one hop)."""
+    cte, params = _cap_cte(caps)
+    focus = " AND a.entity_id = ?" if entity_id is not None else ""
+    pair = "a.entity_id != b.entity_id" if entity_id is not None else "a.entity_id < b.entity_id"
+    return conn.execute(
+        f"{cte} SELECT a.entity_id AS source, b.entity_id AS target,"
+        " COUNT(DISTINCT a.passage_id) AS passages, MIN(a.chapter_seq) AS first_chapter"
+        f" FROM book_mentions a JOIN cap ON {visible('a')}"
+        f" JOIN book_mentions b ON b.passage_id = a.passage_id AND {pair}"
+        f" WHERE 1{focus} GROUP BY a.entity_id, b.entity_id"
+        " ORDER BY passages DESC, source, target LIMIT ?",
+        (*params, *([entity_id] if entity_id is not None else []), limit),
+    ).fetchall()
+
+
+def entity_kinds(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> dict[int, str]:
+    if not entity_ids:
+        return {}
+    marks = ",".join("?" for _ in entity_ids)
+    rows = conn.execute(f"SELECT id, kind FROM book_entities WHERE id IN ({marks})", tuple(entity_ids))
+    return {r[0]: r[1] for r in rows}
+
+
+def count_visible_passages(conn: sqlite3.Connection, caps: Sequence[Cap]) -> int:
+    cte, params = _cap_cte(caps)
+    row = conn.execute(f"{cte} SELECT COUNT(*) FROM book_passages p JOIN cap ON {visible('p')}", params)
+    return int(row.fetchone()[0])
+
+
+def passages_matching(conn: sqlite3.Connection, caps: Sequence[Cap], match: str) -> set[int]:
+    """Ids of the visible passages that match an FTS5 expression (for term coverage)."""
+    cte, params = _cap_cte(caps)
+    rows = conn.execute(
+        f"{cte} SELECT p.id FROM book_passages_fts JOIN book_passages p ON p.id = book_passages_fts.rowid"
+        f" JOIN cap ON {visible('p')} WHERE book_passages_fts MATCH ?",
+        (*params, match),
+    )
+    return {r[0] for r in rows}

@@ -1,0 +1,285 @@
+"""`lore books ...`: import books, record how far you have read, search and explore within it.
+
+Every command that shows book content respects the reader's position: nothing past the
+chapter you are on is shown (a book you have not started shows nothing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lore.books import entities, library, search
+from lore.cli.common import console, err_console, handle_errors, print_json
+
+app = typer.Typer(
+    help="Books: import EPUB/PDF/text, set your reading position, search and explore spoiler-free.",
+    no_args_is_help=True,
+)
+
+STAGES = {"reading": "reading the file", "passages": "splitting passages", "names": "finding names",
+          "vectors": "embedding passages", "done": "done"}
+
+
+def _authors(book: library.Book) -> str:
+    return ", ".join(book.authors) or "-"
+
+
+def _series(book: library.Book) -> str:
+    if not book.series:
+        return "-"
+    index = book.series_index
+    if index is None:
+        return book.series
+    return f"{book.series} #{int(index) if float(index).is_integer() else index}"
+
+
+@app.command("add")
+@handle_errors
+def add(
+    file: Path = typer.Argument(..., help="An EPUB (2 or 3), PDF or plain-text file."),
+    series: str = typer.Option(None, "--series", help="Series name (overrides the file's)."),
+    series_index: float = typer.Option(None, "--series-index", help="Position in the series."),
+    title: str = typer.Option(None, "--title", help="Title (overrides the file's)."),
+    author: str = typer.Option(None, "--author", help="Author (overrides the file's)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the book as JSON."),
+) -> None:
+    """Import a book: chapters, passages, full-text index, names and passage vectors."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as bar:
+        task = bar.add_task(f"importing {file.name}", total=None)
+
+        def tick(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{file.name}: {STAGES.get(stage, stage)}",
+                       completed=done, total=total)
+
+        book = library.add_book(file, series=series, series_index=series_index, title=title,
+                                author=author, progress=tick)
+    if as_json:
+        print_json(book.as_dict())
+        return
+    verb = "Already in your library" if book.already_present else "Added"
+    console.print(
+        f"{verb}: #{book.id} [bold]{book.title}[/bold] by {_authors(book)} - {book.chapters} chapters,"
+        f" {book.passages} passages, {book.words:,} words ({book.format}; {book.notes or '-'})",
+        highlight=False,
+    )
+    if not book.already_present:
+        console.print(
+            f"Reading position: not started. Set it with `lore books progress {book.id} CHAPTER`.",
+            highlight=False,
+        )
+
+
+@app.command("list")
+@handle_errors
+def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
+    """List the books in your library with your position in each."""
+    books = library.list_books()
+    if as_json:
+        print_json([b.as_dict() for b in books])
+        return
+    table = Table("id", "title", "author", "series", "chapters", "words", "position",
+                  title="Library")
+    for b in books:
+        table.add_row(str(b.id), b.title, _authors(b), _series(b), str(b.chapters),
+                      f"{b.words:,}", b.position.describe(b.chapters))
+    console.print(table)
+    if not books:
+        console.print("No books yet: `lore books add FILE`.")
+
+
+@app.command("show")
+@handle_errors
+def show(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """A book's chapters and your position (titles of chapters ahead of you stay hidden)."""
+    info, outline = library.chapters(book)
+    if as_json:
+        print_json({"book": info.as_dict(), "chapters": outline})
+        return
+    console.print(
+        f"#{info.id} [bold]{info.title}[/bold] by {_authors(info)} | series: {_series(info)} |"
+        f" {info.format} | {info.words:,} words | position: "
+        f"{info.position.describe(info.chapters)}",
+        highlight=False,
+    )
+    added = dt.datetime.fromtimestamp(info.added_at).strftime("%Y-%m-%d %H:%M")
+    console.print(f"[dim]{info.source_path} (added {added}; {info.notes})[/dim]", highlight=False)
+    table = Table("chapter", "title", "words", "passages")
+    for ch in outline:
+        title = ch["title"] if ch["reached"] else "[dim](not reached)[/dim]"
+        table.add_row(str(ch["chapter"]), title, f"{ch['words']:,}", str(ch["passages"]))
+    console.print(table)
+
+
+@app.command("progress")
+@handle_errors
+def progress(
+    book: str = typer.Argument(None, help="Book id or title part (omit to list every position)."),
+    chapter: str = typer.Argument(None, help="Chapter you have read up to: 1..n, 0 = not started, end."),
+    passage: int = typer.Option(None, "--passage", help="Passage within that chapter you are at."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Show or set how far you have read: the cap every search and list respects."""
+    if book is None:
+        books = library.list_books()
+        if as_json:
+            print_json([{"id": b.id, "title": b.title, **b.as_dict()["position"]} for b in books])
+            return
+        table = Table("id", "title", "series", "position", title="Reading positions")
+        for b in books:
+            table.add_row(str(b.id), b.title, _series(b), b.position.describe(b.chapters))
+        console.print(table)
+        return
+    if chapter is None:
+        found = library.find_book(book)
+        if as_json:
+            print_json({"id": found.id, "title": found.title, **found.as_dict()["position"]})
+            return
+        console.print(f"{found.title}: {found.position.describe(found.chapters)}", highlight=False)
+        return
+    updated = library.set_progress(book, chapter, passage)
+    if as_json:
+        print_json({"id": updated.id, "title": updated.title, **updated.as_dict()["position"]})
+        return
+    console.print(f"{updated.title}: {updated.position.describe(updated.chapters)}", highlight=False)
+
+
+@app.command("characters")
+@handle_errors
+def characters_cmd(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    kind: str = typer.Option(None, "--kind", help="person, place or name."),
+    limit: int = typer.Option(30, "--limit", min=1),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Characters, places and other names you have met so far, most mentioned first."""
+    info, found = entities.characters(book, kind=kind, limit=limit)
+    if as_json:
+        print_json({"book": {"id": info.id, "title": info.title},
+                    "position": info.as_dict()["position"], "entities": [e.as_dict() for e in found]})
+        return
+    table = Table("name", "kind", "mentions", "first chapter", "also called",
+                  title=f"{info.title}: names up to {info.position.describe(info.chapters)}")
+    for e in found:
+        table.add_row(e.name, e.kind, str(e.mentions), str(e.first_chapter), ", ".join(e.aliases[:4]))
+    console.print(table)
+    if not found:
+        console.print(_nothing_yet(info), highlight=False)
+
+
+@app.command("profile")
+@handle_errors
+def profile_cmd(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    name: str = typer.Argument(..., help="A name as the book uses it (or its start)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """One character or place as you know them so far: names, first appearances, company."""
+    data = entities.profile(book, name)
+    if as_json:
+        print_json(data)
+        return
+    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {data['mentions']} mentions in"
+                  f" {data['chapters']} chapter(s), first in chapter {data['first_chapter']}",
+                  highlight=False)
+    if data["aliases"]:
+        console.print("also called: " + ", ".join(data["aliases"]), highlight=False)
+    for a in data["appearances"]:
+        console.print(f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {a['context']}", highlight=False)
+    if data["related"]:
+        console.print("seen with: " + ", ".join(f"{r['name']} ({r['passages']})" for r in data["related"]),
+                      highlight=False)
+
+
+@app.command("names")
+@handle_errors
+def names_cmd(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    prefix: str = typer.Argument(..., help="The start of a name."),
+    limit: int = typer.Option(10, "--limit", min=1),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Autocomplete a name among those you have already met."""
+    found = entities.autocomplete(book, prefix, limit=limit)
+    if as_json:
+        print_json(found)
+        return
+    for name in found:
+        console.print(name, highlight=False)
+
+
+@app.command("graph")
+@handle_errors
+def graph_cmd(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    limit: int = typer.Option(30, "--limit", min=1),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Who appears with whom (names in the same passage), within your position."""
+    data = entities.graph(book, limit=limit)
+    if as_json:
+        print_json(data)
+        return
+    table = Table("name", "with", "shared passages", "first chapter", title=f"{data['book']['title']}")
+    for e in data["edges"]:
+        table.add_row(e["source_name"], e["target_name"], str(e["passages"]), str(e["first_chapter"]))
+    console.print(table)
+
+
+@app.command("search")
+@handle_errors
+def search_cmd(
+    book: str = typer.Argument(..., help="Book id or title part (or a series name with --series)."),
+    query: str = typer.Argument(..., help="Words or a question."),
+    k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="How many passages."),
+    series: bool = typer.Option(False, "--series", help="BOOK names a series: search all its books."),
+    spoilers: bool = typer.Option(False, "--spoilers", help="Search past your position, this once."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Hybrid passage search (full text + vectors) within your reading position."""
+    if series:
+        result = search.search_series(book, query, k, spoilers=spoilers)
+    else:
+        result = search.search_book(book, query, k, spoilers=spoilers)
+    if as_json:
+        print_json(result.as_dict())
+        return
+    if result.verdict != search.FOUND:
+        console.print(result.message, highlight=False)
+        if result.verdict == search.NOT_REACHED:
+            console.print("[dim]Add --spoilers to search the whole book this once.[/dim]")
+        return
+    for hit in result.hits:
+        console.print(f"[bold]book {hit.book_id}, chapter {hit.chapter}, passage {hit.passage}[/bold]"
+                      f" [dim](score {hit.score:.4f})[/dim]", highlight=False)
+        console.print(_clip(hit.text), highlight=False)
+        console.print()
+
+
+@app.command("remove")
+@handle_errors
+def remove(book: str = typer.Argument(..., help="Book id or a unique part of its title.")) -> None:
+    """Remove a book and everything derived from it."""
+    gone = library.remove_book(book)
+    console.print(f"Removed #{gone.id} {gone.title}.", highlight=False)
+
+
+def _clip(text: str, width: int = 700) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _nothing_yet(book: Any) -> str:
+    if book.position.chapter <= 0:
+        return f"You have not started this book: `lore books progress {book.id} CHAPTER`."
+    return "No names in the part you have read."

@@ -1,0 +1,49 @@
+"""Fixtures for book tests: small built books, and the shared books imported once per session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lore.books import library
+from lore.core.store import Store
+from support.books import make_epub, mystery_book
+
+
+@pytest.fixture
+def mystery_epub(tmp_path: Path) -> Path:
+    """A five-chapter EPUB 3: Clara Vane first named in chapter 3, revealed as poisoner in 5."""
+    return make_epub(tmp_path / "vane.epub", mystery_book())
+
+
+@pytest.fixture
+def mystery(mystery_epub: Path) -> library.Book:
+    return library.add_book(mystery_epub)
+
+
+class SharedLibrary:
+    """The shared books, each imported once per test session into one store."""
+
+    def __init__(self, root: Path, store: Store):
+        self.store = store
+        self.root = root
+        self._books: dict[str, library.Book] = {}
+
+    def book(self, folder: Path, name: str) -> library.Book:
+        if name not in self._books:
+            self._books[name] = library.add_book(folder / "books" / name, store=self.store)
+        return library.get_book(self._books[name].id, store=self.store)
+
+
+@pytest.fixture(scope="session")
+def _shared_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedLibrary]:
+    root = tmp_path_factory.mktemp("shared-library")
+    yield SharedLibrary(root, Store(root / "lore.db"))
+
+
+@pytest.fixture
+def shared(shared_data: Path, _shared_session: SharedLibrary) -> Iterator[tuple[Path, SharedLibrary]]:
+    """(shared data folder, the session's library); skips when the shared folder is absent."""
+    yield shared_data, _shared_session
