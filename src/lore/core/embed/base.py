@@ -65,39 +65,40 @@ class Embedder(ABC):
     ) -> np.ndarray:
         """Unit vectors for `texts`, shape (n, dim), float32, in the order given."""
         texts = [str(t) for t in texts]
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
-        todo = list(range(len(texts)))
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows: list[np.ndarray | None] = [None] * len(texts)
         if self.cacheable and not no_cache:
-            hits = cache.get_vectors(self.name, self.dim, texts)
+            hits = cache.get_vectors(self.name, texts)
             for i, vec in hits.items():
-                out[i] = vec
-            todo = [i for i in todo if i not in hits]
+                rows[i] = vec
             if hits:
                 self._count(len(hits), cached=True, tokens=0)
-        if not todo:
-            return out
+        todo = [i for i, row in enumerate(rows) if row is None]
         show = progress if progress is not None else (len(todo) >= PROGRESS_FROM and _tty())
-        with _Progress(show, len(todo), self.name) as bar:
+        with _Progress(show and bool(todo), len(todo), self.name) as bar:
             for start in range(0, len(todo), self.batch_size):
                 idx = todo[start : start + self.batch_size]
                 batch = [texts[i] for i in idx]
                 raw, tokens = self._embed_counted(batch)
                 vectors = normalize(raw)
-                if vectors.shape != (len(batch), self.dim):
+                if vectors.shape != (len(batch), self.dim):  # a remote dim is known by now
                     raise ValueError(
                         f"{self.name} returned vectors of shape {vectors.shape},"
                         f" expected {(len(batch), self.dim)}"
                     )
-                out[idx] = vectors
+                for i, vec in zip(idx, vectors, strict=True):
+                    rows[i] = vec
                 if self.cacheable:
                     cache.put_vectors(self.name, batch, vectors)
-                    estimated = tokens is None
                     self._count(len(batch), cached=False,
                                 tokens=estimate_many(batch) if tokens is None else tokens,
-                                estimated=estimated)
+                                estimated=tokens is None)
                 bar.advance(len(batch))
+        out = np.stack(rows).astype(np.float32, copy=False)  # type: ignore[arg-type]
+        if out.shape[1] != self.dim:
+            raise ValueError(f"cached vectors of {self.name} have {out.shape[1]} dimensions,"
+                             f" not {self.dim}; clear the embedding cache")
         return out
 
     def embed_query(self, text: str, *, no_cache: bool = False) -> np.ndarray:

@@ -136,7 +136,7 @@ def embed_key(embedder: str, text: str) -> str:
 
 
 def get_vectors(
-    embedder: str, dim: int, texts: Sequence[str], store: Store | None = None
+    embedder: str, texts: Sequence[str], store: Store | None = None
 ) -> dict[int, np.ndarray]:
     """Cached vectors for `texts`, as {position in texts: vector}; misses are absent."""
     conn = cache_store(store).connect()
@@ -147,9 +147,8 @@ def get_vectors(
         chunk = unique[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
         rows = conn.execute(
-            f"SELECT key, vector FROM llm_embed_cache WHERE embedder = ? AND dim = ?"
-            f" AND key IN ({marks})",
-            (embedder, dim, *chunk),
+            f"SELECT key, vector FROM llm_embed_cache WHERE embedder = ? AND key IN ({marks})",
+            (embedder, *chunk),
         )
         for key, blob in rows:
             found[key] = np.frombuffer(blob, dtype="<f4")

@@ -1,0 +1,100 @@
+"""`lore model show|test|cache|usage` against the real local model server."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from lore.cli.model import app
+from lore.core.config import update_settings
+from lore.core.llm import complete_sync, model_subject
+from support.fake_llm import API_KEY, FakeLLM, fake_llm_fixture  # noqa: F401
+
+runner = CliRunner()
+
+
+def test_show_without_a_model_says_what_to_do(monkeypatch, tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["show"])
+    assert result.exit_code == 0
+    assert "none" in result.stdout and "LORE_MODEL" in result.stdout
+    assert "still works" in result.stdout
+    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    assert data["chat"] is None and "OPENAI_API_KEY" in data["needs_model"]
+    assert data["embedder"].startswith("hash")
+
+
+def test_show_masks_the_key(fake_llm: FakeLLM) -> None:
+    update_settings({"model": {"tasks": {"check": "openai:cheap"},
+                               "prices": {"fake-model": {"input": 0.15, "output": 0.6}}}})
+    result = runner.invoke(app, ["show"])
+    assert result.exit_code == 0, result.output
+    assert API_KEY not in result.stdout
+    assert "sk-t…0000" in result.stdout
+    assert "openai:fake-model" in result.stdout and "env LORE_MODEL" in result.stdout
+    assert "openai:cheap" in result.stdout
+    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    assert data["chat"]["api_key"] == "sk-t…0000"
+    assert data["chat"]["base_url"] == fake_llm.url
+    assert data["tasks"] == {"check": "openai:cheap"}
+    assert data["prices"] == {"fake-model": {"input": 0.15, "output": 0.6}}
+
+
+def test_model_test_makes_one_real_call_every_time(fake_llm: FakeLLM) -> None:
+    fake_llm.reply_model = "fake-model-0613"
+    fake_llm.reply("pong", "pong")
+    result = runner.invoke(app, ["test"])
+    assert result.exit_code == 0, result.output
+    assert "openai:fake-model answered in" in result.stdout
+    assert "fake-model-0613" in result.stdout and "'pong'" in result.stdout
+    data = json.loads(runner.invoke(app, ["test", "--json"]).stdout)
+    assert data["reply"] == "pong" and data["latency_ms"] > 0
+    assert fake_llm.count() == 2  # never answered from the cache
+
+
+def test_model_test_without_a_model_exits_5(monkeypatch, tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["test"])
+    assert result.exit_code == 5
+    assert "no language model is configured" in result.stderr
+
+
+def test_model_test_reports_a_failing_server(fake_llm: FakeLLM, monkeypatch) -> None:
+    monkeypatch.setenv("LORE_LLM_MAX_RETRIES", "0")
+    fake_llm.fail("500")
+    result = runner.invoke(app, ["test"])
+    assert result.exit_code == 1
+    assert "answered 500" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cache_stats_and_clear(fake_llm: FakeLLM) -> None:
+    fake_llm.reply("ping", "pong")
+    complete_sync("ping")
+    complete_sync("ping")
+    stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).stdout)
+    assert (stats["chat_entries"], stats["chat_hits"]) == (1, 1)
+    assert "1 completions (1 cache hits" in runner.invoke(app, ["cache", "stats"]).stdout
+    aborted = runner.invoke(app, ["cache", "clear"], input="n\n")
+    assert aborted.exit_code == 1
+    cleared = runner.invoke(app, ["cache", "clear", "--yes", "--json"])
+    assert json.loads(cleared.stdout) == {"removed": 1, "kind": "all"}
+    bad = runner.invoke(app, ["cache", "clear", "--yes", "--kind", "nope"])
+    assert bad.exit_code == 2 and "unknown cache kind" in bad.stderr
+
+
+def test_usage_by_subject_and_model(fake_llm: FakeLLM) -> None:
+    update_settings({"model": {"prices": {"fake-model": {"input": 1000, "output": 1000}}}})
+    fake_llm.reply(lambda r: True, "ok")
+    with model_subject("book:3"):
+        complete_sync("a")
+    complete_sync("b", subject="repo:o/n")
+    table = runner.invoke(app, ["usage"])
+    assert table.exit_code == 0
+    assert "book:3" in table.stdout and "repo:o/n" in table.stdout and "$" in table.stdout
+    data = json.loads(runner.invoke(app, ["usage", "--by", "model", "--json"]).stdout)
+    assert data["openai:fake-model"]["calls"] == 2
+    only_books = json.loads(runner.invoke(app, ["usage", "--subject", "book:", "--json"]).stdout)
+    assert list(only_books) == ["book:3"]
+    assert runner.invoke(app, ["usage", "--by", "colour"]).exit_code == 2
