@@ -17,6 +17,7 @@ from lore.rules.discover import discover, discover_conventions
 from lore.rules.export import TARGETS, export_rules
 from lore.rules.intake import Candidate
 from lore.rules.memorize import memorize
+from lore.rules.train import train
 
 
 def _short(items: list[str], limit: int = 3) -> str:
@@ -108,6 +109,29 @@ def register(root: typer.Typer) -> None:
         console.print(_candidate_table(f"discover → project {project.name}", candidates, status))
         console.print(f"{len(saved.added)} new pending rule(s), {saved.repeats} already known. "
                       f"Review: lore review --name {project.name} list --pending", highlight=False)
+
+    @root.command("train")
+    @handle_errors
+    def train_cmd(
+        files: list[Path] = typer.Argument(..., help="Markdown or text documents (style guide, design doc)."),
+        name: str = typer.Option(None, "--name", "-n", help="Project name (default: this folder's)."),
+        scope: str = typer.Option(None, "--scope", help="Scope for every rule (default: global)."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Turn your own documents into rules, active at once because you chose them."""
+        report = train(service.find_project(name), list(files), scope)
+        if as_json:
+            print_json(report.to_dict())
+            return
+        table = Table("document", "pieces", "new", "known", "refused", title=f"train → project {report.project.name}")
+        for f in report.files:
+            table.add_row(f.path, str(len(f.candidates)), str(f.added), str(f.repeats), str(len(f.refused)))
+        console.print(table)
+        for f in report.files:
+            for line in [*f.refused, *f.notes, *(f"front matter: {p}" for p in f.problems)]:
+                console.print(f"[yellow]{f.path}[/yellow]: {line}", highlight=False)
+        console.print(f"{len(report.saved.added)} new active rule(s). See: lore review --name "
+                      f"{report.project.name} list", highlight=False)
 
     @root.command("export")
     @handle_errors
