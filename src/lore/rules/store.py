@@ -80,6 +80,18 @@ MIGRATIONS = [
         );
         """,
     ),
+    Migration(
+        "rules/0002_review_attempts",
+        """
+        CREATE TABLE review_attempts (
+            project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            at REAL NOT NULL,
+            ok INTEGER NOT NULL,
+            detail TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX review_attempts_by_project ON review_attempts(project_id, at);
+        """,
+    ),
 ]
 
 _RULE_COLUMNS = (
@@ -314,3 +326,17 @@ class RulesStore:
                 "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
                 [(session_id, project_id, n, now) for n in items],
             )
+
+    # -- review-feedback attempts (lore learn / learn_from_reviews) ------------------------------
+    def record_review_attempt(self, project_id: int, ok: bool, detail: str = "") -> float:
+        now = time.time()
+        with self.store.transaction() as tx:
+            tx.execute("INSERT INTO review_attempts (project_id, at, ok, detail) VALUES (?, ?, ?, ?)",
+                       (project_id, now, int(ok), detail[:500]))
+        return now
+
+    def last_review_attempt(self, project_id: int) -> float | None:
+        row = self._conn().execute(
+            "SELECT MAX(at) FROM review_attempts WHERE project_id = ?", (project_id,)
+        ).fetchone()
+        return row[0] if row else None
