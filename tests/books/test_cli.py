@@ -1,0 +1,79 @@
+"""`lore books ...` end to end through the Typer app: JSON everywhere, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from lore.cli.app import app
+
+runner = CliRunner()
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["books", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _json(*args: str):
+    code, out, err = _run(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_add_list_show_and_progress(mystery_epub: Path) -> None:
+    added = _json("add", str(mystery_epub), "--series", "Vane Mysteries", "--series-index", "1")
+    assert (added["title"], added["chapters"], added["series"]) == ("The Vane Inheritance", 5, "Vane Mysteries")
+    assert added["position"]["label"] == "not started"
+    again = _json("add", str(mystery_epub))
+    assert again["already_present"] is True and again["id"] == added["id"]
+    assert [b["title"] for b in _json("list")] == ["The Vane Inheritance"]
+
+    assert _json("progress", "vane", "2")["label"] == "chapter 2 of 5"
+    assert _json("progress", "vane")["chapter"] == 2
+    assert _json("progress")[0]["label"] == "chapter 2 of 5"
+    shown = _json("show", "vane")
+    assert [c["title"] for c in shown["chapters"]][:3] == ["Chapter 1", "Chapter 2", None]
+
+    code, out, _ = _run("show", "vane")
+    assert code == 0 and "Chapter 2" in out and "(not reached)" in out and "Chapter 3" not in out
+    code, out, _ = _run("list")
+    assert code == 0 and "Vane" in out and "chapter 2" in out
+
+
+def test_names_profile_graph_and_search_respect_the_position(mystery_epub: Path) -> None:
+    book = _json("add", str(mystery_epub))
+    ref = str(book["id"])
+    _run("progress", ref, "2")
+    names = {e["name"] for e in _json("characters", ref)["entities"]}
+    assert "Arthur Penrose" in names and "Clara Vane" not in names
+    assert _json("names", ref, "Cla") == []
+    assert _json("profile", ref, "Penrose")["first_chapter"] == 1
+    assert all(e["first_chapter"] <= 2 for e in _json("graph", ref)["edges"])
+    hidden = _json("search", ref, "Who poisoned the colonel?")
+    assert hidden["verdict"] == "not_reached" and hidden["hits"] == []
+    code, out, _ = _run("search", ref, "Who poisoned the colonel?")
+    assert code == 0 and "haven't reached" in out and "Clara" not in out
+
+    _run("progress", ref, "end")
+    found = _json("search", ref, "Who poisoned the colonel?")
+    assert found["verdict"] == "found" and found["hits"][0]["chapter"] == 5
+    assert _json("names", ref, "Cla") == ["Clara Vane"]
+    code, out, _ = _run("characters", ref)
+    assert code == 0 and "Clara Vane" in out
+
+
+def test_errors_are_one_line_with_meaningful_exit_codes(tmp_path: Path, mystery_epub: Path) -> None:
+    broken = tmp_path / "broken.epub"
+    broken.write_bytes(b"PK\x03\x04 broken")
+    code, _, err = _run("add", str(broken))
+    assert code == 2 and "not a readable EPUB" in err and err.strip().count("\n") == 0
+    code, _, err = _run("show", "no such book")
+    assert code == 3 and "no book matches" in err
+    _json("add", str(mystery_epub))
+    code, _, err = _run("progress", "vane", "99")
+    assert code == 2 and "chapters 1 to 5" in err
+    code, _, err = _run("profile", "vane", "Clara")
+    assert code == 3 and "part of the book you have read" in err
