@@ -6,6 +6,7 @@ the report as a table (or `--json`).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -16,6 +17,7 @@ from lore.rules import service
 from lore.rules.discover import discover, discover_conventions
 from lore.rules.export import TARGETS, export_rules
 from lore.rules.intake import Candidate
+from lore.rules.learn import learn, learn_from_reviews
 from lore.rules.memorize import memorize
 from lore.rules.train import train
 
@@ -36,6 +38,16 @@ def _candidate_table(title: str, candidates: list[Candidate], status: dict[str, 
         if status:
             row.append(status.get(c.key, ""))
         table.add_row(*row)
+    return table
+
+
+def _feedback_table(title: str, candidates: list[Candidate]) -> Table:
+    table = Table("times", "feedback", "scope", "where", title=title)
+    for c in candidates:
+        where = "; ".join(f"#{e.get('pr')} {e.get('file')}:{e.get('line')} ({e.get('author')})"
+                          for e in c.evidence[:3])
+        table.add_row(str(len(c.evidence)), c.text, ", ".join(c.scope) or "global",
+                      where + (f"; +{len(c.evidence) - 3} more" if len(c.evidence) > 3 else ""))
     return table
 
 
@@ -109,6 +121,40 @@ def register(root: typer.Typer) -> None:
         console.print(_candidate_table(f"discover → project {project.name}", candidates, status))
         console.print(f"{len(saved.added)} new pending rule(s), {saved.repeats} already known. "
                       f"Review: lore review --name {project.name} list --pending", highlight=False)
+
+    @root.command("learn")
+    @handle_errors
+    def learn_cmd(
+        path: Path = typer.Argument(Path("."), help="The repository (its `origin` is on GitHub)."),
+        include_external: bool = typer.Option(
+            False, "--include-external", help="Also count comments by people outside the repository."),
+        since: str = typer.Option(None, "--since", help="Only comments from this date on (2024-01-31)."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Show the grouped feedback; save nothing."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Read PR review comments by owners, members and collaborators; save repeated feedback
+        first, as pending rules."""
+        def wait(seconds: float, reason: str) -> None:
+            err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False)
+            time.sleep(seconds)
+
+        if dry_run:
+            candidates = learn_from_reviews(path, include_external, since, sleep=wait)
+            if as_json:
+                print_json({"candidates": [c.to_dict() for c in candidates]})
+            else:
+                console.print(_feedback_table("learn (dry run)", candidates))
+            return
+        project, candidates, saved = learn(path, include_external, since, sleep=wait)
+        if as_json:
+            print_json({"project": project.name, "candidates": [c.to_dict() for c in candidates],
+                        "added": [r.id for r in saved.added], "merged": len(saved.merged),
+                        "repeats": saved.repeats})
+            return
+        console.print(_feedback_table(f"learn → project {project.name}", candidates))
+        console.print(f"{len(saved.added)} new pending rule(s), {len(saved.merged)} with new evidence, "
+                      f"{saved.repeats} already known. Review: lore review --name {project.name} list "
+                      "--pending --details", highlight=False)
 
     @root.command("train")
     @handle_errors
