@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that answers like the GitHub REST API, for tests.
 
 Load it with issues, PRs, comments, review comments, timeline events and commits; it serves
-them with GitHub's shapes, `Link` pagination, rate-limit headers, ETags (304 on a match), and
+them with GitHub's shapes, `Link` pagination (`per_page` caps the page size, so a test
+can force many pages), rate-limit headers, ETags (304 on a match), and
 scripted trouble: a 502 before success, a primary or secondary rate limit, slow answers,
 dropped connections. Every request is logged.
 
@@ -54,7 +55,7 @@ class _Item:
 
 
 class FakeGitHub:
-    def __init__(self, owner: str = "acme", repo: str = "widget", *, per_page: int = 30,
+    def __init__(self, owner: str = "acme", repo: str = "widget", *, per_page: int = 100,
                  rate_limit: int = 5000, reset_in: float = 3600):
         self.owner, self.repo = owner, repo
         self.per_page = per_page
@@ -66,10 +67,14 @@ class FakeGitHub:
         self.items: dict[int, _Item] = {}
         self.commits: list[dict[str, Any]] = []  # oldest first
         self.troubles: list[Trouble] = []
-        self.log: list[tuple[str, int]] = []  # (path?query, status)
+        self.log: list[tuple[str, int]] = []  # (path?query, status) once answered
+        self.arrived: list[str] = []  # path?query as each request arrives
         self._lock = threading.Lock()
         self._next_id = 1000
-        self._server: ThreadingHTTPServer | None = None
+        # bound now, so `url` is known while loading data; served once started
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._server.block_on_close = False  # a "slow" answer must not hold up stop()
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------ loading data
@@ -217,22 +222,21 @@ class FakeGitHub:
             self.troubles.append(Trouble(match, kind, times, seconds))
 
     def requests(self, contains: str = "") -> list[str]:
+        """Requests received so far (answered or not) whose path contains `contains`."""
         with self._lock:
-            return [p for p, _s in self.log if contains in p]
+            return [p for p in self.arrived if contains in p]
 
     # ------------------------------------------------------------ serving
 
     def start(self) -> FakeGitHub:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        if self._server:
+        if self._thread is not None:
             self._server.shutdown()
-            self._server.server_close()
+        self._server.server_close()
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -242,7 +246,6 @@ class FakeGitHub:
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start the server first"
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def _take_trouble(self, path: str) -> Trouble | None:
@@ -303,6 +306,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             with gh._lock:
+                gh.arrived.append(self.path)
                 gh.auth_seen.append(self.headers.get("Authorization"))
                 if time.time() >= gh.reset_at:
                     gh.remaining, gh.reset_at = gh.rate_limit, time.time() + gh.reset_in
@@ -334,7 +338,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 return self._send(404, {"message": "Not Found"})
             headers: dict[str, str] = {}
             if isinstance(data, list):
-                per_page = int(query.get("per_page", gh.per_page))
+                per_page = min(int(query.get("per_page", gh.per_page)), gh.per_page)
                 page = int(query.get("page", 1))
                 last = max(1, -(-len(data) // per_page))
                 data = data[(page - 1) * per_page: page * per_page]

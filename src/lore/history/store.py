@@ -366,6 +366,23 @@ def item_nodes(conn: sqlite3.Connection, repo_id: int) -> dict[int, tuple[int, s
     return {int(key): (nid, kind) for key, nid, kind in rows}
 
 
+def merged_prs(conn: sqlite3.Connection, repo_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT node_id, number, title, body, created_at, merged_at FROM history_items"
+        " WHERE repo_id = ? AND kind = 'pr' AND merged_at IS NOT NULL ORDER BY number",
+        (repo_id,),
+    ).fetchall()
+
+
+def issue_close_times(conn: sqlite3.Connection, repo_id: int) -> dict[int, tuple[int, float | None]]:
+    """number -> (node id, closed at) for fetched issues (not PRs)."""
+    rows = conn.execute(
+        "SELECT number, node_id, closed_at FROM history_items WHERE repo_id = ? AND kind = 'issue'",
+        (repo_id,),
+    )
+    return {number: (nid, closed) for number, nid, closed in rows}
+
+
 def retype_node(conn: sqlite3.Connection, node_id: int, kind: str) -> None:
     conn.execute("UPDATE history_nodes SET kind = ? WHERE id = ?", (kind, node_id))
 
