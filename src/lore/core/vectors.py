@@ -410,9 +410,13 @@ class VectorIndex:
         loaded = self._load()
         if not loaded.keys:
             return []
-        scores = loaded.matrix @ unit
         rows = np.flatnonzero(loaded.mask(clauses)) if clauses is not None else None
-        candidates = scores if rows is None else scores[rows]
+        if rows is None:
+            candidates = loaded.matrix @ unit
+        elif rows.size * 4 < len(loaded.keys):  # a narrow filter: score only the rows it keeps
+            candidates = loaded.matrix[rows] @ unit
+        else:
+            candidates = (loaded.matrix @ unit)[rows]
         if candidates.size == 0:
             return []
         take = min(k, candidates.size)
@@ -423,10 +427,11 @@ class VectorIndex:
         else:
             picked = np.arange(candidates.size)
         positions = picked if rows is None else rows[picked]
-        order = np.lexsort((loaded.ids[positions], -scores[positions]))[:take]
+        order = np.lexsort((loaded.ids[positions], -candidates[picked]))[:take]
         return [
-            Hit(loaded.keys[p], float(scores[p]), dict(loaded.metas[p]))
-            for p in positions[order]
+            Hit(loaded.keys[positions[o]], float(candidates[picked[o]]),
+                dict(loaded.metas[positions[o]]))
+            for o in order
         ]
 
     def _search_sqlite_vec(
@@ -466,12 +471,12 @@ class VectorIndex:
         cur.row_factory = None
         rows = cur.execute(
             "SELECT id, item_key, vector, meta FROM core_vectors"
-            " WHERE collection = ? AND embedder = ? ORDER BY id",
+            " WHERE collection = ? AND embedder = ?",  # row order is free: ties break by id
             (self.collection, self.model),
         ).fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
-        metas = [json.loads(r[3]) if r[3] != "{}" else {} for r in rows]
+        metas = json.loads("[" + ",".join(r[3] for r in rows) + "]")  # one parse, not n
         loaded = _Loaded(generation, ids, [r[1] for r in rows], matrix, metas)
         with _loaded_lock:
             _loaded[ident] = loaded
