@@ -38,7 +38,7 @@ projects.register_top_level(app)
 from lore.cli import books  # noqa: E402
 
 app.add_typer(books.app, name="books")
-from lore.cli import install, rules_files  # noqa: E402  (install; memorize, discover, learn, train, export)
+from lore.cli import install, review_lint, rules_files  # noqa: E402, F401  (install; lint; file commands)
 
 install.register(app)
 rules_files.register(app)

@@ -1,0 +1,36 @@
+"""`lore review --name NAME lint`: dead scopes, duplicates, contradictions, untagged rules and the
+token cost of always-rules. Exit code 1 when there is a warning, so it can gate CI."""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from lore.cli import review
+from lore.cli.common import console, handle_errors, print_json
+from lore.rules.lint import ALWAYS_BUDGET, lint_rules
+
+
+@review.app.command("lint")
+@handle_errors
+def lint(
+    ctx: typer.Context,
+    pending: bool = typer.Option(False, "--pending", help="Check pending rules too, not only active ones."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Check the rules as a set: dead scopes, duplicates, contradictions, untagged, always cost."""
+    report = lint_rules(review._project(ctx), include_pending=pending)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        if report.findings:
+            table = Table("", "check", "finding", title=f"lint {report.project.name}")
+            for f in report.findings:
+                mark = "[yellow]warning[/yellow]" if f.severity == "warning" else "[dim]info[/dim]"
+                table.add_row(mark, f.kind, f.message)
+            console.print(table)
+        console.print(f"{report.rules} rule(s) checked; always-rules cost about {report.always_tokens} "
+                      f"tokens per request (budget {ALWAYS_BUDGET}); {len(report.warnings)} warning(s).",
+                      highlight=False)
+    if report.warnings:
+        raise typer.Exit(1)

@@ -1,0 +1,273 @@
+"""`lore review lint`: what is wrong with a project's rules as a set.
+
+- Dead scopes: a scope entry no file of the repository (`git ls-files`) falls under; a rule whose
+  entries are all dead is never served.
+- Duplicates: the same normalised text twice; near-duplicates: 80% of their words shared.
+- Contradictions: rules with overlapping scopes that say opposite things ("tabs" against
+  "spaces", "do" against "never", "max 80" against "max 120"). The screening gate's check is
+  used when it is present, and this module's own pairwise check in any case.
+- Untagged rules, which selection can only match on their text.
+- The token cost of always-rules, sent on every request: a warning above about 1,000 tokens.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from lore.core.config import load_settings
+from lore.core.text import build_tokenizer, estimate_tokens, split_words
+from lore.rules import service
+from lore.rules.intake import normalize_text
+from lore.rules.models import Project, Rule
+from lore.rules.scopes import entry_coverage
+
+ALWAYS_BUDGET = 1000
+NEAR_DUPLICATE = 0.8
+RELATED = 0.3  # word overlap at which two rules are about the same thing
+_NEGATIONS = frozenset({"never", "not", "no", "don", "dont", "avoid", "without", "nor", "disallow",
+                        "forbid", "forbidden", "stop"})
+_OPPOSITES = (
+    ({"tab", "tabs"}, {"space", "spaces"}),
+    ({"single"}, {"double"}),
+    ({"camel", "camelcase"}, {"snake", "snakecase"}),
+    ({"camel", "camelcase"}, {"pascal", "pascalcase"}),
+    ({"snake", "snakecase"}, {"kebab", "kebabcase"}),
+    ({"relative"}, {"absolute"}),
+    ({"sync", "synchronous"}, {"async", "asynchronous"}),
+    ({"class", "classes"}, {"function", "functions", "functional"}),
+    ({"mutable"}, {"immutable"}),
+    ({"lf"}, {"crlf"}),
+)
+_NUMBER = re.compile(r"\b\d+\b")
+
+
+@dataclass
+class Finding:
+    kind: str  # dead_scope, duplicate, near_duplicate, contradiction, untagged, always_cost
+    severity: str  # warning or info
+    message: str
+    rule_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "severity": self.severity, "message": self.message,
+                "rules": self.rule_ids}
+
+
+@dataclass
+class LintReport:
+    project: Project
+    rules: int
+    always_tokens: int
+    findings: list[Finding]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"project": self.project.name, "rules": self.rules, "always_tokens": self.always_tokens,
+                "always_budget": ALWAYS_BUDGET, "findings": [f.to_dict() for f in self.findings]}
+
+
+def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
+    rules = service.list_rules(project, status=None if include_pending else "active")
+    findings: list[Finding] = []
+    findings += dead_scopes(rules, repository_files(project))
+    findings += duplicates(rules)
+    findings += contradictions(rules)
+    untagged = [r for r in rules if not r.tagged]
+    if untagged:
+        findings.append(Finding(
+            "untagged", "info",
+            f"{len(untagged)} rule(s) have no title, trigger words or always mark, so selection matches "
+            "them on their text alone; ask the agent to run organize_rules and tag_rules, or tag them "
+            "in the web UI", [r.id for r in untagged]))
+    always = [r for r in rules if r.always and r.status == "active"]
+    cost = sum(estimate_tokens(f"{r.title}\n{r.text}") for r in always)
+    if cost > ALWAYS_BUDGET:
+        findings.append(Finding(
+            "always_cost", "warning",
+            f"{len(always)} always-rule(s) cost about {cost} tokens on every request (over {ALWAYS_BUDGET}); "
+            "unpin the ones that only matter for some changes (`lore review unpin ID`)",
+            [r.id for r in sorted(always, key=lambda r: -len(r.text))]))
+    return LintReport(project, len(rules), cost, findings)
+
+
+def repository_files(project: Project) -> list[str] | None:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             cwd=project.path, capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [p for p in out.decode("utf-8", "replace").split("\0") if p]
+
+
+def dead_scopes(rules: list[Rule], files: list[str] | None) -> list[Finding]:
+    if files is None:
+        return [Finding("dead_scope", "info", "could not list the repository's files with git; "
+                        "scopes were not checked")]
+    out: list[Finding] = []
+    live: dict[str, bool] = {}
+    for rule in rules:
+        dead = []
+        for entry in rule.scope:
+            if entry not in live:
+                live[entry] = any(entry_coverage(entry, path) for path in files)
+            if not live[entry]:
+                dead.append(entry)
+        if not dead:
+            continue
+        never = len(dead) == len(rule.scope)
+        out.append(Finding(
+            "dead_scope", "warning",
+            f"{rule.id} {rule.label!r}: scope {', '.join(dead)} matches no file in the repository"
+            + ("; this rule is never served" if never else ""), [rule.id]))
+    return out
+
+
+def _tokens() -> Callable[[str], frozenset[str]]:
+    tok = build_tokenizer(load_settings().tokenizer)
+    return lambda text: frozenset(tok.tokens(text, topics=False))
+
+
+def _pairs(rules: list[Rule], words: dict[str, frozenset[str]], minimum: float) -> list[tuple[Rule, Rule, float]]:
+    """Rule pairs sharing at least `minimum` of their words, found through shared rare words."""
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, rule in enumerate(rules):
+        for word in words[rule.id]:
+            postings[word].append(i)
+    common = max(50, len(rules) // 10)
+    shared: dict[tuple[int, int], int] = defaultdict(int)
+    for ids in postings.values():
+        if len(ids) > common:
+            continue
+        for a, b in combinations(ids, 2):
+            shared[(a, b)] += 1
+    out = []
+    for (a, b), count in shared.items():
+        wa, wb = words[rules[a].id], words[rules[b].id]
+        score = count / len(wa | wb) if wa | wb else 0.0
+        if score >= minimum:
+            out.append((rules[a], rules[b], score))
+    return sorted(out, key=lambda t: (-t[2], t[0].id, t[1].id))
+
+
+def duplicates(rules: list[Rule]) -> list[Finding]:
+    out: list[Finding] = []
+    by_text: dict[str, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        by_text[normalize_text(rule.text)].append(rule)
+    exact = {r.id for group in by_text.values() if len(group) > 1 for r in group}
+    for group in by_text.values():
+        if len(group) > 1:
+            out.append(Finding("duplicate", "warning",
+                               f"same text in {', '.join(r.id for r in group)}: {group[0].label!r}; "
+                               "reject all but one", [r.id for r in group]))
+    tokens = _tokens()
+    words = {r.id: tokens(f"{r.title} {r.text}") for r in rules}
+    for a, b, score in _pairs(rules, words, NEAR_DUPLICATE):
+        if a.id in exact and b.id in exact:
+            continue
+        if not _scopes_overlap(a, b) or contradiction(a.text, b.text):
+            continue
+        out.append(Finding("near_duplicate", "warning",
+                           f"{a.id} and {b.id} share {score:.0%} of their words: {a.label!r} / {b.label!r}; "
+                           "keep one", [a.id, b.id]))
+    return out
+
+
+def contradictions(rules: list[Rule]) -> list[Finding]:
+    tokens = _tokens()
+    words = {r.id: tokens(r.text) for r in rules}
+    out: list[Finding] = []
+    for a, b, _score in _pairs(rules, words, RELATED):
+        if not _scopes_overlap(a, b):
+            continue
+        reason = contradiction(a.text, b.text)
+        if reason:
+            out.append(Finding("contradiction", "warning",
+                               f"{a.id} and {b.id} contradict each other ({reason}): {a.label!r} / "
+                               f"{b.label!r}; reject or edit one", [a.id, b.id]))
+    return out
+
+
+def _scopes_overlap(a: Rule, b: Rule) -> bool:
+    """Whether some file could fall under both rules (global overlaps everything)."""
+    if not a.scope or not b.scope:
+        return True
+    return any(_entries_overlap(x, y) for x in a.scope for y in b.scope)
+
+
+def _folder(entry: str) -> str:
+    """The literal folder an entry starts with (`src/db/**/*.py` -> `src/db/`; `**/*.py` -> ``)."""
+    if entry.endswith("/"):
+        return entry
+    head = re.split(r"[*?\[{]", entry, maxsplit=1)[0]
+    return head.rsplit("/", 1)[0] + "/" if "/" in head else ""
+
+
+def _entries_overlap(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    fx, fy = _folder(x), _folder(y)
+    if not (fx.startswith(fy) or fy.startswith(fx)):
+        return False
+    if x.endswith("/") or y.endswith("/"):
+        return True
+    return bool(_extensions(x) & _extensions(y))
+
+
+def _extensions(entry: str) -> set[str]:
+    match = re.search(r"\.([\w{},]+)$", entry)
+    return set(match.group(1).strip("{}").split(",")) if match else set()
+
+
+def _screening_check() -> Callable[[str, str], str | None] | None:
+    try:
+        module = importlib.import_module("lore.rules.screening")
+    except ImportError:
+        return None
+    check = getattr(module, "contradicts", None)
+    return check if callable(check) else None
+
+
+def contradiction(a: str, b: str) -> str | None:
+    """Why two rule texts say opposite things, or None."""
+    gate = _screening_check()
+    if gate is not None:
+        reason = gate(a, b)
+        if reason:
+            return str(reason)
+    return opposite_wording(a, b)
+
+
+def opposite_wording(a: str, b: str) -> str | None:
+    """A small pairwise check: opposite words, a negation on one side only, different limits."""
+    wa, wb = split_words(a), split_words(b)
+    sa, sb = set(wa), set(wb)
+    for left, right in _OPPOSITES:
+        if (sa & left and sb & right and not sa & right and not sb & left) or \
+                (sa & right and sb & left and not sa & left and not sb & right):
+            x = sorted(sa & (left | right))[0]
+            y = sorted(sb & (left | right))[0]
+            return f"{x!r} against {y!r}"
+    content_a = sa - _NEGATIONS - {"do", "t", "use", "always", "must", "should"}
+    content_b = sb - _NEGATIONS - {"do", "t", "use", "always", "must", "should"}
+    overlap = len(content_a & content_b) / len(content_a | content_b) if content_a | content_b else 0.0
+    neg_a, neg_b = bool(sa & _NEGATIONS), bool(sb & _NEGATIONS)
+    if neg_a != neg_b and overlap >= 0.6:
+        return "one says do, the other says do not"
+    na, nb = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
+    if na and nb and na != nb and overlap >= 0.5:
+        plain_a = {w for w in content_a if not w.isdigit()}
+        plain_b = {w for w in content_b if not w.isdigit()}
+        if len(plain_a & plain_b) / max(1, len(plain_a | plain_b)) >= 0.6:
+            return f"{' '.join(sorted(na))} against {' '.join(sorted(nb))}"
+    return None
