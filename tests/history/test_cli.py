@@ -1,0 +1,72 @@
+"""`lore history ...` through Typer: tables, --json on every command, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from lore.cli.history import app
+from support.fake_github import FakeGitHub
+
+runner = CliRunner()
+
+
+def _json(args: list[str]) -> object:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_commands_on_a_local_repository(history_repo) -> None:
+    root = str(history_repo.root)
+    ingested = _json(["ingest", root])
+    assert ingested["commits_added"] == 11 and ingested["mode"] == "full"
+    assert _json(["ingest", root])["commits_added"] == 0
+    stats = _json(["stats", "--repo", root])
+    assert stats["commits"] == 11 and stats["bot_commits"] == 1
+    churn = _json(["churn", "-n", "3"])  # the only repository: no --repo needed
+    assert len(churn) == 3 and churn[0]["churn"] >= churn[1]["churn"]
+    story = _json(["file", "src/helpers.py"])
+    assert [p["path"] for p in story["paths"]] == ["src/helpers.py", "src/util.py"]
+    walked = _json(["walk", "src/helpers.py", "--depth", "2", "--kind", "pr"])
+    assert {r["kind"] for r in walked["results"]} == {"pr"}
+    hubs = _json(["walk", "src/core.py", "--depth", "1", "--max-degree", "20"])
+    assert any(r["hub"] for r in hubs["results"])
+    pairs = _json(["coupling", "--min-revs", "2", "--min-shared", "1", "--min-degree", "10"])
+    assert pairs["pairs"]
+    hot = _json(["hotspots", "--days", "30"])
+    assert hot["files"]
+    assert _json(["repos"])[0]["name"] == "project"
+    table = runner.invoke(app, ["file", "helpers.py", "--repo", "project"])
+    assert table.exit_code == 0 and "src/helpers.py ← src/util.py" in table.stdout
+    table = runner.invoke(app, ["walk", "src/core.py", "--depth", "1"])
+    assert table.exit_code == 0 and "hub" in table.stdout
+
+
+def test_github_ingest_command(monkeypatch) -> None:
+    with FakeGitHub("acme", "widget") as gh:
+        gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z", closed_at="2024-01-03T00:00:00Z")
+        gh.add_pr(2, "Fix", body="fixes #1", created_at="2024-01-02T00:00:00Z",
+                  merged_at="2024-01-02T12:00:00Z", files=[{"filename": "a.py"}])
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        result = _json(["ingest", "acme/widget", "--max-pages", "1"])
+        assert result["items"] == 2 and result["keyword_closes"] == 1
+        story = _json(["file", "a.py", "--repo", "acme/widget"])
+        assert [(e["kind"], e["depth"]) for e in story["entries"]] == [("pr", 1), ("issue", 2)]
+        walked = _json(["walk", "#1", "--repo", "acme/widget"])
+        assert [r["key"] for r in walked["results"]][:1] == ["2"]
+
+
+def test_errors_are_one_line_with_exit_codes(history_repo, tmp_path) -> None:
+    result = runner.invoke(app, ["stats"])
+    assert result.exit_code == 3 and "no repository ingested yet" in result.output
+    result = runner.invoke(app, ["ingest", "not a thing"])
+    assert result.exit_code == 2 and "neither a folder nor OWNER/REPO" in result.output
+    runner.invoke(app, ["ingest", str(history_repo.root)])
+    result = runner.invoke(app, ["file", "nope.py"])
+    assert result.exit_code == 3 and "no file 'nope.py'" in result.output
+    result = runner.invoke(app, ["walk", "src/core.py", "--rel", "BOGUS"])
+    assert result.exit_code == 2 and "unknown relation" in result.output
+    result = runner.invoke(app, ["ingest", str(tmp_path)])
+    assert result.exit_code == 2 and "not inside a git repository" in result.output
