@@ -45,6 +45,9 @@ rules_files.register(app)
 from lore.cli import model  # noqa: E402
 
 app.add_typer(model.app, name="model")
+from lore.cli import serve  # noqa: E402
+
+serve.register(app)
 from lore.cli import history  # noqa: E402
 
 app.add_typer(history.app, name="history")

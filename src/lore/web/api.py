@@ -1,0 +1,157 @@
+"""JSON routes of the web UI: each parses its input, calls one rules-service function, answers.
+
+Every route is a plain `def`, so FastAPI runs it in a worker thread; the store gives each thread
+its own SQLite connection.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from lore.core.errors import InvalidInput
+from lore.rules import service
+from lore.rules.models import Project, Rule
+from lore.rules.trust import TrustState, set_override, trust_state
+
+router = APIRouter()
+
+ACTIONS = {
+    "approve": service.approve,
+    "unapprove": service.unapprove,
+    "reject": service.reject,
+    "pin": lambda rule: service.pin(rule, True),
+    "unpin": lambda rule: service.pin(rule, False),
+}
+
+
+class NewRule(BaseModel):
+    text: str = Field(max_length=2000)
+    title: str = ""
+    triggers: str | list[str] | None = None
+    always: bool = False
+    scope: str | list[str] | None = None
+
+
+class RuleChanges(BaseModel):
+    """Only the fields given are changed; an empty scope makes the rule global."""
+
+    text: str | None = Field(default=None, max_length=2000)
+    title: str | None = None
+    triggers: str | list[str] | None = None
+    always: bool | None = None
+    scope: str | list[str] | None = None
+
+
+class TrustChange(BaseModel):
+    action: Literal["trust", "untrust", "reset"]
+
+
+class ResolveRequest(BaseModel):
+    paths: str | list[str]
+    task: str | None = None
+    max_tokens: int | None = None
+
+
+def _trust(state: TrustState) -> dict[str, Any]:
+    return {"yours": state.yours, "reason": state.reason, "override": state.override,
+            "label": state.label}
+
+
+def _project_view(project: Project) -> dict[str, Any]:
+    rules = service.list_rules(project)
+    counts = {"active": sum(r.status == "active" for r in rules),
+              "pending": sum(r.status == "pending" for r in rules),
+              "auto": sum(r.auto for r in rules)}
+    return {**project.to_dict(), "trust": _trust(trust_state(project.path)), "counts": counts}
+
+
+def _rule_view(rule: Rule) -> dict[str, Any]:
+    return {**rule.to_dict(), "label": rule.label, "scope_text": rule.scope_text}
+
+
+def _split_paths(value: str | list[str]) -> list[str]:
+    items = value if isinstance(value, list) else re.split(r"[\n,]", value)
+    paths = [p.strip() for p in items if p.strip()]
+    if not paths:
+        raise InvalidInput("give at least one file of the change")
+    return paths
+
+
+@router.get("/projects")
+def projects() -> list[dict[str, Any]]:
+    return [_project_view(p) for p in service.list_projects()]
+
+
+@router.get("/projects/{name}")
+def project(name: str) -> dict[str, Any]:
+    return _project_view(service.find_project(name))
+
+
+@router.post("/projects/{name}/trust")
+def change_trust(name: str, change: TrustChange) -> dict[str, Any]:
+    found = service.find_project(name)
+    set_override(found.path, None if change.action == "reset" else change.action)
+    return _project_view(found)
+
+
+@router.get("/projects/{name}/rules")
+def rules(name: str, status: Literal["active", "pending", "all"] = "all",
+          auto: bool = False) -> list[dict[str, Any]]:
+    found = service.find_project(name)
+    chosen = service.list_rules(found, status=None if status == "all" else status, auto_only=auto)
+    return [_rule_view(r) for r in chosen]
+
+
+@router.post("/projects/{name}/rules")
+def add_rule(name: str, new: NewRule) -> dict[str, Any]:
+    """A rule the user adds is active at once: they chose it."""
+    found = service.find_project(name)
+    rule = service.add_rule(found, new.text, title=new.title, triggers=new.triggers,
+                            always=new.always, scope=new.scope, source="user")
+    return _rule_view(rule)
+
+
+@router.patch("/projects/{name}/rules/{rule_id}")
+def edit_rule(name: str, rule_id: str, changes: RuleChanges) -> dict[str, Any]:
+    found = service.find_project(name)
+    rule = service.get_rule(rule_id, found)
+    tags = {k: v for k, v in (("title", changes.title), ("triggers", changes.triggers),
+                              ("always", changes.always)) if v is not None}
+    scope = changes.scope
+    if scope is not None and not (scope if isinstance(scope, list) else scope.strip()):
+        scope = "global"
+    edited = service.edit(rule, text=changes.text, scope=scope, project=found, **tags)
+    return _rule_view(edited)
+
+
+@router.post("/projects/{name}/rules/{rule_id}/{action}")
+def rule_action(name: str, rule_id: str,
+                action: Literal["approve", "unapprove", "reject", "pin", "unpin"]) -> dict[str, Any]:
+    found = service.find_project(name)
+    result = ACTIONS[action](service.get_rule(rule_id, found))
+    return {"action": action, **_rule_view(result)}
+
+
+@router.get("/projects/{name}/usage")
+def usage(name: str) -> dict[str, Any]:
+    rules = service.usage(service.find_project(name))
+    return {
+        "rules": [{"id": r.id, "label": r.label, "served": r.served_count,
+                   "last_served_at": r.last_served_at, "always": r.always,
+                   "scope_text": r.scope_text} for r in rules],
+        "total": len(rules),
+        "never_served": sum(r.served_count == 0 for r in rules),
+    }
+
+
+@router.post("/projects/{name}/resolve")
+def resolve(name: str, request: ResolveRequest) -> dict[str, Any]:
+    """Exactly what an agent would be sent; nothing is recorded as served."""
+    found = service.find_project(name)
+    reply = service.rules_for_change(found, _split_paths(request.paths), task=request.task or None,
+                                     max_tokens=request.max_tokens)
+    return reply.to_dict()

@@ -1,0 +1,50 @@
+"""The FastAPI application of the local web UI: static page, JSON API, and the guard in front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound
+from lore.web.api import router
+from lore.web.guard import Guard
+
+STATIC = Path(__file__).parent / "static"
+
+
+def _status_of(exc: LoreError) -> int:
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, InvalidInput | NeedsModel):
+        return 400
+    return 500
+
+
+async def _lore_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LoreError)
+    return JSONResponse({"error": str(exc)}, status_code=_status_of(exc))
+
+
+def create_app(token: str, port: int | None = None) -> FastAPI:
+    """The UI for one run: `token` must come with every API call; with `port`, the Host header
+    must name exactly that port (otherwise any port of 127.0.0.1/localhost is accepted)."""
+    if len(token) < 16:
+        raise InvalidInput("the web UI token must be at least 16 characters")
+    app = FastAPI(title="Lore", docs_url=None, redoc_url=None, openapi_url=None)
+    app.include_router(router, prefix="/api")
+    app.add_exception_handler(LoreError, _lore_error)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:  # browsers ask for it; there is none
+        return Response(status_code=204)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(Guard, token=token, port=port)
+    return app

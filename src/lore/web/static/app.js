@@ -1,0 +1,383 @@
+// Lore's rules UI. Everything a rule says is data: it is only ever set with textContent,
+// never parsed as HTML. Every API call carries this run's token in a header.
+"use strict";
+
+const TOKEN_KEY = "lore-token";
+const TABS = ["active", "pending", "usage", "resolve", "add"];
+
+const state = { token: null, projects: [], project: null, tab: "active" };
+
+// -- small helpers -------------------------------------------------------------------------
+const $ = (selector, root = document) => root.querySelector(selector);
+
+function takeToken() {
+  const params = new URLSearchParams(location.search);
+  const fromUrl = params.get("token");
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    // keep the token out of the address bar, history and bookmarks
+    history.replaceState(null, "", location.pathname + location.hash);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function errorText(data, status) {
+  if (data && typeof data.error === "string") return data.error;
+  if (data && Array.isArray(data.detail)) {
+    return data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+  }
+  return `request failed (HTTP ${status})`;
+}
+
+async function api(method, path, body) {
+  const headers = { "X-Lore-Token": state.token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch("/api" + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new Error(errorText(data, response.status));
+  return data;
+}
+
+function say(message, isError = false) {
+  const status = $("#status");
+  status.textContent = message;
+  status.classList.toggle("error", isError);
+}
+
+function field(form, name) {
+  // form.title would be the form's own title attribute, so named inputs go through elements
+  return form.elements.namedItem(name);
+}
+
+function clone(id) {
+  return document.getElementById(id).content.firstElementChild.cloneNode(true);
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function button(label, onClick, extraClass) {
+  const node = el("button", label, extraClass);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function when(seconds) {
+  return seconds ? new Date(seconds * 1000).toLocaleString() : "never";
+}
+
+function projectPath(suffix = "") {
+  return "/projects/" + encodeURIComponent(state.project.name) + suffix;
+}
+
+function rulePath(rule, suffix = "") {
+  return projectPath("/rules/" + encodeURIComponent(rule.id) + suffix);
+}
+
+// -- navigation: #/p/NAME/TAB ---------------------------------------------------------------
+function route() {
+  const match = location.hash.match(/^#\/p\/([^/]+)\/(\w+)$/);
+  if (!match) return { name: null, tab: "active" };
+  return { name: decodeURIComponent(match[1]), tab: TABS.includes(match[2]) ? match[2] : "active" };
+}
+
+function link(name, tab) {
+  return "#/p/" + encodeURIComponent(name) + "/" + tab;
+}
+
+async function render() {
+  const { name, tab } = route();
+  state.projects = await api("GET", "/projects");
+  const chosen = state.projects.find((p) => p.name === name) || state.projects[0] || null;
+  state.project = chosen;
+  state.tab = tab;
+  renderProjects();
+  $("#project-view").hidden = !chosen;
+  if (!chosen) return;
+  renderProjectHead();
+  for (const t of TABS) $("#tab-" + t).hidden = t !== tab;
+  for (const a of document.querySelectorAll(".tabs a")) {
+    a.href = link(chosen.name, a.dataset.tab);
+    a.classList.toggle("current", a.dataset.tab === tab);
+    if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (tab === "active" || tab === "pending") await renderRules(tab);
+  if (tab === "usage") await renderUsage();
+}
+
+async function refresh() {
+  try {
+    await render();
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+// -- projects and trust ---------------------------------------------------------------------
+function renderProjects() {
+  const list = $("#projects");
+  list.replaceChildren();
+  $("#no-projects").hidden = state.projects.length > 0;
+  const current = state.project ? state.project.name : null;
+  for (const project of state.projects) {
+    const item = clone("project-item");
+    item.dataset.project = project.name;
+    item.classList.toggle("current", project.name === current);
+    const a = $(".project-link", item);
+    a.textContent = project.name;
+    a.href = link(project.name, "active");
+    trustChip($(".trust", item), project.trust);
+    $(".reason", item).textContent = project.trust.reason;
+    $(".counts", item).textContent =
+      `${project.counts.active} active · ${project.counts.pending} pending · ${project.counts.auto} auto-activated`;
+    for (const b of item.querySelectorAll("[data-trust]")) {
+      b.addEventListener("click", () => changeTrust(project, b.dataset.trust));
+    }
+    list.append(item);
+  }
+}
+
+function trustChip(node, trust) {
+  node.textContent = trust.label;
+  node.classList.remove("yours", "not-yours");
+  node.classList.add(trust.yours ? "yours" : "not-yours");
+  node.title = trust.reason;
+}
+
+async function changeTrust(project, action) {
+  try {
+    const updated = await api("POST", "/projects/" + encodeURIComponent(project.name) + "/trust", { action });
+    say(`${updated.name}: ${updated.trust.label} (${updated.trust.reason})`);
+    await render();
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+function renderProjectHead() {
+  const p = state.project;
+  $("#project-name").textContent = p.name;
+  trustChip($("#project-trust"), p.trust);
+  $("#project-path").textContent = p.path;
+  $('[data-count="active"]').textContent = p.counts.active;
+  $('[data-count="pending"]').textContent = p.counts.pending;
+}
+
+// -- rules ----------------------------------------------------------------------------------
+async function renderRules(status) {
+  const section = $("#tab-" + status);
+  const autoOnly = status === "active" && $("#auto-only").checked;
+  const rules = await api("GET", projectPath(`/rules?status=${status}&auto=${autoOnly}`));
+  const list = $(".rules", section);
+  list.replaceChildren(...rules.map(ruleItem));
+  $(".empty", section).hidden = rules.length > 0;
+}
+
+function ruleItem(rule) {
+  const item = clone("rule-item");
+  item.dataset.id = rule.id;
+  $(".rule-title", item).textContent = rule.label;
+  const badges = $(".badges", item);
+  badges.append(el("span", rule.status, "badge " + rule.status));
+  if (rule.auto) badges.append(el("span", "auto-activated", "badge auto"));
+  if (rule.always) badges.append(el("span", "always", "badge always"));
+  if (!rule.tagged) badges.append(el("span", "untagged", "badge untagged"));
+  $(".rule-text", item).textContent = rule.text;
+  $(".scope", item).textContent = rule.scope_text;
+  $(".triggers", item).textContent = rule.triggers.join(", ") || "none";
+  $(".source", item).textContent = rule.source;
+  $(".served", item).textContent =
+    `${rule.served_count} time(s), last ${when(rule.last_served_at)}`;
+  $(".rule-id", item).textContent = rule.id;
+  renderWaiting($(".waiting", item), rule.waiting || []);
+  renderEvidence($(".evidence", item), rule.evidence);
+  renderActions(item, rule);
+  return item;
+}
+
+function renderWaiting(box, reasons) {
+  box.hidden = reasons.length === 0;
+  for (const outcome of reasons) {
+    box.append(el("p", `An agent proposed it on ${when(outcome.at)}; it waits because: ${outcome.reason}`));
+  }
+}
+
+function evidenceValue(key, value) {
+  if (typeof value === "string" && key === "url" && /^https?:\/\//i.test(value)) {
+    const a = el("a", value);
+    a.href = value;
+    a.rel = "noopener noreferrer";
+    a.target = "_blank";
+    return a;
+  }
+  return document.createTextNode(typeof value === "string" ? value : JSON.stringify(value));
+}
+
+function renderEvidence(box, evidence) {
+  box.hidden = !evidence || evidence.length === 0;
+  const list = $("ul", box);
+  for (const entry of evidence || []) {
+    const li = el("li");
+    const fields = typeof entry === "object" && entry !== null ? Object.entries(entry) : [["", entry]];
+    for (const [key, value] of fields) {
+      const part = el("span", null, "field");
+      if (key) part.append(el("span", key + ": ", "muted"));
+      part.append(evidenceValue(key, value));
+      li.append(part);
+    }
+    list.append(li);
+  }
+}
+
+function renderActions(item, rule) {
+  const actions = $(".actions", item);
+  if (rule.status === "pending") actions.append(button("Approve", () => act(rule, "approve")));
+  actions.append(rule.always
+    ? button("Unpin", () => act(rule, "unpin"))
+    : button("Pin", () => act(rule, "pin")));
+  actions.append(button("Edit", () => openEdit(item, rule)));
+  if (rule.status === "active") actions.append(button("Back to pending", () => act(rule, "unapprove")));
+  actions.append(button("Reject", () => {
+    if (confirm(`Delete this rule?\n\n${rule.label}`)) act(rule, "reject");
+  }, "danger"));
+}
+
+const DONE = {
+  approve: "approved (active)", unapprove: "back to pending", reject: "rejected (deleted)",
+  pin: "pinned (sent on every request)", unpin: "unpinned",
+};
+
+async function act(rule, action) {
+  try {
+    const result = await api("POST", rulePath(rule, "/" + action));
+    say(`${result.id} ${DONE[action]}: ${result.label}`);
+    await render();
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+function openEdit(item, rule) {
+  const form = $("form.edit", item);
+  field(form, "text").value = rule.text;
+  field(form, "title").value = rule.title;
+  field(form, "triggers").value = rule.triggers.join(", ");
+  field(form, "scope").value = rule.scope.join(", ");
+  form.hidden = false;
+  field(form, "text").focus();
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const changes = changedFields(form, rule);
+    if (Object.keys(changes).length === 0) {
+      form.hidden = true;
+      return;
+    }
+    try {
+      const result = await api("PATCH", rulePath(rule), changes);
+      say(`${result.id} saved: ${result.label}`);
+      await render();
+    } catch (err) {
+      say(err.message, true);
+    }
+  };
+  $("[data-cancel]", form).onclick = () => { form.hidden = true; };
+}
+
+function changedFields(form, rule) {
+  const changes = {};
+  const text = field(form, "text").value.trim();
+  const title = field(form, "title").value.trim();
+  const triggers = field(form, "triggers").value.trim();
+  const scope = field(form, "scope").value.trim();
+  if (text !== rule.text) changes.text = text;
+  if (title !== rule.title) changes.title = title;
+  if (triggers !== rule.triggers.join(", ")) changes.triggers = triggers;
+  if (scope !== rule.scope.join(", ")) changes.scope = scope;
+  return changes;
+}
+
+// -- usage ----------------------------------------------------------------------------------
+async function renderUsage() {
+  const usage = await api("GET", projectPath("/usage"));
+  $("#usage-summary").textContent =
+    `${usage.never_served} of ${usage.total} active rule(s) were never sent to an agent.`;
+  const never = usage.rules.filter((r) => r.served === 0);
+  const served = usage.rules.filter((r) => r.served > 0).sort((a, b) => b.served - a.served);
+  $("#usage-never tbody").replaceChildren(...never.map((r) =>
+    row([r.label, r.scope_text, r.always ? "yes" : "", r.id])));
+  $("#usage-served tbody").replaceChildren(...served.map((r) =>
+    row([r.label, r.scope_text, r.served, when(r.last_served_at), r.id])));
+}
+
+function row(cells) {
+  const tr = el("tr");
+  for (const cell of cells) tr.append(el("td", cell));
+  return tr;
+}
+
+// -- resolve: what an agent would be sent -----------------------------------------------------
+async function onResolve(event) {
+  event.preventDefault();
+  const form = event.target;
+  const body = { paths: field(form, "paths").value, task: field(form, "task").value.trim() || null };
+  if (field(form, "max_tokens").value) body.max_tokens = Number(field(form, "max_tokens").value);
+  try {
+    const reply = await api("POST", projectPath("/resolve"), body);
+    $("#resolve-summary").textContent =
+      `${reply.served.length} of ${reply.eligible} eligible rule(s) would be sent` +
+      (reply.left_out_total ? `; ${reply.left_out_total} other(s) listed by title only.` : ".");
+    $("#resolve-text").textContent = reply.text;
+    $("#resolve-result").hidden = false;
+    say("Nothing was recorded as served: this is a preview.");
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+// -- add ------------------------------------------------------------------------------------
+async function onAdd(event) {
+  event.preventDefault();
+  const form = event.target;
+  const body = {
+    text: field(form, "text").value,
+    title: field(form, "title").value,
+    triggers: field(form, "triggers").value,
+    scope: field(form, "scope").value,
+    always: field(form, "always").checked,
+  };
+  try {
+    const rule = await api("POST", projectPath("/rules"), body);
+    form.reset();
+    say(`added ${rule.id} [${rule.scope_text}] ${rule.label}`);
+    location.hash = link(state.project.name, "active");
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+// -- start ----------------------------------------------------------------------------------
+function start() {
+  state.token = takeToken();
+  if (!state.token) {
+    $("#no-token").hidden = false;
+    return;
+  }
+  $("#layout").hidden = false;
+  $("#resolve-form").addEventListener("submit", onResolve);
+  $("#add-form").addEventListener("submit", onAdd);
+  $("#auto-only").addEventListener("change", refresh);
+  window.addEventListener("hashchange", refresh);
+  refresh();
+}
+
+document.addEventListener("DOMContentLoaded", start);

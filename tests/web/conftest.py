@@ -1,0 +1,81 @@
+"""Fixtures for the web UI: a real uvicorn server on 127.0.0.1 and a real project with rules.
+
+The server runs in a thread of the test process, so it reads the same `$LORE_HOME` (the autouse
+fixture gives each test its own) and the test can check every change through the rules service.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import make_repo
+from lore.rules import service
+from lore.rules.models import Project
+from lore.web.guard import TOKEN_HEADER
+from lore.web.server import bind, build_server, new_token, url_for
+
+
+@dataclass
+class RunningUI:
+    port: int
+    token: str
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return url_for(self.port, self.token)
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        """An HTTP client that sends this run's token (or the one given) on every call."""
+        headers = {TOKEN_HEADER: self.token if token is None else token}
+        return httpx.Client(base_url=self.base, headers=headers, timeout=30, trust_env=False)
+
+
+@pytest.fixture
+def ui() -> Iterator[RunningUI]:
+    """`lore serve` as it runs for a user: bound to 127.0.0.1, a fresh token, Host checked."""
+    sock = bind(0)
+    token = new_token()
+    server = build_server(sock, token)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the UI server did not start")
+        time.sleep(0.01)
+    yield RunningUI(sock.getsockname()[1], token)
+    server.should_exit = True
+    thread.join(timeout=30)
+    sock.close()
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Project:
+    """A real git repository with two sections, registered, with active and pending rules."""
+    repo = make_repo(tmp_path / "shop", {
+        "src/api/orders.py": "def list_orders():\n    return []\n",
+        "src/db/models.py": "class Order:\n    pass\n",
+        "tests/test_orders.py": "def test_orders():\n    assert True\n",
+    })
+    project, _ = service.register_project(repo)
+    service.add_rule(project, "Paginate list endpoints with limit and cursor.", title="Cursor pagination",
+                     triggers="pagination, list", scope="src/api")
+    service.add_rule(project, "Never commit secrets; read them from the environment.",
+                     title="No secrets", always=True)
+    service.add_rule(project, "Every migration must be reversible.", status="pending", source="learn",
+                     evidence=[{"file": "src/db/models.py", "line": 1, "author": "maintainer",
+                                "url": "https://github.com/acme/shop/pull/7#discussion_r1"}])
+    service.add_rule(project, "Use four spaces for indentation.", title="Indent", status="active",
+                     source="agent", auto=True)
+    return project
