@@ -211,16 +211,14 @@ def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list
     if kind == "copilot-instructions":
         patterns = parse_patterns(front.get("applyTo"))
     elif kind == "cursor":
-        if not front.flag("alwaysApply"):
+        always = front.flag("alwaysApply")
+        if not always:
             patterns = parse_patterns(front.get("globs"))
+            if front.present and not patterns and not front.get("description"):
+                result.notes.append("no globs, no alwaysApply and no description: imported as global")
     elif kind in ("claude-rules", "windsurf-rules", "cline"):
         patterns = parse_patterns(front.get("paths", "globs"))
-    if (kind == "cursor" and front.present and not patterns and not front.flag("alwaysApply")
-            and not front.get("description")):
-        result.notes.append("no globs, no alwaysApply and no description: imported as global")
-    if not patterns:
-        return [base + "/"] if base else []
-    if any(p in ("*", "**", "**/*") for p in patterns):
+    if not patterns or any(p in ("*", "**", "**/*") for p in patterns):
         return [base + "/"] if base else []
     return [_under(base, p) for p in patterns]
 
