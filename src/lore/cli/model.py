@@ -5,8 +5,20 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from lore.cli.common import console, handle_errors, print_json
+from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.llm import cache, overview, usage
+
+# for other command groups: `no_cache: bool = NO_CACHE_OPTION`, passed to ModelClient(no_cache=...)
+NO_CACHE_OPTION = typer.Option(
+    False, "--no-cache", help="Ask the model again instead of replaying cached replies."
+)
+
+
+def report_model_use(run_id: str) -> None:
+    """One line on stderr at the end of a command: what its model use cost (nothing if none)."""
+    totals = usage.totals(run_id=run_id)
+    if totals.calls or totals.cache_hits or totals.embed_calls or totals.embed_cache_hits:
+        err_console.print(f"model use: {totals.line()}", style="dim", highlight=False)
 
 app = typer.Typer(
     help="Language models and embedders: setup, a test call, the cache and what was spent.",
