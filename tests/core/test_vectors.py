@@ -12,7 +12,13 @@ import pytest
 
 from lore.core.embed import HashEmbedder
 from lore.core.errors import InvalidInput
-from lore.core.vectors import VectorIndex, VectorSpace, collections, sqlite_vec_status
+from lore.core.vectors import (
+    VectorIndex,
+    VectorSpace,
+    collections,
+    drop_collection,
+    sqlite_vec_status,
+)
 
 SPACE = VectorSpace("random-test", 16)
 
@@ -120,6 +126,9 @@ def test_models_never_mix_in_one_collection() -> None:
         a.search(np.ones(3))
     listed = {(c["embedder"], c["dim"], c["vectors"]) for c in collections()}
     assert listed == {("model-a", 4, 1), ("model-b", 4, 1)}
+    assert a.keys() == {"x"}
+    assert drop_collection("shared") == 2
+    assert a.search([1, 0, 0, 0]) == [] and b.keys() == set()
 
 
 def test_writes_update_search_and_deletes_remove() -> None:

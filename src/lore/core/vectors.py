@@ -378,6 +378,10 @@ class VectorIndex:
 
     # reads ----------------------------------------------------------------------------------
 
+    def keys(self) -> set[str]:
+        """The keys stored (e.g. to embed only the passages not yet indexed)."""
+        return set(self._load().keys)
+
     def count(self, where: Where = None) -> int:
         loaded = self._load()
         clauses = _parse_where(where)
@@ -494,6 +498,18 @@ def collections(store: Store | None = None) -> list[dict[str, Any]]:
         " GROUP BY collection, embedder, dim ORDER BY collection, embedder"
     )
     return [{"collection": r[0], "embedder": r[1], "dim": r[2], "vectors": r[3]} for r in rows]
+
+
+def drop_collection(collection: str, store: Store | None = None) -> int:
+    """Remove a collection's vectors of every model (e.g. when a book is removed)."""
+    store = vector_store(store)
+    with store.transaction() as tx:
+        removed = tx.execute("DELETE FROM core_vectors WHERE collection = ?", (collection,)).rowcount
+        tx.execute(
+            "UPDATE core_vector_generations SET generation = generation + 1 WHERE collection = ?",
+            (collection,),
+        )
+    return removed
 
 
 # -- sqlite-vec --------------------------------------------------------------------------------
