@@ -47,15 +47,18 @@ def prose_chapter(n: int, extra: list[str] | None = None, paragraphs: int = 4) -
 
 
 def mystery_book(chapters: int = 5) -> BookSpec:
-    """Penrose throughout; Clara Vane first named in chapter 3; the poisoner revealed in 5."""
+    """Penrose throughout; Clara Vane first named in chapter 3; the poisoner revealed in 5,
+    where the veiled woman of chapter 2 turns out to be Clara Vane."""
     extras: dict[int, list[str]] = {
         1: ["Penrose lived at Thornfield Lodge with his sister, Mrs. Edith Marlow."],
-        2: ["Penrose spoke with Inspector Gideon Hale about the missing silver teapot."],
+        2: ["Penrose spoke with Inspector Gideon Hale about the missing silver teapot.",
+            "A veiled woman was seen near the lodge at midnight, and then she was gone."],
         3: ["That evening Clara Vane arrived from Paris with a single trunk.",
             "Clara Vane and Penrose argued in the library about the teapot."],
         4: ["Inspector Hale searched the cellar and found only dust and broken bottles."],
         5: ["It was Clara Vane who had poisoned the old colonel with arsenic in his tea.",
-            "Hale arrested her at the station before the evening train."],
+            "Hale arrested her at the station before the evening train.",
+            "The veiled woman had been Clara Vane herself, as Hale had suspected."],
     }
     return BookSpec(chapters=[prose_chapter(n, extras.get(n)) for n in range(1, chapters + 1)])
 

@@ -1,8 +1,12 @@
-"""Characters, places and the co-occurrence graph, as the reader can know them.
+"""Characters, places and the graph, as the reader can know them.
 
-Everything here is computed from the mentions under the reader's cap, so an entity first
-named after the cap has no node, no alias and no count. Even the name shown is chosen among
-the visible forms: a character known so far only as "Hope" is not shown as "Jefferson Hope".
+Two sources: the names found without a model (mentions and their co-occurrence in passages),
+and, once `lore books extract` has run with a model, the model layer (typed entities, facts
+with quotes, relations, identities). `source="auto"` uses the model layer when there is one.
+
+Everything here is computed from rows under the reader's cap, so an entity first named after
+the cap has no node, no alias and no count. Even the name shown is chosen among the visible
+forms: a character known so far only as "Hope" is not shown as "Jefferson Hope".
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from lore.books import model_graph
 from lore.books import store as sql
+from lore.books.display import choose_display
 from lore.books.library import Book, caps_for, find_book
-from lore.books.names import TITLES
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store import Store
 
@@ -27,6 +32,7 @@ class EntitySummary:
     first_chapter: int
     chapters: int
     aliases: list[str] = field(default_factory=list)
+    source: str = "names"  # "names" (no model) or "model"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -43,33 +49,42 @@ class Relation:
     kind: str = "CO_OCCURS"
 
 
-def _display(forms: list[tuple[str, int]]) -> tuple[str, list[str]]:
-    """The fullest visible name (most name words, then most used) and the other names."""
-    def words(form: str) -> int:
-        return len([w for w in form.replace(".", "").split() if w not in TITLES])
-
-    ranked = sorted(forms, key=lambda f: (-words(f[0]), f[0].split()[0].rstrip(".") in TITLES,
-                                          -f[1], f[0]))
-    name = ranked[0][0]
-    return name, [f for f, _ in sorted(forms, key=lambda f: (-f[1], f[0])) if f != name]
-
-
 def _names(conn: Any, caps: list[Any], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
     forms: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for row in sql.visible_forms(conn, caps, ids):
         forms[row["entity_id"]].append((row["form"], row["n"]))
-    return {eid: _display(f) for eid, f in forms.items()}
+    return {eid: choose_display(f) for eid, f in forms.items()}
 
 
-def characters(ref: str | int, *, kind: str | None = None, limit: int = 50,
+SOURCES = ("auto", "names", "model")
+NAME_KINDS = ("person", "place", "name")
+MODEL_KINDS = ("character", "place", "group", "object", "event")
+
+
+def _use_model(conn: Any, book: Book, source: str) -> bool:
+    if source not in SOURCES:
+        raise InvalidInput(f"source must be one of {', '.join(SOURCES)}")
+    has = sql.has_model_layer(conn, book.id)
+    if source == "model" and not has:
+        raise InvalidInput(f"{book.title} has no model layer yet: run `lore books extract {book.id}`")
+    return has and source != "names"
+
+
+def characters(ref: str | int, *, kind: str | None = None, limit: int = 50, source: str = "auto",
                spoilers: bool = False, store: Store | None = None) -> tuple[Book, list[EntitySummary]]:
-    """Named entities the reader has met, most mentioned first."""
+    """Entities the reader has met, most present first."""
     db = sql.books_store(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
-    if kind is not None and kind not in ("person", "place", "name"):
-        raise InvalidInput("kind must be person, place or name")
     conn = db.connect()
+    if _use_model(conn, book, source):
+        if kind is not None and kind not in MODEL_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(MODEL_KINDS)}")
+        rows = model_graph.entity_rows(conn, caps, kind, max(1, limit))
+        return book, [EntitySummary(**r, source="model") for r in rows]
+    if kind is not None and kind not in NAME_KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
+                           " with a model for characters, places, groups, objects and events)")
     rows = sql.entity_list(conn, caps, kind, max(1, limit))
     names = _names(conn, caps, [r["id"] for r in rows])
     return book, [
@@ -88,7 +103,11 @@ def autocomplete(ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool
     prefix = prefix.strip()
     if not prefix:
         return []
-    rows = sql.autocomplete(db.connect(), caps_for([book], spoilers=spoilers), prefix, limit * 3)
+    conn = db.connect()
+    caps = caps_for([book], spoilers=spoilers)
+    rows = list(sql.autocomplete(conn, caps, prefix, limit * 3))
+    if sql.has_model_layer(conn, book.id):
+        rows = list(sql.model_autocomplete(conn, caps, prefix, limit * 3)) + rows
     out: list[str] = []
     for row in rows:
         if row["form"] not in out:
@@ -97,12 +116,20 @@ def autocomplete(ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool
 
 
 def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: int = 5,
-            related: int = 10, store: Store | None = None) -> dict[str, Any]:
+            related: int = 10, source: str = "auto", store: Store | None = None) -> dict[str, Any]:
     """What the reader knows of one entity: names, counts, first passages, who appears with it."""
     db = sql.books_store(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
     conn = db.connect()
+    head = {"book": {"id": book.id, "title": book.title}}
+    if _use_model(conn, book, source):
+        wanted = " ".join(name.split())
+        entity = model_graph.resolve(conn, caps, wanted) if wanted else None
+        found = model_graph.profile(conn, caps, entity, related) if entity is not None else None
+        if found is None:
+            raise NotFound(_unknown(wanted))
+        return {**head, **found, "source": "model"}
     entity_id = _resolve(conn, caps, book, name)
     summary = next(
         (e for e in sql.entity_list(conn, caps, None, 100000) if e["id"] == entity_id), None
@@ -118,7 +145,7 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
     neighbours = sql.cooccurrences(conn, caps, entity_id, related)
     names = _names(conn, caps, [r["target"] for r in neighbours])
     return {
-        "book": {"id": book.id, "title": book.title},
+        **head,
         "id": entity_id,
         "name": shown,
         "kind": summary["kind"],
@@ -132,28 +159,33 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
              "first_chapter": r["first_chapter"]}
             for r in neighbours
         ],
+        "source": "names",
     }
 
 
-def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False,
+def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False, source: str = "auto",
           store: Store | None = None) -> dict[str, Any]:
-    """The co-occurrence graph of the visible text: nodes and weighted edges."""
+    """The visible graph: typed relations (model layer) or co-occurrence in passages."""
     db = sql.books_store(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
     conn = db.connect()
+    head = {"book": {"id": book.id, "title": book.title}}
+    if _use_model(conn, book, source):
+        return {**head, **model_graph.graph(conn, caps, limit), "source": "model"}
     rows = sql.cooccurrences(conn, caps, None, limit)
     ids = sorted({r["source"] for r in rows} | {r["target"] for r in rows})
     names = _names(conn, caps, ids)
     kinds = sql.entity_kinds(conn, ids)
     return {
-        "book": {"id": book.id, "title": book.title},
+        **head,
         "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],
         "edges": [
             asdict(Relation(r["source"], r["target"], names[r["source"]][0], names[r["target"]][0],
                             r["passages"], r["first_chapter"]))
             for r in rows
         ],
+        "source": "names",
     }
 
 

@@ -89,6 +89,74 @@ MIGRATIONS = [
     ),
 ]
 
+# The model-interpreted layer lives apart from the deterministic one: every row carries the
+# passage and exact quote it stands on (verified before it is stored), who extracted it, and the
+# chapter/passage where it is established, so the same cap applies to it.
+MIGRATIONS.append(
+    Migration(
+        "books/0002_model_layer",
+        """
+        CREATE TABLE book_model_entities (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            extracted_by TEXT NOT NULL
+        );
+        CREATE TABLE book_model_names (
+            id INTEGER PRIMARY KEY,
+            entity_id INTEGER NOT NULL REFERENCES book_model_entities(id) ON DELETE CASCADE,
+            book_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            passage_id INTEGER NOT NULL REFERENCES book_passages(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL
+        );
+        CREATE INDEX book_model_names_cap ON book_model_names (book_id, chapter_seq, passage_seq);
+        CREATE INDEX book_model_names_entity ON book_model_names (entity_id);
+        CREATE TABLE book_model_facts (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES book_model_entities(id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            passage_id INTEGER NOT NULL REFERENCES book_passages(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL,
+            quote TEXT NOT NULL,
+            quote_start INTEGER NOT NULL,
+            quote_end INTEGER NOT NULL,
+            extracted_by TEXT NOT NULL,
+            confidence REAL
+        );
+        CREATE INDEX book_model_facts_cap ON book_model_facts (book_id, chapter_seq, passage_seq);
+        CREATE TABLE book_model_relations (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL,
+            source_id INTEGER NOT NULL REFERENCES book_model_entities(id) ON DELETE CASCADE,
+            target_id INTEGER NOT NULL REFERENCES book_model_entities(id) ON DELETE CASCADE,
+            relation TEXT NOT NULL,
+            passage_id INTEGER NOT NULL REFERENCES book_passages(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL,
+            quote TEXT NOT NULL,
+            quote_start INTEGER NOT NULL,
+            quote_end INTEGER NOT NULL,
+            extracted_by TEXT NOT NULL,
+            confidence REAL
+        );
+        CREATE INDEX book_model_relations_cap ON book_model_relations (book_id, chapter_seq, passage_seq);
+        CREATE TABLE book_model_runs (
+            book_id INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE,
+            extracted_by TEXT NOT NULL,
+            chunks INTEGER NOT NULL,
+            failed_chunks INTEGER NOT NULL,
+            accepted INTEGER NOT NULL,
+            rejected INTEGER NOT NULL,
+            finished_at REAL NOT NULL
+        );
+        """,
+    )
+)
+
 END = 1 << 30  # "no passage limit within the cap chapter", and "the whole book" as a chapter
 
 
@@ -197,6 +265,7 @@ def delete_book(conn: sqlite3.Connection, book_id: int) -> None:
         (book_id,),
     )
     conn.execute("DELETE FROM book_mentions WHERE book_id = ?", (book_id,))
+    clear_model_layer(conn, book_id)
     conn.execute("DELETE FROM books WHERE id = ?", (book_id,))
 
 
@@ -402,3 +471,177 @@ def passages_matching(conn: sqlite3.Connection, caps: Sequence[Cap], match: str)
         (*params, match),
     )
     return {r[0] for r in rows}
+
+
+# -- the model layer ----------------------------------------------------------------------------
+
+
+def clear_model_layer(conn: sqlite3.Connection, book_id: int) -> None:
+    for table in ("book_model_relations", "book_model_facts", "book_model_names"):
+        conn.execute(f"DELETE FROM {table} WHERE book_id = ?", (book_id,))
+    conn.execute("DELETE FROM book_model_entities WHERE book_id = ?", (book_id,))
+    conn.execute("DELETE FROM book_model_runs WHERE book_id = ?", (book_id,))
+
+
+def insert_model_entity(conn: sqlite3.Connection, book_id: int, kind: str, extracted_by: str) -> int:
+    cur = conn.execute(
+        "INSERT INTO book_model_entities (book_id, kind, extracted_by) VALUES (?, ?, ?)",
+        (book_id, kind, extracted_by),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def insert_model_names(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Rows of (entity_id, book_id, name, passage_id, chapter_seq, passage_seq)."""
+    conn.executemany(
+        "INSERT INTO book_model_names (entity_id, book_id, name, passage_id, chapter_seq, passage_seq)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def insert_model_facts(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Rows of (book_id, entity_id, text, passage_id, chapter_seq, passage_seq, quote,
+    quote_start, quote_end, extracted_by, confidence)."""
+    conn.executemany(
+        "INSERT INTO book_model_facts (book_id, entity_id, text, passage_id, chapter_seq,"
+        " passage_seq, quote, quote_start, quote_end, extracted_by, confidence)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def insert_model_relations(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Rows of (book_id, source_id, target_id, relation, passage_id, chapter_seq, passage_seq,
+    quote, quote_start, quote_end, extracted_by, confidence)."""
+    conn.executemany(
+        "INSERT INTO book_model_relations (book_id, source_id, target_id, relation, passage_id,"
+        " chapter_seq, passage_seq, quote, quote_start, quote_end, extracted_by, confidence)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def record_model_run(conn: sqlite3.Connection, book_id: int, extracted_by: str, chunks: int,
+                     failed: int, accepted: int, rejected: int) -> None:
+    conn.execute(
+        "INSERT INTO book_model_runs (book_id, extracted_by, chunks, failed_chunks, accepted,"
+        " rejected, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (book_id, extracted_by, chunks, failed, accepted, rejected, time.time()),
+    )
+
+
+def model_run_of(conn: sqlite3.Connection, book_id: int) -> sqlite3.Row | None:
+    return conn.execute("SELECT * FROM book_model_runs WHERE book_id = ?", (book_id,)).fetchone()
+
+
+def chapter_passages(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]:
+    """Every passage of a book in reading order (for extraction, which reads the whole book)."""
+    return conn.execute(
+        "SELECT p.id, p.chapter_seq, p.passage_seq, p.start, p.text, c.title AS chapter_title"
+        " FROM book_passages p JOIN book_chapters c"
+        " ON c.book_id = p.book_id AND c.chapter_seq = p.chapter_seq"
+        " WHERE p.book_id = ? ORDER BY p.chapter_seq, p.passage_seq",
+        (book_id,),
+    ).fetchall()
+
+
+def model_entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
+                      limit: int) -> list[sqlite3.Row]:
+    """Model entities with a visible name: visible passages about them and first chapter."""
+    cte, params = _cap_cte(caps)
+    kind_sql = " WHERE e.kind = ?" if kind else ""
+    return conn.execute(
+        f"{cte}, ev(eid, passage_id, chapter_seq) AS ("
+        f" SELECT n.entity_id, n.passage_id, n.chapter_seq FROM book_model_names n JOIN cap ON {visible('n')}"
+        f" UNION SELECT f.entity_id, f.passage_id, f.chapter_seq FROM book_model_facts f"
+        f" JOIN cap ON {visible('f')}"
+        f" UNION SELECT r.source_id, r.passage_id, r.chapter_seq FROM book_model_relations r"
+        f" JOIN cap ON {visible('r')}"
+        f" UNION SELECT r.target_id, r.passage_id, r.chapter_seq FROM book_model_relations r"
+        f" JOIN cap ON {visible('r')})"
+        " SELECT e.id, e.book_id, e.kind, COUNT(DISTINCT ev.passage_id) AS passages,"
+        " MIN(ev.chapter_seq) AS first_chapter, COUNT(DISTINCT ev.chapter_seq) AS chapters"
+        " FROM book_model_entities e JOIN ev ON ev.eid = e.id"
+        f" JOIN (SELECT DISTINCT n.entity_id FROM book_model_names n JOIN cap ON {visible('n')}) named"
+        f" ON named.entity_id = e.id{kind_sql}"
+        " GROUP BY e.id ORDER BY passages DESC, e.id LIMIT ?",
+        (*params, *([kind] if kind else []), limit),
+    ).fetchall()
+
+
+def model_names(conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Sequence[int]) -> list[sqlite3.Row]:
+    if not entity_ids:
+        return []
+    cte, params = _cap_cte(caps)
+    marks = ",".join("?" for _ in entity_ids)
+    return conn.execute(
+        f"{cte} SELECT n.entity_id, n.name AS form, COUNT(*) AS n, MIN(n.chapter_seq) AS first_chapter"
+        f" FROM book_model_names n JOIN cap ON {visible('n')}"
+        f" WHERE n.entity_id IN ({marks}) GROUP BY n.entity_id, n.name",
+        (*params, *entity_ids),
+    ).fetchall()
+
+
+def model_entity_by_name(conn: sqlite3.Connection, caps: Sequence[Cap], name: str) -> list[sqlite3.Row]:
+    cte, params = _cap_cte(caps)
+    return conn.execute(
+        f"{cte} SELECT n.entity_id, COUNT(*) AS n FROM book_model_names n JOIN cap ON {visible('n')}"
+        " WHERE n.name = ? COLLATE NOCASE GROUP BY n.entity_id ORDER BY n DESC",
+        (*params, name),
+    ).fetchall()
+
+
+def model_facts(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int, limit: int) -> list[sqlite3.Row]:
+    cte, params = _cap_cte(caps)
+    return conn.execute(
+        f"{cte} SELECT f.text, f.quote, f.chapter_seq, f.passage_seq, f.passage_id, f.extracted_by"
+        f" FROM book_model_facts f JOIN cap ON {visible('f')} WHERE f.entity_id = ?"
+        " ORDER BY f.chapter_seq, f.passage_seq, f.id LIMIT ?",
+        (*params, entity_id, limit),
+    ).fetchall()
+
+
+def model_relations(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None,
+                    limit: int) -> list[sqlite3.Row]:
+    """Visible relations whose two ends both have a visible name (optionally around one entity)."""
+    cte, params = _cap_cte(caps)
+    focus = " AND (r.source_id = ? OR r.target_id = ?)" if entity_id is not None else ""
+    named = (
+        "EXISTS (SELECT 1 FROM book_model_names n JOIN cap c2 ON n.book_id = c2.book_id AND"
+        " (n.chapter_seq < c2.ch OR (n.chapter_seq = c2.ch AND n.passage_seq <= c2.ps))"
+        " WHERE n.entity_id = {end})"
+    )
+    return conn.execute(
+        f"{cte} SELECT r.source_id, r.target_id, r.relation, r.quote, r.chapter_seq, r.passage_seq,"
+        f" r.passage_id, r.extracted_by FROM book_model_relations r JOIN cap ON {visible('r')}"
+        f" WHERE {named.format(end='r.source_id')} AND {named.format(end='r.target_id')}{focus}"
+        " ORDER BY r.chapter_seq, r.passage_seq, r.id LIMIT ?",
+        (*params, *([entity_id, entity_id] if entity_id is not None else []), limit),
+    ).fetchall()
+
+
+def model_kinds(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> dict[int, str]:
+    if not entity_ids:
+        return {}
+    marks = ",".join("?" for _ in entity_ids)
+    rows = conn.execute(f"SELECT id, kind FROM book_model_entities WHERE id IN ({marks})", tuple(entity_ids))
+    return {r[0]: r[1] for r in rows}
+
+
+def has_model_layer(conn: sqlite3.Connection, book_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM book_model_runs WHERE book_id = ?", (book_id,)).fetchone() is not None
+
+
+def model_autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
+                       limit: int) -> list[sqlite3.Row]:
+    """Model-layer names starting with the prefix (any word), among visible names."""
+    cte, params = _cap_cte(caps)
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return conn.execute(
+        f"{cte} SELECT n.entity_id, n.name AS form, COUNT(*) AS n FROM book_model_names n"
+        f" JOIN cap ON {visible('n')}"
+        " WHERE n.name LIKE ? ESCAPE '\\' OR n.name LIKE ? ESCAPE '\\'"
+        " GROUP BY n.entity_id, n.name ORDER BY n DESC, n.name LIMIT ?",
+        (*params, f"{escaped}%", f"% {escaped}%", limit),
+    ).fetchall()

@@ -14,7 +14,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lore.books import entities, library, search
+from lore.books import entities, library, model_extract, search
 from lore.cli.common import console, err_console, handle_errors, print_json
 
 app = typer.Typer(
@@ -103,8 +103,9 @@ def show(
 ) -> None:
     """A book's chapters and your position (titles of chapters ahead of you stay hidden)."""
     info, outline = library.chapters(book)
+    usage = model_extract.model_usage(info.id)
     if as_json:
-        print_json({"book": info.as_dict(), "chapters": outline})
+        print_json({"book": info.as_dict(), "chapters": outline, "model_usage": usage})
         return
     console.print(
         f"#{info.id} [bold]{info.title}[/bold] by {_authors(info)} | series: {_series(info)} |"
@@ -114,6 +115,8 @@ def show(
     )
     added = dt.datetime.fromtimestamp(info.added_at).strftime("%Y-%m-%d %H:%M")
     console.print(f"[dim]{info.source_path} (added {added}; {info.notes})[/dim]", highlight=False)
+    used = usage["line"] if usage["calls"] or usage["cache_hits"] else "none (no model has read it)"
+    console.print(f"model use: {used}", highlight=False)
     table = Table("chapter", "title", "words", "passages")
     for ch in outline:
         title = ch["title"] if ch["reached"] else "[dim](not reached)[/dim]"
@@ -158,17 +161,19 @@ def progress(
 @handle_errors
 def characters_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    kind: str = typer.Option(None, "--kind", help="person, place or name."),
+    kind: str = typer.Option(None, "--kind", help="person/place/name, or with a model character/"
+                                                   "place/group/object/event."),
     limit: int = typer.Option(30, "--limit", min=1),
+    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Characters, places and other names you have met so far, most mentioned first."""
-    info, found = entities.characters(book, kind=kind, limit=limit)
+    info, found = entities.characters(book, kind=kind, limit=limit, source=source)
     if as_json:
         print_json({"book": {"id": info.id, "title": info.title},
                     "position": info.as_dict()["position"], "entities": [e.as_dict() for e in found]})
         return
-    table = Table("name", "kind", "mentions", "first chapter", "also called",
+    table = Table("name", "kind", "passages", "first chapter", "also called",
                   title=f"{info.title}: names up to {info.position.describe(info.chapters)}")
     for e in found:
         table.add_row(e.name, e.kind, str(e.mentions), str(e.first_chapter), ", ".join(e.aliases[:4]))
@@ -182,21 +187,28 @@ def characters_cmd(
 def profile_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     name: str = typer.Argument(..., help="A name as the book uses it (or its start)."),
+    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """One character or place as you know them so far: names, first appearances, company."""
-    data = entities.profile(book, name)
+    data = entities.profile(book, name, source=source)
     if as_json:
         print_json(data)
         return
-    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {data['mentions']} mentions in"
+    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {data['mentions']} passages in"
                   f" {data['chapters']} chapter(s), first in chapter {data['first_chapter']}",
                   highlight=False)
     if data["aliases"]:
         console.print("also called: " + ", ".join(data["aliases"]), highlight=False)
-    for a in data["appearances"]:
+    for f in data.get("facts", []):
+        console.print(f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {f['text']} "
+                      f"[dim]“{f['quote']}”[/dim]", highlight=False)
+    for r in data["relations"] if data["source"] == "model" else []:
+        console.print(f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {r['source_name']} {r['kind']}"
+                      f" {r['target_name']} [dim]“{r['quote']}”[/dim]", highlight=False)
+    for a in data.get("appearances", []):
         console.print(f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {a['context']}", highlight=False)
-    if data["related"]:
+    if data.get("related"):
         console.print("seen with: " + ", ".join(f"{r['name']} ({r['passages']})" for r in data["related"]),
                       highlight=False)
 
@@ -223,16 +235,22 @@ def names_cmd(
 def graph_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     limit: int = typer.Option(30, "--limit", min=1),
+    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Who appears with whom (names in the same passage), within your position."""
-    data = entities.graph(book, limit=limit)
+    """Who appears with whom (or, with a model layer, typed relations), within your position."""
+    data = entities.graph(book, limit=limit, source=source)
     if as_json:
         print_json(data)
         return
-    table = Table("name", "with", "shared passages", "first chapter", title=f"{data['book']['title']}")
-    for e in data["edges"]:
-        table.add_row(e["source_name"], e["target_name"], str(e["passages"]), str(e["first_chapter"]))
+    if data["source"] == "model":
+        table = Table("from", "relation", "to", "chapter", "quote", title=data["book"]["title"])
+        for e in data["edges"]:
+            table.add_row(e["source_name"], e["kind"], e["target_name"], str(e["chapter"]), e["quote"])
+    else:
+        table = Table("name", "with", "shared passages", "first chapter", title=data["book"]["title"])
+        for e in data["edges"]:
+            table.add_row(e["source_name"], e["target_name"], str(e["passages"]), str(e["first_chapter"]))
     console.print(table)
 
 
@@ -264,6 +282,36 @@ def search_cmd(
                       f" [dim](score {hit.score:.4f})[/dim]", highlight=False)
         console.print(_clip(hit.text), highlight=False)
         console.print()
+
+
+@app.command("extract")
+@handle_errors
+def extract(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """With a model: characters, places, groups, objects, events, relations and identities,
+    each with a quote checked against its passage. Replaces the book's model layer."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as bar:
+        task = bar.add_task("reading with the model", total=None)
+
+        def tick(stage: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        report = model_extract.extract_book(book, progress=tick)
+    if as_json:
+        print_json(report.as_dict())
+        return
+    console.print(
+        f"{report.title}: {report.entities} entities, {report.relations} relations,"
+        f" {report.identities} identities from {report.chunks} chunks with {report.model};"
+        f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage)"
+        + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
+        highlight=False,
+    )
+    console.print(f"model use for this book: {report.usage_line}", highlight=False)
 
 
 @app.command("remove")
