@@ -15,10 +15,12 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
-from lore.rules.models import Project, Rule
+from lore.rules.models import SOURCES, STATUSES, Project, Rule
+from lore.rules.scopes import normalize_scope
 from lore.rules.store import rules_store
-from lore.rules.validation import refusal_reason
+from lore.rules.validation import check_rule_fields
 
+BATCH = 2000
 _MARKS = re.compile(r"[*_`~>#]+")
 _EDGES = re.compile(r"^[\s\-+*.:;,!?]+|[\s\-+*.:;,!?]+$")
 
@@ -73,8 +75,8 @@ class Saved:
     refused: list[Refused] = field(default_factory=list)
 
 
-def merge_candidates(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """One candidate per normalised text; evidence joined, scopes joined (global wins)."""
+def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candidate]]:
+    """(normalised text, candidate) once per text; evidence joined, scopes joined (global wins)."""
     merged: dict[str, Candidate] = {}
     for cand in candidates:
         key = cand.key
@@ -94,42 +96,56 @@ def merge_candidates(candidates: Iterable[Candidate]) -> list[Candidate]:
             first.scope += [s for s in cand.scope if s not in first.scope]
         first.title = first.title or cand.title
         first.triggers += [t for t in cand.triggers if t not in first.triggers]
-    return list(merged.values())
+    return list(merged.items())
 
 
 def save_candidates(project: Project, candidates: Sequence[Candidate], *, status: str,
                     source: str) -> Saved:
-    """Store candidates not already in the project; refusals are reported, never raised."""
+    """Store candidates not already in the project; refusals are reported, never raised.
+
+    New rules go in with one transaction per batch: an import of thousands of rules costs one
+    version bump, not thousands."""
+    if source not in SOURCES:
+        raise InvalidInput(f"unknown rule source {source!r}; one of {', '.join(SOURCES)}")
+    if status not in STATUSES:
+        raise InvalidInput(f"unknown status {status!r}; active or pending")
     result = Saved()
-    existing: dict[str, Rule] = {}
-    for rule in service.list_rules(project):
-        existing.setdefault(normalize_text(rule.text), rule)
     store = rules_store()
-    for cand in merge_candidates(candidates):
-        reason = refusal_reason(cand.text.strip())
-        if reason:
-            result.refused.append(Refused(cand, reason))
-            continue
-        found = existing.get(cand.key)
+    existing: dict[str, Rule] = {}
+    for rule in store.rules(project.id):
+        existing.setdefault(normalize_text(rule.text), rule)
+    fresh: list[dict[str, Any]] = []
+    for key, cand in merge_candidates(candidates):
+        found = existing.get(key)
         if found is not None:
-            fresh = [ev for ev in cand.evidence if ev not in found.evidence]
-            if fresh:
-                updated = store.update_rule(found.id, {"evidence": [*found.evidence, *fresh]})
-                if updated is not None:
-                    existing[cand.key] = updated
-                    result.merged.append(updated)
-            else:
+            new_evidence = [ev for ev in cand.evidence if ev not in found.evidence]
+            if not new_evidence:
                 result.repeats += 1
+                continue
+            updated = store.update_rule(found.id, {"evidence": [*found.evidence, *new_evidence]})
+            if updated is not None:
+                existing[key] = updated
+                result.merged.append(updated)
             continue
         try:
-            rule = service.add_rule(
-                project, cand.text, title=cand.title, triggers=cand.triggers, always=cand.always,
-                scope=cand.scope, status=status, source=source, evidence=cand.evidence,
-                tagged=bool(cand.triggers) or cand.always,
-            )
+            fields = _fields(project, cand, status, source)
         except InvalidInput as exc:
             result.refused.append(Refused(cand, str(exc).removeprefix("rule refused: ")))
             continue
-        existing[cand.key] = rule
-        result.added.append(rule)
+        fresh.append(fields)
+    for start in range(0, len(fresh), BATCH):
+        result.added += store.insert_rules(project.id, fresh[start:start + BATCH])
     return result
+
+
+def _fields(project: Project, cand: Candidate, status: str, source: str) -> dict[str, Any]:
+    """The stored columns of a candidate, after the same refusals as `service.add_rule`."""
+    text, title = cand.text.strip(), cand.title.strip()
+    triggers = service.parse_triggers(cand.triggers)
+    check_rule_fields(text, title, triggers)
+    return {
+        "text": text, "title": title, "triggers": triggers, "always": cand.always,
+        "scope": normalize_scope(cand.scope, project.sections, project.path), "status": status,
+        "source": source, "auto": False, "tagged": bool(triggers) or cand.always,
+        "evidence": list(cand.evidence),
+    }

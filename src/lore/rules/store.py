@@ -340,3 +340,34 @@ class RulesStore:
             "SELECT MAX(at) FROM review_attempts WHERE project_id = ?", (project_id,)
         ).fetchone()
         return row[0] if row else None
+
+    def insert_rules(self, project_id: int, items: Sequence[dict[str, Any]]) -> list[Rule]:
+        """Many rules in one transaction and one version bump (imports of thousands of rules);
+        creation times keep the given order."""
+        if not items:
+            return []
+        now = time.time()
+        ids: list[str] = []
+        with self.store.transaction() as tx:
+            version = self._bump(tx, project_id)
+            for n, fields in enumerate(items):
+                rule_id = secrets.token_hex(4)
+                while rule_id in ids or tx.execute("SELECT 1 FROM rules WHERE id = ?", (rule_id,)).fetchone():
+                    rule_id = secrets.token_hex(4)
+                ids.append(rule_id)
+                tx.execute(
+                    "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
+                    " source, auto, tagged, evidence, created_at, updated_at, version)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        rule_id, project_id, fields["text"], fields.get("title", ""),
+                        json.dumps(list(fields.get("triggers", ()))), int(fields.get("always", False)),
+                        json.dumps(list(fields.get("scope", ()))), fields.get("status", "active"),
+                        fields.get("source", "user"), int(fields.get("auto", False)),
+                        int(fields.get("tagged", False)), json.dumps(list(fields.get("evidence", ()))),
+                        now + n * 1e-6, now, version,
+                    ),
+                )
+            rows = [tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rid,)).fetchone()
+                    for rid in ids]
+        return [_rule(r) for r in rows]
