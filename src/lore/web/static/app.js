@@ -5,7 +5,7 @@
 const TOKEN_KEY = "lore-token";
 const TABS = ["active", "pending", "usage", "resolve", "add"];
 
-const state = { token: null, projects: [], project: null, tab: "active" };
+const state = { token: null, projects: [], project: null, tab: "active", renders: 0 };
 
 // -- small helpers -------------------------------------------------------------------------
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -94,9 +94,14 @@ function link(name, tab) {
   return "#/p/" + encodeURIComponent(name) + "/" + tab;
 }
 
+// Renders can overlap (a click while the previous one loads); only the newest one draws.
 async function render() {
+  const generation = ++state.renders;
+  const current = () => generation === state.renders;
   const { name, tab } = route();
-  state.projects = await api("GET", "/projects");
+  const projects = await api("GET", "/projects");
+  if (!current()) return;
+  state.projects = projects;
   const chosen = state.projects.find((p) => p.name === name) || state.projects[0] || null;
   state.project = chosen;
   state.tab = tab;
@@ -111,8 +116,8 @@ async function render() {
     if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
-  if (tab === "active" || tab === "pending") await renderRules(tab);
-  if (tab === "usage") await renderUsage();
+  if (tab === "active" || tab === "pending") await renderRules(tab, current);
+  if (tab === "usage") await renderUsage(current);
 }
 
 async function refresh() {
@@ -174,10 +179,11 @@ function renderProjectHead() {
 }
 
 // -- rules ----------------------------------------------------------------------------------
-async function renderRules(status) {
+async function renderRules(status, current) {
   const section = $("#tab-" + status);
   const autoOnly = status === "active" && $("#auto-only").checked;
   const rules = await api("GET", projectPath(`/rules?status=${status}&auto=${autoOnly}`));
+  if (!current()) return;
   const list = $(".rules", section);
   list.replaceChildren(...rules.map(ruleItem));
   $(".empty", section).hidden = rules.length > 0;
@@ -307,8 +313,9 @@ function changedFields(form, rule) {
 }
 
 // -- usage ----------------------------------------------------------------------------------
-async function renderUsage() {
+async function renderUsage(current) {
   const usage = await api("GET", projectPath("/usage"));
+  if (!current()) return;
   $("#usage-summary").textContent =
     `${usage.never_served} of ${usage.total} active rule(s) were never sent to an agent.`;
   const never = usage.rules.filter((r) => r.served === 0);
