@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
@@ -13,18 +16,24 @@ _CLIENT_HELP = f"Client(s) to act on: {', '.join(CLIENTS)} or all (repeat or com
     "Default: the clients found on this machine."
 
 
+def _tilde(path: object) -> str:
+    text, home = str(path), str(Path.home())
+    return "~" + text[len(home):] if home != "/" and text.startswith(home + "/") else text
+
+
 def _render(report: InstallReport, verb: str) -> None:
     if report.dry_run:
         for change in report.changes:
             if change.changed:
-                console.print(f"[bold]{change.client}[/bold] {change.action}: {change.path}", highlight=False)
+                console.print(f"[bold]{change.client}[/bold] {change.action}: {escape(str(change.path))}",
+                              highlight=False)
                 typer.echo(change.diff())
     table = Table("client", "file", "change", "backup", title=f"lore {verb}" + (" (dry run)" if report.dry_run else ""))
     for change in report.changes:
-        action = change.action if not change.error else f"[red]error[/red]: {change.error}"
+        action = change.action if not change.error else f"[red]error[/red]: {escape(change.error)}"
         if report.dry_run and change.changed:
             action = f"would be {change.action}"
-        table.add_row(change.client, str(change.path), action, str(change.backup or "-"))
+        table.add_row(change.client, escape(_tilde(change.path)), action, escape(_tilde(change.backup or "-")))
     console.print(table)
 
 

@@ -4,6 +4,7 @@ token cost of always-rules. Exit code 1 when there is a warning, so it can gate 
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lore.cli import review
@@ -27,7 +28,7 @@ def lint(
             table = Table("", "check", "finding", title=f"lint {report.project.name}")
             for f in report.findings:
                 mark = "[yellow]warning[/yellow]" if f.severity == "warning" else "[dim]info[/dim]"
-                table.add_row(mark, f.kind, f.message)
+                table.add_row(mark, f.kind, escape(f.message))
             console.print(table)
         console.print(f"{report.rules} rule(s) checked; always-rules cost about {report.always_tokens} "
                       f"tokens per request (budget {ALWAYS_BUDGET}); {len(report.warnings)} warning(s).",

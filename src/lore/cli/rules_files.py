@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
@@ -20,6 +21,11 @@ from lore.rules.intake import Candidate
 from lore.rules.learn import learn, learn_from_reviews
 from lore.rules.memorize import memorize
 from lore.rules.train import train
+
+
+def _add(table: Table, *cells: str) -> None:
+    """A table row of plain text (rule text may hold `[...]`, which rich would read as markup)."""
+    table.add_row(*(escape(str(c)) for c in cells))
 
 
 def _short(items: list[str], limit: int = 3) -> str:
@@ -37,7 +43,7 @@ def _candidate_table(title: str, candidates: list[Candidate], status: dict[str, 
         row = [c.kind, c.text, ", ".join(c.scope) or "global", str(where)]
         if status:
             row.append(status.get(c.key, ""))
-        table.add_row(*row)
+        _add(table, *row)
     return table
 
 
@@ -46,7 +52,7 @@ def _feedback_table(title: str, candidates: list[Candidate]) -> Table:
     for c in candidates:
         where = "; ".join(f"#{e.get('pr')} {e.get('file')}:{e.get('line')} ({e.get('author')})"
                           for e in c.evidence[:3])
-        table.add_row(str(len(c.evidence)), c.text, ", ".join(c.scope) or "global",
+        _add(table, str(len(c.evidence)), c.text, ", ".join(c.scope) or "global",
                       where + (f"; +{len(c.evidence) - 3} more" if len(c.evidence) > 3 else ""))
     return table
 
@@ -68,16 +74,17 @@ def register(root: typer.Typer) -> None:
             print_json(report.to_dict())
             return
         if not report.files:
-            console.print(f"No instruction files found in {report.project.path}.", highlight=False)
+            console.print(f"No instruction files found in {report.project.path}.", highlight=False,
+                          markup=False)
             return
         table = Table("file", "kind", "scope", "pieces", "new", "merged", "known", "refused",
                       title=f"memorize → project {report.project.name}")
         for f in report.files:
             scope = ", ".join(f.scope) or "global"
             if f.skipped:
-                table.add_row(f.path, f.kind, scope, "-", "-", "-", "-", "-")
+                _add(table, f.path, f.kind, scope, "-", "-", "-", "-", "-")
                 continue
-            table.add_row(f.path, f.kind, scope, str(len(f.candidates)), str(f.added),
+            _add(table, f.path, f.kind, scope, str(len(f.candidates)), str(f.added),
                           str(f.merged), str(f.repeats), str(len(f.refused)))
         console.print(table)
         for f in report.files:
@@ -86,7 +93,7 @@ def register(root: typer.Typer) -> None:
                 f.notes
             if lines:
                 text = "\n  ".join(lines) if details else _short(lines)
-                console.print(f"[yellow]{f.path}[/yellow]: {text}", highlight=False)
+                console.print(f"[yellow]{escape(f.path)}[/yellow]: {escape(text)}", highlight=False)
         s = report.saved
         console.print(
             f"{len(s.added)} new pending rule(s), {len(s.merged)} merged, {s.repeats} already known, "
@@ -120,7 +127,7 @@ def register(root: typer.Typer) -> None:
                   if c.text.strip() in added else "known" for c in candidates}
         console.print(_candidate_table(f"discover → project {project.name}", candidates, status))
         console.print(f"{len(saved.added)} new pending rule(s), {saved.repeats} already known. "
-                      f"Review: lore review --name {project.name} list --pending", highlight=False)
+                      f"Review: lore review --name {project.name} list --pending", highlight=False, markup=False)
 
     @root.command("learn")
     @handle_errors
@@ -135,7 +142,7 @@ def register(root: typer.Typer) -> None:
         """Read PR review comments by owners, members and collaborators; save repeated feedback
         first, as pending rules."""
         def wait(seconds: float, reason: str) -> None:
-            err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False)
+            err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False, markup=False)
             time.sleep(seconds)
 
         if dry_run:
@@ -154,7 +161,7 @@ def register(root: typer.Typer) -> None:
         console.print(_feedback_table(f"learn → project {project.name}", candidates))
         console.print(f"{len(saved.added)} new pending rule(s), {len(saved.merged)} with new evidence, "
                       f"{saved.repeats} already known. Review: lore review --name {project.name} list "
-                      "--pending --details", highlight=False)
+                      "--pending --details", highlight=False, markup=False)
 
     @root.command("train")
     @handle_errors
@@ -171,13 +178,13 @@ def register(root: typer.Typer) -> None:
             return
         table = Table("document", "pieces", "new", "known", "refused", title=f"train → project {report.project.name}")
         for f in report.files:
-            table.add_row(f.path, str(len(f.candidates)), str(f.added), str(f.repeats), str(len(f.refused)))
+            _add(table, f.path, str(len(f.candidates)), str(f.added), str(f.repeats), str(len(f.refused)))
         console.print(table)
         for f in report.files:
             for line in [*f.refused, *f.notes, *(f"front matter: {p}" for p in f.problems)]:
-                console.print(f"[yellow]{f.path}[/yellow]: {line}", highlight=False)
+                console.print(f"[yellow]{escape(f.path)}[/yellow]: {escape(line)}", highlight=False)
         console.print(f"{len(report.saved.added)} new active rule(s). See: lore review --name "
-                      f"{report.project.name} list", highlight=False)
+                      f"{report.project.name} list", highlight=False, markup=False)
 
     @root.command("export")
     @handle_errors
@@ -194,11 +201,11 @@ def register(root: typer.Typer) -> None:
             print_json(result.to_dict())
             return
         for path in result.written:
-            console.print(f"wrote     {path}", highlight=False)
+            console.print(f"wrote     {path}", highlight=False, markup=False)
         for path in result.unchanged:
-            console.print(f"unchanged {path}", highlight=False)
+            console.print(f"unchanged {path}", highlight=False, markup=False)
         for path in result.removed:
-            console.print(f"removed   {path}", highlight=False)
-        console.print(f"{result.rules} active rule(s) of {project.name} exported for {to}.", highlight=False)
+            console.print(f"removed   {path}", highlight=False, markup=False)
+        console.print(f"{result.rules} active rule(s) of {project.name} exported for {to}.", highlight=False, markup=False)
         if not result.rules:
             err_console.print("note: no active rules yet; approve some with `lore review approve ID`.")
