@@ -8,9 +8,13 @@ machine over the tokens, so memory stays flat and parsing overlaps git's own wor
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import re
 import subprocess
+import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,18 +86,45 @@ def log_command(revs: Sequence[str], since: str | None = None, until: str | None
 def read_log(
     repo: Path, revs: Sequence[str] = ("HEAD",), since: str | None = None, until: str | None = None
 ) -> Iterator[GitCommit]:
-    """Yield commits oldest first, each with its touched files and line counts."""
+    """Yield commits oldest first, each with its touched files and line counts.
+
+    A reader thread drains git's pipe into a queue, so git computes diffs while we parse and
+    write instead of blocking on a full 64 KiB pipe.
+    """
     cmd = log_command(revs, since, until)
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdout is not None
-    try:
-        yield from parse_log_stream(iter(lambda: proc.stdout.read(_CHUNK), b""))
-    finally:
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
-        code = proc.wait()
-    if code != 0:
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=errors, env=env)
+        chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=256)
+        stop = threading.Event()
+
+        def drain() -> None:
+            assert proc.stdout is not None
+            try:
+                while not stop.is_set():
+                    data = proc.stdout.read1(_CHUNK)
+                    if not data:
+                        break
+                    chunks.put(data)
+            finally:
+                chunks.put(None)
+
+        reader = threading.Thread(target=drain, name="git-log-reader", daemon=True)
+        reader.start()
+        try:
+            yield from parse_log_stream(iter(chunks.get, None))
+        finally:
+            stop.set()
+            if proc.poll() is None and reader.is_alive():
+                proc.kill()  # the caller stopped early
+            while reader.is_alive():
+                with contextlib.suppress(queue.Empty):
+                    chunks.get(timeout=0.1)
+            proc.stdout.close()  # type: ignore[union-attr]
+            code = proc.wait()
+            errors.seek(0)
+            err = errors.read().decode("utf-8", "replace").strip()
+    if code not in (0, -9):
         raise InvalidInput(f"git log failed in {repo}: {err.splitlines()[-1] if err else code}")
 
 
@@ -109,10 +140,13 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
     rest = b""
     for chunk in chunks:
         data = rest + chunk
-        tokens = data.split(b"\0")
-        rest = tokens.pop()
-        for raw in tokens:
-            tok = raw.decode("utf-8", "surrogateescape")
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            rest = data
+            continue
+        rest = data[cut + 1 :]
+        tokens = data[:cut].decode("utf-8", "surrogateescape").split("\0")
+        for tok in tokens:
             if header:
                 header.append(tok)
                 if len(header) == _HEADER_FIELDS:
@@ -120,17 +154,11 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
                     by_path = {}
                     header = []
                 continue
-            if tok[:1] == "\x1e" or tok.lstrip("\n")[:1] == "\x1e":
-                if commit is not None:
-                    yield _finish(commit, by_path)
-                    commit = None
-                header = [tok.lstrip("\n")[1:]]
-                continue
             if pending_kind:
                 pending.append(tok)
                 if pending_kind == "raw":
                     assert pending_change is not None
-                    need = 2 if pending_change.status[:1] in "RC" else 1
+                    need = 2 if pending_change.status in "RC" else 1
                     if len(pending) == need:
                         if need == 2:
                             pending_change.old_path, pending_change.path = pending
@@ -142,12 +170,25 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
                     _count(by_path, pending[1], pending_counts)
                     pending, pending_kind = [], ""
                 continue
-            tok = tok.lstrip("\n")
             if not tok:
                 continue
-            if tok[0] == ":":
-                status = tok.rsplit(" ", 1)[-1]
-                pending_change = FileChange(path="", status=status[:1] or "M")
+            first = tok[0]
+            if first == "\n":
+                tok = tok.lstrip("\n")
+                if not tok:
+                    continue
+                first = tok[0]
+            if first == "\x1e":
+                if commit is not None:
+                    yield _finish(commit, by_path)
+                    commit = None
+                header = [tok[1:]]
+                continue
+            if first == ":":
+                pending_change = FileChange(path="", status=tok[-1] if tok[-1].isalpha() else
+                                            tok.rsplit(" ", 1)[-1][:1])
+                if not pending_change.status.isalpha():
+                    pending_change.status = "M"
                 pending_kind = "raw"
                 continue
             parts = tok.split("\t", 2)

@@ -152,13 +152,18 @@ class _CommitIngest:
         self.w = writer
         self.repo_id = repo_id
         self.people_seen: set[int] = set()
+        self.authors: dict[tuple[str, str], tuple[str, str | None, bool]] = {}
         self.pr_of: dict[str, int] = {}  # sha -> PR number named in its subject
         self.merges: list[tuple[str, int, list[str], float]] = []
 
     def add(self, c: GitCommit) -> None:
         w, at = self.w, c.committed_at
-        bot = is_bot(c.author_name, c.author_email)
-        key, login = person_key(c.author_email)
+        who = (c.author_name, c.author_email)
+        known = self.authors.get(who)
+        if known is None:
+            key, login = person_key(c.author_email)
+            known = self.authors[who] = (key, login, is_bot(*who))
+        key, login, bot = known
         pid = w.node("person", key, c.author_name, at)
         if pid not in self.people_seen:
             self.people_seen.add(pid)
