@@ -86,8 +86,8 @@ def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
     if untagged:
         findings.append(Finding(
             "untagged", "info",
-            f"{len(untagged)} rule(s) have no title, trigger words or always mark, so selection matches "
-            "them on their text alone; ask the agent to run organize_rules and tag_rules, or tag them "
+            f"{len(untagged)} rule(s) were never tagged (trigger words, always), so selection matches "
+            "them on their words alone; ask the agent to run organize_rules and tag_rules, or tag them "
             "in the web UI", [r.id for r in untagged]))
     always = [r for r in rules if r.always and r.status == "active"]
     cost = sum(estimate_tokens(f"{r.title}\n{r.text}") for r in always)
