@@ -1,4 +1,5 @@
-"""Fixtures for the web UI: a real uvicorn server on 127.0.0.1 and a real project with rules.
+"""Fixtures for the web UI: a real uvicorn server on 127.0.0.1, a real project with rules, and
+headless Chromium.
 
 The server runs in a thread of the test process, so it reads the same `$LORE_HOME` (the autouse
 fixture gives each test its own) and the test can check every change through the rules service.
@@ -79,3 +80,37 @@ def shop(tmp_path: Path) -> Project:
     service.add_rule(project, "Use four spaces for indentation.", title="Indent", status="active",
                      source="agent", auto=True)
     return project
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WAIT_MS = 30_000  # an upper bound for slow machines, not a measurement
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """One headless Chromium (Debian's, driven by Playwright) for all browser tests."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    playwright.expect.set_options(timeout=WAIT_MS)
+    with playwright.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
+            args=ARGS, viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(WAIT_MS)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser) -> Iterator:
+    """A fresh tab that accepts confirmations and fails the test on any script error."""
+    tab = browser.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("dialog", lambda dialog: dialog.accept())
+    yield tab
+    tab.close()
+    assert not errors, errors

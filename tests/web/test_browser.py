@@ -1,7 +1,7 @@
 """The rules UI in real headless Chromium (Debian's), clicked through like a user would.
 
 Each test runs its own `lore serve` server (a real uvicorn on 127.0.0.1, own `$LORE_HOME`), one
-browser serves the whole module, and every change is checked in the store through the service.
+browser serves all tests (see conftest), and every change is checked in the store through the service.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
@@ -20,43 +19,7 @@ from lore.rules.models import Project
 from lore.rules.trust import trust_state
 
 pytestmark = pytest.mark.e2e
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-WAIT_MS = 30_000  # an upper bound for slow machines, not a measurement
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    playwright.expect.set_options(timeout=WAIT_MS)
-    with playwright.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            args=ARGS, viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(WAIT_MS)
-        yield context
-        context.close()
-
-
-@pytest.fixture
-def page(browser) -> Iterator:
-    tab = browser.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.on("dialog", lambda dialog: dialog.accept())
-    yield tab
-    tab.close()
-    assert not errors, errors
-
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(locator)
+expect = pytest.importorskip("playwright.sync_api").expect
 
 
 def _rule(project: Project, text_start: str):

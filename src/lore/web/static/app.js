@@ -192,7 +192,9 @@ async function renderRules(status, current) {
 function ruleItem(rule) {
   const item = clone("rule-item");
   item.dataset.id = rule.id;
-  $(".rule-title", item).textContent = rule.label;
+  const title = $(".rule-title", item);
+  title.textContent = rule.title;
+  title.hidden = !rule.title;  // an untagged rule shows its text only, not its start twice
   const badges = $(".badges", item);
   badges.append(el("span", rule.status, "badge " + rule.status));
   if (rule.auto) badges.append(el("span", "auto-activated", "badge auto"));
@@ -205,17 +207,18 @@ function ruleItem(rule) {
   $(".served", item).textContent =
     `${rule.served_count} time(s), last ${when(rule.last_served_at)}`;
   $(".rule-id", item).textContent = rule.id;
-  renderWaiting($(".waiting", item), rule.waiting || []);
+  renderAgentOutcome($(".agent", item), rule.agent);
   renderEvidence($(".evidence", item), rule.evidence);
   renderActions(item, rule);
   return item;
 }
 
-function renderWaiting(box, reasons) {
-  box.hidden = reasons.length === 0;
-  for (const outcome of reasons) {
-    box.append(el("p", `An agent proposed it on ${when(outcome.at)}; it waits because: ${outcome.reason}`));
-  }
+function renderAgentOutcome(box, outcome) {
+  box.hidden = !outcome;
+  if (!outcome) return;
+  const what = outcome.outcome === "activated" ? "activated it" : "left it waiting";
+  box.textContent = `An agent proposed it on ${when(outcome.at)}; the gate ${what}: ${outcome.reason}`;
+  box.classList.toggle("waiting", outcome.outcome !== "activated");
 }
 
 function evidenceValue(key, value) {
