@@ -192,11 +192,11 @@ def find_book(ref: str | int, store: Store | None = None) -> Book:
     text = str(ref).strip().lstrip("#")
     if not text:
         raise InvalidInput("name a book: its id or a part of its title")
-    books = list_books(store)
     if text.isdigit():
-        for book in books:
-            if book.id == int(text):
-                return book
+        row = sql.get_book(_store(store).connect(), int(text))
+        if row is not None:
+            return _book(row)
+    books = list_books(store)
     wanted = _norm(text)
     exact = [b for b in books if _norm(b.title) == wanted]
     matches = exact or [b for b in books if wanted in _norm(b.title)]

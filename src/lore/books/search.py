@@ -183,9 +183,8 @@ def _lexical(conn: Any, caps: list[Cap], terms: list[str], limit: int) -> dict[s
     total = sql.count_visible_passages(conn, caps)
     weights, holders = {}, {}
     for term in terms:
-        ids = sql.passages_matching(conn, caps, f'"{term}"')
-        weights[term] = math.log(1.0 + total / (len(ids) + 0.5))
-        holders[term] = ids
+        df, holders[term] = sql.term_stats(conn, caps, f'"{term}"', order)
+        weights[term] = math.log(1.0 + total / (df + 0.5))
     whole = sum(weights.values()) or 1.0
     coverage = {pid: sum(w for t, w in weights.items() if pid in holders[t]) / whole for pid in order}
     return {"order": order, "bm25": {r["id"]: round(r["score"], 4) for r in rows}, "coverage": coverage}

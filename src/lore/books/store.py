@@ -333,8 +333,8 @@ def fts_search(conn: sqlite3.Connection, caps: Sequence[Cap], match: str, limit:
     return conn.execute(
         f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text,"
         " bm25(book_passages_fts) AS score"
-        " FROM book_passages_fts JOIN book_passages p ON p.id = book_passages_fts.rowid"
-        f" JOIN cap ON {visible('p')}"
+        " FROM book_passages_fts CROSS JOIN book_passages p ON p.id = book_passages_fts.rowid"
+        f" CROSS JOIN cap ON {visible('p')}"
         " WHERE book_passages_fts MATCH ? ORDER BY score, p.id LIMIT ?",
         (*params, match, limit),
     ).fetchall()
@@ -462,15 +462,18 @@ def count_visible_passages(conn: sqlite3.Connection, caps: Sequence[Cap]) -> int
     return int(row.fetchone()[0])
 
 
-def passages_matching(conn: sqlite3.Connection, caps: Sequence[Cap], match: str) -> set[int]:
-    """Ids of the visible passages that match an FTS5 expression (for term coverage)."""
+def term_stats(conn: sqlite3.Connection, caps: Sequence[Cap], match: str,
+               candidates: Sequence[int]) -> tuple[int, set[int]]:
+    """How many visible passages match an FTS5 expression, and which of the candidates do."""
     cte, params = _cap_cte(caps)
-    rows = conn.execute(
-        f"{cte} SELECT p.id FROM book_passages_fts JOIN book_passages p ON p.id = book_passages_fts.rowid"
-        f" JOIN cap ON {visible('p')} WHERE book_passages_fts MATCH ?",
-        (*params, match),
-    )
-    return {r[0] for r in rows}
+    marks = ",".join("?" for _ in candidates) or "NULL"
+    row = conn.execute(
+        f"{cte} SELECT COUNT(*), json_group_array(p.id) FILTER (WHERE p.id IN ({marks}))"
+        " FROM book_passages_fts CROSS JOIN book_passages p ON p.id = book_passages_fts.rowid"
+        f" CROSS JOIN cap ON {visible('p')} WHERE book_passages_fts MATCH ?",
+        (*params, *candidates, match),
+    ).fetchone()
+    return int(row[0]), set(json.loads(row[1] or "[]"))
 
 
 # -- the model layer ----------------------------------------------------------------------------
