@@ -8,6 +8,7 @@ applied once, in order, and never edited: a change is a new migration.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -157,19 +158,21 @@ def _retry_locked(fn: Callable[[], object], attempts: int = 60) -> object:
     return None
 
 
-_stores: dict[Path, Store] = {}
+_stores: dict[str, Store] = {}
 _stores_lock = threading.Lock()
 
 
 def open_store(path: Path | None = None) -> Store:
     """The process-wide Store for a file (default `$LORE_HOME/lore.db`)."""
-    target = Path(path) if path else ensure_home() / DB_NAME
-    target = target.resolve()
+    key = str(path) if path else "home:" + os.environ.get("LORE_HOME", "")
+    store = _stores.get(key)
+    if store is not None:
+        return store
     with _stores_lock:
-        store = _stores.get(target)
+        store = _stores.get(key)
         if store is None:
-            store = Store(target)
-            _stores[target] = store
+            target = Path(path) if path else ensure_home() / DB_NAME
+            store = _stores[key] = Store(target.resolve())
         return store
 
 
