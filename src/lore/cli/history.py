@@ -193,7 +193,7 @@ def churn(
                   title="Churn")
     for r in rows:
         table.add_row(r["path"], f"{r['churn']:,}", f"{r['added']:,}", f"{r['removed']:,}",
-                      str(r["commits"]), str(r["authors"]), _when(r["last_changed"]))
+                      f"{r['commits']:,}", str(r["authors"]), _when(r["last_changed"]))
     console.print(table)
 
 
@@ -270,11 +270,18 @@ def file(
         print_json(data)
         return
     paths = " ← ".join(p["path"] for p in data["paths"])
-    counts = ", ".join(f"{v} {k}s" for k, v in sorted(data["counts"].items()))
-    table = Table("hops", "when", "how", "what", title=f"{paths}  ({counts})")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
+    shown = f"first {len(data['entries'])} of " if limit else ""
+    table = Table("hops", "when", "how", "what", title=f"{paths}  ({shown}{counts})")
     for e in data["entries"]:
         table.add_row(str(e["depth"]), _when(e["at"]), e["how"].lower(), _describe(e))
     console.print(table)
+
+
+def _start_name(start: dict[str, Any]) -> str:
+    if start["kind"] in ("pr", "issue"):
+        return f"{'PR' if start['kind'] == 'pr' else 'issue'} #{start['key']}"
+    return f"{start['kind']} {start['label'] or start['key']}"
 
 
 @app.command("walk")
@@ -308,7 +315,7 @@ def walk(
         return
     start = data["start"]
     table = Table("hops", "kind", "when", "degree", "node",
-                  title=f"From {start['kind']} {start['label'] or start['key']} "
+                  title=f"From {_start_name(start)} "
                         f"(depth {depth}, max degree {max_degree or 'off'})")
     for r in data["results"]:
         degree = f"{r['degree']}" + (" [yellow]hub[/yellow]" if r["hub"] else "")

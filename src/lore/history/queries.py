@@ -429,11 +429,14 @@ def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, A
         }
         for r in rows
     ]
+    counts = dict(Counter(e["kind"] for e in entries))
     if limit is not None:
         entries = entries[:limit]
     return {
         "file": node["key"],
-        "paths": [{"path": p, "renamed_away_at": iso(u) if u < 1e17 else None} for _fid, p, u in lineage],
-        "counts": dict(Counter(e["kind"] for e in entries)),
+        "paths": [
+            {"path": p, "renamed_away_at": iso(u) if u < 1e17 else None} for _fid, p, u in lineage
+        ],
+        "counts": counts,
         "entries": _describe(conn, entries),
     }
