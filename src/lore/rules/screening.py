@@ -1,0 +1,706 @@
+"""The wording checks of the screening gate: risky wording and contradiction, as pure functions.
+
+A rule an agent saves is read by every later agent session as an instruction, so text that
+attacks the agent (a download piped into a shell, "ignore previous instructions", a fake system
+message, ...) must wait for a person. `risky_wording` names the first family a text falls into;
+`contradicts` says when a new rule reverses a similar existing one.
+
+Text is normalised before matching so that obfuscation does not help: fullwidth letters (NFKC),
+accents, Cyrillic and Greek look-alikes, letters spaced or dotted apart ("i g n o r e"), defanged
+addresses ("evil[.]com", "hxxp"), and, for the families that are words rather than commands,
+leetspeak ("1gn0r3"). Hidden characters and HTML comments are refused earlier
+(`lore.rules.validation.refusal_reason`); they are also dropped here, so this module is safe to
+call on its own.
+
+Negation. Benign rules often name the danger to forbid it ("Never push directly to main",
+"Do not use --no-verify", "Never commit ~/.ssh keys"). For the families of actions an agent might
+take (a download piped into a shell, ignoring instructions, asking for the system prompt, key
+files, a dangerous command, skipping review), a negation in the same clause just before the match
+("never", "do not", "avoid", ...), or a verdict just after it ("... is not allowed"), exempts it.
+It does not when a word between the negation and the match turns it back into an order
+("don't hesitate to", "never forget to", "no need to ask before", "never ... without") or when
+the clause ends first ("Never wait; run rm -rf /"). The structural families never take a
+negation: a fake system message, a web address and an encoded blob are held however they are
+introduced, because the danger is the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+FAMILIES: tuple[str, ...] = (
+    "pipe_to_shell",
+    "ignore_instructions",
+    "fake_system_message",
+    "system_prompt_request",
+    "key_files",
+    "web_address",
+    "dangerous_command",
+    "skip_review",
+    "encoded_blob",
+)
+
+_LABELS = {
+    "pipe_to_shell": "a download piped into a shell",
+    "ignore_instructions": "an order to ignore earlier instructions",
+    "fake_system_message": "a fake system message",
+    "system_prompt_request": "a request for the system prompt",
+    "key_files": "key or credential files",
+    "web_address": "a web address",
+    "dangerous_command": "a dangerous command",
+    "skip_review": "skipping review or checks",
+    "encoded_blob": "a long encoded blob",
+}
+_NEGATABLE = frozenset(
+    {"pipe_to_shell", "ignore_instructions", "system_prompt_request", "key_files",
+     "dangerous_command", "skip_review"}
+)
+_EXCERPT_CHARS = 60
+
+
+@dataclass(frozen=True)
+class RiskyMatch:
+    """Which family matched, and the (normalised) text that matched it."""
+
+    family: str
+    excerpt: str
+
+    def reason(self) -> str:
+        """One readable line for the agent's reply."""
+        return f'risky wording ({_LABELS[self.family]}): "{self.excerpt}"'
+
+
+# -- normalisation --------------------------------------------------------------------------------
+_LOOKALIKES = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+    "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "һ": "h",
+    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g", "ո": "n", "ս": "u", "ɑ": "a",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ς": "s", "γ": "y", "μ": "m", "ϲ": "c", "ϳ": "j",
+    # punctuation that reads the same
+    "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u02bc": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u2033": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+    "\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2024": ".", "\uff0e": ".", "\u00a0": " ",
+})
+_LEET = str.maketrans({"1": "i", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_ONE_AS_L = str.maketrans({"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
+                                "$": "s"})
+_DEFANG = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\s\[?dot\]?\s(?=[a-z]{2,6}\b)")
+_HXXP = re.compile(r"\bhxxp(s?)\b|\bh\s*t\s*t\s*p\s*(s?)\s*:\s*/\s*/")
+_SPACED = re.compile(r"(?<![\w@$])([a-z0-9@$])(\s*[.\-_*/|+~,:]\s*|\s)(?:[a-z0-9@$]\2)*[a-z0-9@$](?![\w@$])")
+_LONG_WORD = re.compile(r"[a-z]{25,}")
+# words where letters and digits (or @ $) touch: "1gn0r3", not "2024" or "$(curl"
+_LEET_TOKEN = re.compile(r"(?<![a-z0-9@$])[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
+_DECORATION = re.compile(r"[*`~\"()\[\]{}<>|#=+\\^]+|(?<!\w)_+|_+(?!\w)")
+_BLANKS = re.compile(r"[^\S\n]+")
+
+
+def _drop_marks(text: str) -> str:
+    """NFKC (fullwidth letters), accents off, hidden (format) characters dropped."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    decomposed = unicodedata.normalize("NFD", text)
+    kept = "".join(ch for ch in decomposed
+                   if unicodedata.category(ch) not in ("Mn", "Cf") and ch not in "\ufe0e\ufe0f")
+    return unicodedata.normalize("NFC", kept)
+
+
+def _join_spaced(match: re.Match[str]) -> str:
+    run = match.group(0)
+    letters = sum(ch.isalpha() for ch in run)
+    if letters < 2:
+        return run
+    return run.replace(match.group(2), "") if match.group(2).strip() else run.replace(" ", "")
+
+
+def _unleet(text: str, table: dict[int, str]) -> str:
+    return _LEET_TOKEN.sub(lambda m: m.group(0).translate(table), text)
+
+
+@dataclass(frozen=True)
+class _Views:
+    """The text as each family reads it."""
+
+    raw: str  # NFKC, hidden characters dropped, case kept: encoded blobs
+    commands: tuple[str, ...]  # lower-cased, look-alikes mapped; plus spaced letters joined
+    words: tuple[str, ...]  # the joined text with leetspeak undone and markdown marks dropped
+    squashed: tuple[str, ...]  # the words views again when letters were spaced apart ("i g n o r e")
+
+
+def _views(text: str) -> _Views:
+    raw = _drop_marks(text)
+    plain = raw.lower().translate(_LOOKALIKES)
+    plain = _HXXP.sub(lambda m: "http" + (m.group(1) or m.group(2) or "") + "://", plain)
+    plain = _DEFANG.sub(".", plain)
+    plain = _BLANKS.sub(" ", plain)
+    joined = _BLANKS.sub(" ", _SPACED.sub(_join_spaced, plain))
+    commands = (plain,) if joined == plain else (plain, joined)
+    base = _BLANKS.sub(" ", _DECORATION.sub(" ", joined))
+    words = [_unleet(base, _LEET)]
+    if "1" in base:
+        words.append(_unleet(base, _LEET_ONE_AS_L))
+    words = list(dict.fromkeys(words))
+    squashed = joined != plain or _LONG_WORD.search(words[0]) is not None
+    return _Views(raw, commands, tuple(words), tuple(words) if squashed else ())
+
+
+# -- patterns -------------------------------------------------------------------------------------
+_GAP = r"[\s,.:;!?'\-/]"
+
+
+def _w(pattern: str) -> tuple[str, str, int]:
+    """A word pattern: a space stands for a run of spaces or punctuation between words (" ?" for
+    an optional one)."""
+    return ("words", pattern, re.S)
+
+
+def _c(pattern: str, flags: int = 0) -> tuple[str, str, int]:
+    """A pattern read literally, on the lower-cased text (or the raw text for view "raw")."""
+    return ("commands", pattern, flags)
+
+
+def _r(pattern: str) -> tuple[str, str, int]:
+    return ("raw", pattern, 0)
+
+
+_SHELLS = r"(?:sudo (?:-\S+ )*)?(?:ba|z|da|k|fi|tc|c)?sh\b|python[0-9.]*\b|perl\b|ruby\b|node\b|php\b|iex\b|invoke-expression\b|pwsh\b|powershell\b|source\b"
+_FETCHERS = r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|aria2c|lwp-download|http(?:ie)?)\b"
+_SHELL_WORDS = r"(?:the )?(?:bash|sh|zsh|shell|terminal|powershell|pwsh|python|interpreter|iex|sudo)\b"
+_DOWNLOAD = r"(?:download|fetch|grab|pull|retriev|curl|wget|get)\w*"
+_SCRIPT = r"(?:the |a |this |that |an |their |any )?(?:remote |downloaded |install |installation |setup |latest )?(?:script|installer|payload|binary|executable|program|bootstrap\w*|setup|code|output|response|file)s?\b"
+
+_PIPE_TO_SHELL = (
+    _c(_FETCHERS + r"[^|\n;&]{0,300}?\|\s*(?:" + _SHELLS + r")"),
+    _c(r"(?:(?:ba|z|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|iwr|fetch)\b"),
+    _c(r"(?:(?:ba|z|k)?sh|python[0-9.]*|perl|eval|exec)\s+(?:-\w+\s+)*[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|fetch)\b"),
+    _c(r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?\s*new-object\s+(?:system\.)?net\.webclient\s*\)?\s*\.\s*downloadstring|iwr\b|irm\b|invoke-webrequest|invoke-restmethod|curl\b)"),
+    _c(r"\.downloadstring\s*\([^)]*\)\s*\|\s*(?:iex|invoke-expression)"),
+    _w(_DOWNLOAD + r"\b[^\n]{0,80}?\b(?:pipe[sd]?|piping|feed\w*|pass\w*|send\w*|stream\w*|hand\w*)\b[^\n]{0,40}? (?:in ?to|to|through|straight into|directly into) " + _SHELL_WORDS),
+    _w(r"\b(?:pipe[sd]?|piping|feed\w*|stream\w*) " + _SCRIPT + r"[^\n]{0,40}? (?:in ?to|to|through) " + _SHELL_WORDS),
+    _w(r"\b(?:pipe[sd]?|piping) (?:it |them |that |this )?(?:in ?to|to|through) (?:the )?(?:bash|sh|zsh|shell|powershell|pwsh|iex)\b"),
+    _w(r"\b" + _DOWNLOAD + r"\b(?: \w+){0,5}? " + _SCRIPT + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch|start)\w*(?: (?:it|them|that|this|the script|the installer|the file|the binary|the payload))?(?: (?:right away|immediately|directly))? (?:with|in|using|through|via|under|as) " + _SHELL_WORDS),
+    _w(r"\b" + _DOWNLOAD + r"\b(?: \w+){0,5}? " + _SCRIPT + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch)\w* (?:it|them|that|this|the script|the installer|the payload|the binary)\b"),
+    _w(r"\b(?:run|execut|exec|eval|source)\w* (?:whatever |the )?(?:output|result|response|contents?|text|body) (?:of|from|that|returned by) (?:the )?(?:curl|wget|download|downloaded|remote|fetch)\w*"),
+    _w(r"\b(?:run|execut|exec|eval|source)\w* (?:whatever|what) (?:\w+ ){0,3}?(?:curl|wget|download|fetch)\w* (?:returns|gives|prints|outputs)"),
+)
+
+_IGNORE_VERBS = (r"(?:ignor|disregard|forget|forgot|overrid|overrul|bypass|discard|abandon|dismiss|drop|"
+                 r"nullif|supersed|eras|delet|clear|reset|unlearn|scrap|ditch|throw away|throw out|set aside|"
+                 r"put aside|cast aside|stop follow|stop obey|stop listen\w* to|no longer follow|no longer obey|"
+                 r"do not follow|don't follow|dont follow|do not obey|don't obey|dont obey|never mind|"
+                 r"disobey|defy|forgo|pay no attention to|pay no heed to|take no notice of|don't listen to|"
+                 r"do not listen to)\w*")
+# what makes "the instructions" the agent's standing ones rather than any text's
+_EARLIER = (r"(?:previous|previously given|prior|above|earlier|preceding|former|foregoing|original|initial|"
+            r"system|developer|safety|standing|core|built-in|base|current|existing)")
+_ORDERS = (r"(?:instruction|rule|guidance|guideline|directive|prompt|constraint|polic|restriction|direction|"
+           r"programming|training|guardrail|safeguard|orders?\b|commands?\b|context\b|messages?\b)\w*")
+_ANY = r"(?:all|any|every|each)(?: (?:of|the|your|my|these|those|other))*"
+_IGNORE_INSTRUCTIONS = (
+    _w(r"\b" + _IGNORE_VERBS + r"(?: (?:all|any|every|each|of|the|your|my|these|those|its))* " + _EARLIER + r"(?: \w+){0,2}? " + _ORDERS),
+    _w(r"\b" + _IGNORE_VERBS + r" " + _ANY + r"(?: \w+){0,2}? " + _ORDERS),
+    _w(r"\b(?:ignor|disregard|forget|disobey)\w* (?:your|the agent's|the assistant's|the model's) (?:\w+ )?(?:instructions|rules|guidelines|directives|programming|training|guardrails|system prompt)\b"),
+    _w(r"\b(?:ignor|disregard|forget|discard|dismiss|set aside|put aside|pay no attention to|pay no heed to|throw out|drop)\w* (?:all |everything |anything |what )?(?:of )?(?:the |that |you |was |were |i |has been |have been )?(?:text |said |written |stated |told |written |mentioned )?(?:above|before this|so far|until now|up to now|previously|earlier|you were told|you have been told|you've been told|you know|you were given)\b"),
+    _w(r"\b(?:new|updated|real|actual|true|revised|override|replacement|secret|hidden|additional) (?:system )?(?:instructions|rules|directives|orders|task|prompt|guidelines)(?: for you| for the agent| for the assistant)? ?:"),
+    _w(r"\bfrom now on\b[^\n.]{0,30}?\b(?:you are (?:a |an |no longer|now|my|the |free|dan|unrestricted|jailbroken)|you (?:must|will|shall|should) (?:only )?(?:obey|comply|listen|answer only)|your (?:new |only |real )?(?:role|job|task|purpose|goal) is|act as|pretend|obey|ignore|only follow|only listen)"),
+    _w(r"\b(?:obey|comply with|submit to) (?:me|my|only|these new|the new|this message|the following instead|whatever)\b"),
+    _w(r"\byou are now (?:no longer|free|unrestricted|jailbroken|dan|an? (?:unrestricted|unfiltered|uncensored|different|new) (?:ai|assistant|model|agent))"),
+    _w(r"\byour (?:new|real|true|actual|only) (?:instructions|rules|task|purpose|goal|role|orders|directive|objective) (?:is|are)\b"),
+    _w(r"\b(?:the )?(?:previous|prior|above|earlier|system|original|old) (?:instructions|rules|prompt|guidelines|directives) (?:are|were|is|was|have been|has been) (?:wrong|void|cancel\w*|obsolete|fake|a test|no longer (?:valid|apply|in effect)|revoked|replaced|superseded|outdated|null)"),
+    _w(r"\b(?:these|this|the following|my) (?:instructions|rules|message|text|directives) (?:take|takes|have|has) (?:precedence|priority) over (?:all|any|every|the|your) (?:other |previous |prior |system |earlier )*(?:instructions|rules|prompts?|directives|guidelines|messages)"),
+    _w(r"\b(?:pretend|act as if|behave as if|imagine) (?:that )?you (?:have|had) no (?:rules|restrictions|instructions|guidelines|limits|filters|guardrails)"),
+    _w(r"\b(?:instead of|rather than) (?:following|obeying) (?:the |your |any )?(?:previous |prior |system |original )?(?:instructions|rules|guidelines)"),
+)
+
+_FAKE_SYSTEM_MESSAGE = (
+    _c(r"(?m)^[ \t>*\-]*[\[(<{\"'`#*]*[ \t]*(?:system|assistant|sys)(?:[ \t]+(?:message|prompt|note|notice|override|instruction|instructions))?[ \t]*[\])>}\"'`*]*[ \t]*:(?!/)"),
+    _c(r"<\|\s*[a-z_]{2,30}\s*\|>"),
+    _c(r"\[\s*/?\s*(?:system|sys|inst|system message|system prompt|assistant|admin message)\s*\]|<<\s*/?\s*sys\s*>>"),
+    _c(r"<\s*/?\s*(?:system|system[_-]?prompt|system[_-]?message|sys|assistant|developer[_-]?message|im_start|im_end)\s*/?>"),
+    _c(r"(?m)^[ \t]*#{1,6}[ \t]*(?:new |updated |real )?(?:system|assistant)(?:[ \t]+(?:message|prompt|override|instructions?|notice))?[ \t]*:?[ \t]*$"),
+    _w(r"\b(?:begin|start|end)(?: of)?(?: the)? (?:new |real |updated )?system (?:prompt|message|instructions?|override)\b"),
+    _w(r"\b(?:system|admin|administrator|developer|security|openai|anthropic|official) (?:override|notice|alert|announcement|update|message)\s?:"),
+    _w(r"\b(?:this is|here is|the following is|below is) (?:a |an |the )?(?:new |official |updated |urgent )?(?:message|instruction|notice|order) from (?:the |your )?(?:system|developers?|administrator|admin|operator|openai|anthropic)\b"),
+    _w(r"\b(?:developer|god|admin|debug|jailbreak|jailbroken|dan|unrestricted|sudo|root) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked)\b"),
+    _w(r"\b(?:enter|activate|switch to|turn on|enable|unlock|engage)\w* (?:\w+ )?(?:developer|god|admin|jailbreak|dan|unrestricted) mode\b"),
+    _w(r"\byou are (?:now )?in (?:developer|god|admin|jailbreak|dan|unrestricted|debug|maintenance) mode\b"),
+)
+
+_REVEAL = (r"(?:reveal|print|repeat|show|display|output|echo|dump|share|tell|give|send|write out|list|"
+           r"recite|disclose|expose|leak|copy|paste|return|provide|spell out|read back|read out|quote|"
+           r"transcribe|summari[sz]e|translate|post|upload|email|include)\w*")
+_SYSTEM_PROMPT_REQUEST = (
+    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|the|its|my|all|any|full|entire|complete|exact)?(?: \w+)? ?(?:system|initial|hidden|original|internal|secret|underlying|pre|preprompt|developer|base|confidential|verbatim|raw|starting|first|meta) ?(?:prompt|instructions?|message|directives|configuration|guidelines)\b"),
+    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|the assistant's|the agent's|the model's|the ai's) (?:full |entire |complete |exact |original |own )?(?:instructions|prompt|directives|guidelines|rules|configuration)(?: verbatim| word for word| exactly| in full)?\b(?! (?:for|to|about|on|when|that|in|of) )"),
+    _w(r"\b" + _REVEAL + r" (?:me |us |the user )?(?:the|all|any|every) (?:\w+ )?(?:instructions|rules|prompts?|directives|guidelines) you (?:were|have been|got|received|are given|have)\b"),
+    _w(r"\bwhat (?:are|were|is|was) (?:your|the assistant's|the agent's) (?:\w+ )?(?:instructions|rules|system prompt|prompt|directives|guidelines|orders)\b"),
+    _w(r"\b(?:repeat|print|output|show|echo|recite|copy)\w* (?:back )?(?:everything|all|the text|the words|the content|the message|what is written|what's written) (?:above|before this|preceding|prior|at the (?:start|beginning))\b"),
+    _w(r"\b(?:your|the) (?:system|initial|hidden|original) (?:prompt|instructions) (?:verbatim|word for word|in full|exactly as written)\b"),
+)
+
+_KEY_FILES = (
+    _c(r"(?:~|\$home|\$\{home\}|%userprofile%|/root|/home/[\w.-]+|/users/[\w.-]+|\\users\\[\w.-]+|(?<![\w.-]))[/\\]?\.ssh(?:[/\\]|\b)"),
+    _c(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?\b|\bauthorized_keys\b|\bssh-agent\b[^\n]{0,40}\b(?:forward|export|dump)"),
+    _c(r"\.aws[/\\](?:credentials|config)\b|\.azure[/\\](?:accesstokens|msal_token_cache)|\.config[/\\]gcloud[/\\](?:credentials|application_default|access_tokens)|application_default_credentials\.json"),
+    _c(r"(?<![\w-])\.(?:netrc|pypirc|git-credentials|pgpass|my\.cnf|dockercfg)\b|\.docker[/\\]config\.json|\.config[/\\](?:gh[/\\]hosts\.yml|hub)\b"),
+    _c(r"\.npmrc\b[^\n]{0,80}\b(?:_?auth_?token|_auth|token|password|secret|credential)|(?:_?auth_?token|_auth\b)[^\n]{0,80}\.npmrc\b|(?:cat|read|print|send|upload|copy|show|dump|exfiltrat)\w*\s+(?:\S+\s+)?~/\.npmrc"),
+    _c(r"\.kube[/\\]config\b|(?<![\w-])\.gnupg\b|\bgpg\s+--export-secret-keys?\b|/etc/(?:shadow|passwd|sudoers|gshadow|master\.passwd)\b|/proc/(?:self|\d+)/environ\b|\.(?:bash|zsh)_history\b"),
+    _c(r"(?:login|system|\w+)\.keychain(?:-db)?\b|\bsecurity\s+(?:find|dump)-(?:generic-password|internet-password|keychain)|\bdump-keychain\b|\bkeychain\s+(?:dump|export|contents|passwords?|secrets)\b|\b(?:dump|export|read|extract|steal|copy|print)\w*\s+(?:\w+\s+){0,2}?(?:keychain|credential manager|password manager|key ?store)\b"),
+    _c(r"\bwallet\.dat\b|\b(?:metamask|electrum|exodus|phantom)\b[^\n]{0,40}\b(?:vault|wallet|seed|keys?)\b|\b(?:seed|mnemonic|recovery) phrases?\b|\bprivate keys?\s+(?:of|from|in)\s+(?:the\s+|your\s+|my\s+)?(?:crypto\s+)?wallets?\b|\bkeystore[/\\]utc--"),
+    _c(r"-----begin (?:rsa |dsa |ec |openssh |encrypted |pgp )?private key(?: block)?-----|\bcookies\.sqlite\b|\blogin data\b|/\.mozilla/firefox/|/google/chrome/[^\n]{0,40}(?:cookies|login)"),
+    _w(r"\b(?:read|cat|print|send|upload|copy|show|dump|exfiltrat|steal|leak|post|share|include|paste|email|attach|commit|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' |developer's )?(?:ssh|gpg|pgp|aws|gcp|azure) (?:private )?(?:keys?|credentials|key files?|secrets|tokens)\b|\b(?:read|cat|print|send|upload|copy|dump|exfiltrat|steal|leak|post|share|paste|email|attach|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' )?private keys?\b"),
+)
+
+_RESERVED_HOSTS = re.compile(
+    r"^(?:localhost|127(?:\.\d+){3}|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal|"
+    r"(?:[\w-]+\.)*(?:example\.(?:com|net|org)|example|test|invalid|localhost|local))(?::\d+)?$"
+)
+_TLDS = (r"(?:com|net|org|io|dev|app|ai|co|sh|xyz|me|info|biz|ru|cn|tk|top|site|online|link|gg|ly|to|cc|us|"
+         r"uk|de|fr|page|run|cloud|tech|zip|mov|pw|su|ws|in|jp|nl|eu|ca|au|br|ir|kp|onion|club|live|"
+         r"store|shop|click|icu|cyou|rest|vip|work|lol|buzz|gq|ml|cf|ga|network|tools|host|space)")
+_WEB_ADDRESS = (
+    _c(r"\b(?:https?|ftps?|wss?|file|gopher|data):/{1,3}[^\s<>\"'`)\]]*"),
+    _c(r"(?<![\w@.-])www\d?\.[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}[^\s<>\"'`)\]]*"),
+    _c(r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
+    _c(r"(?<![\w./-])\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
+)
+
+_RM_TARGET = r"(?:/|/\*|~|~/|~/\*|\*|\.|\./\*|\.\.|\$home|\$\{home\}|\"\$home\"|/home|/etc|/usr|/var|/boot|/bin|/lib|c:\\?)"
+_DANGEROUS_COMMAND = (
+    _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|-{2}recursive)\s+(?:-{1,2}[a-z-]+\s+)*" + _RM_TARGET + r"(?=$|[\s\"'`;&|)])"),
+    _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*--no-preserve-root\b"),
+    _c(r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b"),
+    _c(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:|\b(\w+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"),
+    _c(r"\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w)\s+(?:/|~|\*|/\*|~/)(?=$|[\s\"'`;&|)])|\bchmod\s+-r\s+(?:0?777|a\+rwx|ugo\+rwx)\b|\bchown\s+-r\s+\S+\s+/(?=$|[\s\"'`;&|)])"),
+    _c(r"\bverify\s*=\s*false\b|--insecure\b|\bcurl\s+(?:[^\n|;&]*\s)?-k\b|node_tls_reject_unauthorized\s*=\s*[\"']?0|rejectunauthorized\s*:\s*false|strict-ssl\s*[= ]\s*false|http\.sslverify\s*[= ]\s*false|\bsslverify\s*=\s*(?:false|0)|insecureskipverify\s*:\s*true|ssl_verify(?:peer|host|_peer|_host)?\s*[,=>:]\s*(?:false|0)|check_hostname\s*=\s*false|cert_none\b|_create_unverified_context|pythonhttpsverify\s*=\s*0|--no-check-certificate\b|-disable-ssl-verification|trust_all_certs|trustallcerts|servercertificatevalidationcallback\s*=\s*[^;\n]{0,40}\btrue\b"),
+    _c(r"\bsudo\s+(?:-\S+\s+)*(?:rm\s+-\w*r|rm\s+-\w*f|mkfs|dd\s|chmod\s+-r|chown\s+-r|shutdown|reboot|halt|poweroff|init\s+0|kill\s+-9\s+-?1\b|userdel|passwd|visudo|iptables\s+-f|systemctl\s+(?:stop|disable|mask)\s+(?:ssh|firewalld|ufw|auditd|apparmor)|ufw\s+disable|setenforce\s+0|tee\s+/etc/)"),
+    _c(r"\bgit\s+push\s+[^\n;&|]*(?:--force\b|--force-with-lease\b|(?<!\S)-f\b|(?<!\S)\+(?:main|master))[^\n;&|]*\b(?:main|master|trunk|production|prod|release)\b|\bgit\s+push\s+[^\n;&|]*\b(?:main|master)\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)"),
+    _c(r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"),
+    _w(r"\bforce push\w* (?:\w+ ){0,3}?(?:to|onto|on|into|over) (?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"),
+    _w(r"\b(?:disabl|turn\w* off|switch\w* off|skip|bypass|ignor|remov|deactivat)\w* (?:the )?(?:ssl|tls|https|certificate|cert|host ?name|peer) (?:certificate )?(?:verification|validation|checks?|checking|verify|errors|warnings)"),
+    _w(r"\b(?:delet|eras|wip|remov|destroy|nuk|format)\w* (?:everything|all (?:the )?files|all data|every file|the (?:whole|entire) (?:disk|drive|filesystem|file system|home directory|home folder|root)|the (?:disk|hard drive|hard disk|drive|filesystem|file system|root directory|root filesystem|home directory|home folder|user's home)|(?:the )?production (?:database|db|data))\b"),
+)
+
+_CHECKS = (r"(?:(?:the |any |all |required |mandatory |code |pr |peer |security )*(?:code review|reviews?|reviewers?|"
+           r"ci|ci checks?|ci pipeline|status checks?|checks|pre-?commit(?: hooks?| checks?)?|pre-?push(?: hooks?)?|"
+           r"git hooks?|commit hooks?|husky(?: hooks?)?|branch protection(?: rules?)?|approvals?|sign-?offs?|"
+           r"review process|the pipeline|quality gates?|gates?|safeguards?))")
+_SKIP_REVIEW = (
+    _c(r"--no-verify\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"),
+    _w(r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* " + _CHECKS + r"\b"),
+    _w(r"\b(?:disabl|turn\w* off|switch\w* off|remov|delet|deactivat|lower|relax|weaken)\w* (?:the |any |all )?(?:branch protection|required (?:reviews?|checks|approvals?|status checks)|ci|ci checks|status checks|pre-?commit hooks?|pre-?push hooks?|git hooks?|commit hooks?|husky|review requirements?|the review requirement)\b"),
+    _w(r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?)\b"),
+    _w(r"\b(?:merg|push|commit|deploy)\w*(?: \w+){0,4}? (?:before|ahead of) (?:the )?(?:ci|checks|review|reviews|tests|the build) (?:pass|passes|finish|finishes|complete|completes|is done|are done|approv)\w*"),
+    _w(r"\b(?:push|commit|merg|deploy)\w*(?: (?:your|the|all|any|these|those|changes|code|commits|work|it|them|everything|fixes)){0,3} (?:directly|straight|right) (?:in)?to (?:the )?(?:main|master|trunk|production|prod|release|default)\b"),
+    _w(r"\b(?:push|commit|merg)\w*(?: \w+){0,3}? (?:to|into|on) (?:the )?(?:main|master|trunk) (?:branch )?(?:directly|straight away|without)\b"),
+    _w(r"\bdirect (?:pushes|push|commits?|merges?) (?:in)?to (?:the )?(?:main|master|trunk|production)\b"),
+    _w(r"\b(?:approv|merg|accept|lgtm)\w* (?:your|its|their|his|her|my|the agent's|our) own (?:pr|prs|pull requests?|merge requests?|mrs?|changes|code|commits?|patch\w*|work)\b|\bself ?-?approv\w*"),
+    _w(r"\b(?:do not|don't|dont|never|no need to|without|stop|skip|avoid|there is no need to) (?:\w+ ){0,2}?(?:ask|asking|request|requesting|seek|seeking|wait|waiting|get|getting|prompt|prompting|check with|checking with)\w*(?: \w+){0,4}? (?:for )?(?:(?:their|the user's|user|human|explicit|any|my|your) )?(?:confirmation|permission|approval|consent|sign-?off|go-?ahead)\b"),
+    _w(r"\b(?:do not|don't|dont|never|no need to) (?:\w+ ){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"),
+)
+
+_HEX_OR_B64 = r"[A-Za-z0-9+/_-]{80,}={0,2}"
+_ENCODED_BLOB = (
+    _r(_HEX_OR_B64),
+    _r(r"(?:(?:0x)?[0-9a-fA-F]{2}[\s,]+){40,}"),
+    _r(r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u00[0-9a-fA-F]{2}){8,}|(?:&#x?[0-9a-fA-F]{2,4};){8,}|(?:%[0-9a-fA-F]{2}){12,}|(?:\\[0-7]{3}){8,}"),
+    _c(r"\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]{0,80}\|\s*(?:" + _SHELLS + r")|\|\s*base64\s+(?:-\w+\s+)*(?:-d|--decode)\b[^\n]{0,40}\|\s*(?:" + _SHELLS + r")"),
+    _c(r"\b(?:eval|exec|function|settimeout|setinterval|iex|invoke-expression)\s*\(?\s*\(?\s*(?:atob|unescape|decodeuricomponent|escape|buffer\.from|base64_decode|gzinflate|gzuncompress|str_rot13|base64\.b64decode|b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|marshal\.loads|bytearray\.fromhex|\[system\.text\.encoding\]|\[convert\]::frombase64string|string\.fromcharcode)\b"),
+    _c(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand|c)?\s+[a-z0-9+/=]{20,}"),
+    _c(r"\bfromcharcode\s*\(\s*\d+(?:\s*,\s*\d+){10,}"),
+    _w(r"\bdecod\w* (?:the |this |that )?(?:following |below |above |attached )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated)? ?(?:string|text|blob|payload|message|data|instructions?|command)?(?:\w+ ){0,3}?(?:and|then) (?:\w+ ){0,2}?(?:run|execut|exec|eval|follow|obey|do what it says|apply)\w*"),
+    _w(r"\b(?:follow|obey|execut|run)\w* (?:the )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated) (?:instructions|commands|string|text|payload|message)\b"),
+)
+
+_PATTERNS: dict[str, tuple[tuple[str, str, int], ...]] = {
+    "pipe_to_shell": _PIPE_TO_SHELL,
+    "ignore_instructions": _IGNORE_INSTRUCTIONS,
+    "fake_system_message": _FAKE_SYSTEM_MESSAGE,
+    "system_prompt_request": _SYSTEM_PROMPT_REQUEST,
+    "key_files": _KEY_FILES,
+    "web_address": _WEB_ADDRESS,
+    "dangerous_command": _DANGEROUS_COMMAND,
+    "skip_review": _SKIP_REVIEW,
+    "encoded_blob": _ENCODED_BLOB,
+}
+assert tuple(_PATTERNS) == FAMILIES
+
+
+# -- negation -------------------------------------------------------------------------------------
+_CLAUSE_END = re.compile(r"[.!?;:\n]\s|[.!?;:]$|\n|,|\b(?:but|however|instead|then|rather|otherwise|just|so|yet)\b")
+_NEGATOR = re.compile(
+    r"\b(?:not|never|no|nor|don't|dont|doesn't|isn't|aren't|shouldn't|mustn't|can't|cannot|won't|"
+    r"avoid\w*|prohibit\w*|forbid\w*|disallow\w*|refrain|refuse|prevent\w*|block\w*|reject\w*|ban|"
+    r"bans|banned|warn\w* against|against|beware|unsafe|dangerous|insecure)\b"
+)
+_REVERSAL = re.compile(
+    r"\b(?:hesitat\w*|forget\w*|forgot|fail\w*|afraid|wait\w*|bother\w*|worr\w*|need\w*|skip\w*|"
+    r"ask\w*(?: \w+){0,3}? (?:before|first|for|whether|if)|"
+    r"omit\w*|neglect\w*|miss\w*|delay\w*|hold\w* back|question\w*|doubt\w*|think twice|reluctant|shy|"
+    r"scared|wonder\w*|argue|without|until|unless|other than|except|besides|anything but|apart from|"
+    r"only|stop)\b"
+)
+_VERDICT = re.compile(
+    r"^[\s\"'`*]*(?:\w+\s+){0,2}?(?:is|are|be|was|were|gets?)\s+(?:strictly\s+|absolutely\s+|always\s+)?"
+    r"(?:not\s+(?:allowed|permitted|ok|okay|acceptable|recommended|safe)|never\s+(?:allowed|permitted|ok|"
+    r"acceptable)|forbidden|prohibited|banned|disallowed|blocked|discouraged|dangerous|unsafe|insecure|"
+    r"disabled|rejected|a security risk)|^[\s\"'`*]*(?:must|should|may)\s+never\b"
+)
+_WINDOW_WORDS = 10
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    """Whether the clause around text[start:end] forbids it rather than orders it."""
+    before = text[max(0, start - 160):start]
+    cut = 0
+    for m in _CLAUSE_END.finditer(before):
+        cut = m.end()
+    clause = before[cut:]
+    words = clause.split()
+    clause = " ".join(words[-_WINDOW_WORDS:]) if len(words) > _WINDOW_WORDS else clause
+    negators = list(_NEGATOR.finditer(clause))
+    if negators:
+        between = clause[negators[-1].end():]
+        if not _REVERSAL.search(between):
+            return True
+    after = text[end:end + 80]
+    stop = _CLAUSE_END.search(after)
+    after = after[: stop.start()] if stop else after
+    return bool(_VERDICT.search(after))
+
+
+# -- risky wording --------------------------------------------------------------------------------
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= _EXCERPT_CHARS:
+        return text
+    half = (_EXCERPT_CHARS - 5) // 2
+    return f"{text[:half].rstrip()} ... {text[-half:].lstrip()}"
+
+
+def _char_class(ch: str) -> int:
+    return 0 if ch.islower() else 1 if ch.isupper() else 2 if ch.isdigit() else 3
+
+
+def _blob_like(run: str) -> bool:
+    """A long run that reads as encoded data, not as a path, a long identifier or a row of zeros.
+
+    Encoded bytes switch between lower case, upper case and digits at almost every other
+    character; names and paths switch once per word.
+    """
+    core = run.rstrip("=")
+    if len(core) >= 80 and set(core.lower()) <= set("0123456789abcdef"):
+        return len(set(core)) >= 8  # long hex, not a row of zeros
+    if len(core) < 80 or sum(core.count(c) for c in "/-_") > len(core) // 10:
+        return False
+    switches = sum(_char_class(a) != _char_class(b) for a, b in pairwise(core))
+    return switches >= 0.3 * (len(core) - 1)
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    view: str
+    pattern: re.Pattern[str]
+    loose: re.Pattern[str] | None  # word patterns with gaps optional, for squashed text
+    blob: bool
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> dict[str, tuple[_Compiled, ...]]:
+    """Compiled on first use, so importing this module (an MCP server start) stays cheap."""
+    out: dict[str, tuple[_Compiled, ...]] = {}
+    for family, entries in _PATTERNS.items():
+        compiled = []
+        for view, source, flags in entries:
+            if view == "words":
+                strict = re.compile(source.replace(" ?", _GAP + "*").replace(" ", _GAP + "+"), flags)
+                loose = re.compile(source.replace(" ?", _GAP + "*").replace(" ", _GAP + "*"), flags)
+                compiled.append(_Compiled(view, strict, loose, False))
+            else:
+                compiled.append(_Compiled(view, re.compile(source, flags), None, source == _HEX_OR_B64))
+        out[family] = tuple(compiled)
+    return out
+
+
+def _family_match(family: str, views: _Views) -> str | None:
+    """The first text of `family` in the views that no negation exempts."""
+    for entry in _compiled()[family]:
+        if entry.view == "raw":
+            runs = [(entry.pattern, views.raw)]
+        elif entry.view == "commands":
+            runs = [(entry.pattern, text) for text in views.commands]
+        else:
+            runs = [(entry.pattern, text) for text in views.words]
+            runs += [(entry.loose, text) for text in views.squashed]
+        for pattern, text in runs:
+            for m in pattern.finditer(text):  # type: ignore[union-attr]
+                if entry.blob and not _blob_like(m.group(0)):
+                    continue
+                if family == "web_address" and _not_an_address(m.group(0)):
+                    continue
+                if family in _NEGATABLE and _negated(text, m.start(), m.end()):
+                    continue
+                return m.group(0)
+    return None
+
+
+_CIDR = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}$")
+
+
+def _not_an_address(found: str) -> bool:
+    """Matches that name no third party: localhost and the reserved example names, a network
+    range (10.0.0.0/16), or a label key ending in a colon (app.kubernetes.io/name:)."""
+    if _CIDR.match(found) or ("://" not in found and found.endswith(":")):
+        return True
+    host = re.sub(r"^[a-z]+:/*", "", found)
+    host = re.split(r"[/?#]", host, maxsplit=1)[0].split("@")[-1]
+    return bool(host) and bool(_RESERVED_HOSTS.match(host))
+
+
+def risky_wording(text: str) -> RiskyMatch | None:
+    """The first family (in FAMILIES order) whose pattern the text matches, or None."""
+    return _risky(text)
+
+
+@lru_cache(maxsize=4096)
+def _risky(text: str) -> RiskyMatch | None:
+    views = _views(text)
+    for family in FAMILIES:
+        found = _family_match(family, views)
+        if found is not None:
+            return RiskyMatch(family, _excerpt(found))
+    return None
+
+
+# -- contradiction --------------------------------------------------------------------------------
+# Alternatives a rule picks one of: two similar rules that pick differently contradict.
+_CHOICES: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("tabs", r"\btabs?\b"), ("spaces", r"\bspaces?\b")),
+    (("single quotes", r"\bsingle[- ]?quot"), ("double quotes", r"\bdouble[- ]?quot")),
+    (("camelCase", r"\bcamel[ _-]?case\b"), ("snake_case", r"\b(?<!screaming )snake[ _-]?case\b"),
+     ("PascalCase", r"\bpascal[ _-]?case\b"), ("kebab-case", r"\bkebab[ _-]?case\b"),
+     ("SCREAMING_SNAKE_CASE", r"\bscreaming[ _-]?snake[ _-]?case\b")),
+    (("enable", r"\b(?:enabl\w*|turn(?:ed|s)? on|switch(?:ed|es)? on)\b"),
+     ("disable", r"\b(?:disabl\w*|turn(?:ed|s)? off|switch(?:ed|es)? off)\b")),
+    (("include", r"\binclud\w*\b"), ("exclude", r"\bexclud\w*\b")),
+    (("synchronous", r"\b(?:sync|synchronous(?:ly)?)\b"), ("asynchronous", r"\b(?:async|asynchronous(?:ly)?)\b")),
+    (("relative", r"\brelative\b"), ("absolute", r"\babsolute\b")),
+    (("named exports", r"\bnamed exports?\b"), ("default exports", r"\bdefault exports?\b")),
+    (("upper case", r"\bupper[ -]?case\b"), ("lower case", r"\blower[ -]?case\b")),
+    (("mutable", r"\bmutable\b"), ("immutable", r"\bimmutable\b")),
+    (("plural", r"\bplural\b"), ("singular", r"\bsingular\b")),
+    (("required", r"\brequired\b"), ("optional", r"\boptional\b")),
+    (("LF", r"\blf\b"), ("CRLF", r"\bcrlf\b")),
+    (("functional components", r"\bfunction(?:al)? components?\b"), ("class components", r"\bclass components?\b")),
+    (("server components", r"\bserver components?\b"), ("client components", r"\bclient components?\b")),
+)
+_CHOICE_RES = tuple(tuple((label, re.compile(rx)) for label, rx in group) for group in _CHOICES)
+_ALL_CHOICES = re.compile("|".join(rx for group in _CHOICES for _, rx in group))
+
+# Bounds say how far, not whether: "no more than 80" is not a negation.
+_BOUNDS = re.compile(
+    r"\b(?:no|not|never) (?:more|longer|larger|bigger|wider|greater|fewer|less|shorter|later|earlier)"
+    r"(?: than)?\b|\b(?:must|should|do|does|may)? ?(?:not|never) (?:exceed|go over|go beyond|be (?:more|longer|"
+    r"larger|wider) than)\b|\bdon'?t exceed\b"
+)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nor|don'?t|doesn'?t|shouldn'?t|mustn'?t|can'?t|cannot|won'?t|isn'?t|aren'?t|"
+    r"avoid\w*|without|forbid\w*|prohibit\w*|disallow\w*|ban|bans|banned|refrain|omit\w*|discourag\w*|"
+    r"stop using|eliminate|get rid of)\b"
+)
+# a cross before an example marks what not to do; a double negation ("❌ not wrapped") says do
+_CROSS_MARK = re.compile("[\u274c\u2716\u2717\u2718\U0001f6ab\u26d4]")
+_ALLOW = re.compile(r"\b(?:allow(?:ed|s)?|permit(?:ted|s)?|always|encourag\w*)\b")
+_PHRASE = r"([a-z0-9_.@/+#-][a-z0-9_.@/+# '-]{0,40}?)"
+_PREFERENCES = (  # (pattern, index of the wanted group, index of the rejected group)
+    (re.compile(r"\bprefer(?:s|red|ring)?\s+" + _PHRASE + r"\s+(?:over|to|rather than|instead of|versus|vs\.?)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"), 1, 2),
+    (re.compile(r"\b(?:use|choose|pick|favou?r|write|go with|adopt|stick with|keep)\s+" + _PHRASE + r"\s+(?:instead of|rather than|over|in place of)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"), 1, 2),
+    (re.compile(r"\b(?:use|choose|prefer|pick|write|indent with)\s+" + _PHRASE + r"\s*(?:,|;|-+)?\s*(?:and )?(?:not|never)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n])"), 1, 2),
+    (re.compile(r"\binstead of\s+" + _PHRASE + r"\s*,\s*(?:use|prefer|write|choose)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in )"), 2, 1),
+    (re.compile(r"\b(?:avoid|do not use|don'?t use|never use|replace)\s+" + _PHRASE + r"\s*(?:;|,|\.|-+|:)?\s*(?:use|prefer|with)\s+" + _PHRASE + r"(?:\s+instead)?(?=$|[.,;:!?)\n])"), 2, 1),
+    (re.compile(r"^(?:[-*]\s*)?" + _PHRASE + r"\s+over\s+" + _PHRASE + r"\s*[.!]?$"), 1, 2),
+    (re.compile(_PHRASE + r"\s+(?:instead of|rather than|in place of)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n])"), 1, 2),
+)
+# quantities and versions ("80", "3.11", "2px"), not references ("#16", "1.3.1", "10.0.0.0")
+_NUMBER = re.compile(r"(?<![\w.#])\d+(?:\.\d+)?(?![\w.])|(?<![\w.#])\d+(?:\.\d+)?(?=[a-z%]{1,3}\b)")
+_MAX_NUMBERS = 3  # more than this is a table or an example, not a limit
+_NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
+}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+# Words that carry the stance or the bound rather than the subject (stripped before comparing).
+_STANCE_WORDS = (
+    "avoid avoids avoided avoiding prefer prefers preferred preferring favor favour allow allowed allows "
+    "permit permitted forbid forbidden prohibit prohibited disallow disallowed ban banned refrain omit "
+    "enable enabled disable disabled include included exclude excluded require required optional "
+    "instead rather over versus vs keep limit limits max maximum min minimum least most under below "
+    "above exceed exceeds up less more fewer than longer shorter long short at within ensure "
+    "strictly generally usually preferably whenever possible recommended discouraged encouraged "
+    "good bad okay ok fine acceptable none nothing everything something write follow stick go choose pick"
+)
+_KEPT_STOPWORDS = ("file", "files", "code")
+_PREVIEW_CHARS = 60
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> tuple[object, frozenset[str]]:
+    from lore.core.text import build_tokenizer  # imported on first use: the gate is not on the hot path
+
+    tokenizer = build_tokenizer()
+    return tokenizer, frozenset(tokenizer.tokens(_STANCE_WORDS, topics=False))
+
+
+def _content(text: str) -> frozenset[str]:
+    """Content terms: the shared tokenizer's stems, stance words and numbers left out, each
+    term cut to six letters so that indent and indentation meet."""
+    tokenizer, stance = _vocabulary()
+    terms = tokenizer.tokens(text, topics=False)  # type: ignore[attr-defined]
+    terms += [w for w in re.findall(r"[a-z]+", text) if w in _KEPT_STOPWORDS]
+    return frozenset(t[:6] for t in terms if t not in stance and len(t) > 1 and not t[:1].isdigit())
+
+
+@dataclass(frozen=True)
+class _Stance:
+    """What a rule says, reduced to what it is about and which way it points."""
+
+    text: str
+    subject: frozenset[str]  # content without the alternatives it picks between
+    about: frozenset[str]  # content with them
+    choices: dict[int, frozenset[str]]  # alternative group -> labels it mentions
+    negated: bool
+    sign: str  # the word that sets the stance: "never", "avoid", "allow", "do"
+    numbers: frozenset[str]
+    words: int
+    wants: frozenset[str]
+    rejects: frozenset[str]
+    preference: tuple[str, str] | None
+
+
+@lru_cache(maxsize=4096)
+def _stance(text: str) -> _Stance:
+    low = " ".join(_drop_marks(text).lower().translate(_LOOKALIKES).split())
+    low = re.sub(r"[`*_]+(?=\w)|(?<=\w)[`*_]+", "", low)
+    low = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1)], low)
+    choices = {}
+    for i, group in enumerate(_CHOICE_RES):
+        found = frozenset(label for label, rx in group if rx.search(low))
+        if found:
+            choices[i] = found
+    preference = None
+    rest = low
+    for pattern, want_at, reject_at in _PREFERENCES:
+        m = pattern.search(low)
+        if m:
+            preference = (m.group(want_at).strip(), m.group(reject_at).strip())
+            rest = low[: m.start()] + " " + low[m.end():]
+            break
+    numbers = frozenset(n.rstrip(".") for n in _NUMBER.findall(low))
+    unbounded = _BOUNDS.sub(" ", rest)
+    negation = _NEGATION.search(unbounded)
+    bare = _NUMBER.sub(" ", _NEGATION.sub(" ", _BOUNDS.sub(" ", low)))
+    about = _content(bare)
+    subject = _content(_ALL_CHOICES.sub(" ", bare))
+    cross = _CROSS_MARK.search(low)
+    negated = (negation is not None) != (cross is not None)
+    allows = _ALLOW.search(unbounded)
+    if negated:
+        sign = negation.group(0) if negation else cross.group(0)  # type: ignore[union-attr]
+    else:
+        sign = allows.group(0) if allows else "do"
+    if preference:
+        wants, rejects = _content(preference[0]), _content(preference[1])
+    else:
+        wants, rejects = (frozenset(), about) if negated else (about, frozenset())
+    return _Stance(low, subject, about, choices, negated, sign, numbers, len(low.split()), wants, rejects,
+                   preference)
+
+
+def _choice_clash(group: int, new: _Stance, old: _Stance) -> tuple[str, str] | None:
+    """The two picks when two rules choose differently among one group of alternatives, ("", "")
+    when they name different alternatives yet pick the same one, None when this says nothing.
+
+    A rule that mentions one alternative picks it, or, when negated ("avoid default exports"),
+    picks the other of a pair; a negated pick among more than two alternatives says too little.
+    The same alternative in both is left to the do / do not check.
+    """
+    mine, theirs = new.choices.get(group), old.choices.get(group)
+    if not mine or not theirs or len(mine) != 1 or len(theirs) != 1:
+        return None
+    pair = [label for label, _ in _CHOICES[group]]
+    (a,), (b,) = mine, theirs
+    if a == b:
+        return None  # the same alternative, said or denied: a question of "do" against "do not"
+    if len(pair) == 2:
+        pick_a = a if not new.negated else next(x for x in pair if x != a)
+        pick_b = b if not old.negated else next(x for x in pair if x != b)
+        if pick_a == pick_b:
+            return ("", "")  # "don't use tabs" and "use spaces" agree
+    elif new.negated or old.negated:
+        return None  # "not camelCase" says nothing about snake_case against PascalCase
+    return (f"not {a}" if new.negated else a, f"not {b}" if old.negated else b)
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Same subject: most content terms shared, or one rule only adds a single qualifier."""
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    small, large = sorted((a, b), key=len)
+    return shared / len(a | b) >= 0.65 or (small <= large and len(large - small) <= 1 and len(small) >= 2)
+
+
+def _preview(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 3].rstrip() + "..."
+
+
+def contradicts(new_text: str, existing_text: str) -> str | None:
+    """A one-line reason when `new_text` reverses a similar existing rule, else None.
+
+    Checked in turn: the two pick different alternatives (tabs against spaces, camelCase against
+    snake_case, enable against disable, ...); they prefer opposite things (X over Y against Y over
+    X, or "use X, not Y" against "use Y"); one says do and the other do not (never, avoid, forbid
+    against do, always, allow); they give different numbers ("max 80" against "max 120"). Each needs the rest of the two texts to be about the
+    same thing, so unrelated rules never contradict, and same-meaning rules agree on each point.
+    """
+    new, old = _stance(new_text), _stance(existing_text)
+    where = f'a similar rule ("{_preview(existing_text)}")'
+    # "Use tabs." against "Use spaces.": nothing but the choice, and that is enough
+    bare_choice = not new.subject and not old.subject and min(new.words, old.words) >= 2
+    if bare_choice or _similar(new.subject, old.subject):
+        for group in new.choices:
+            clash = _choice_clash(group, new, old)
+            if clash == ("", ""):
+                return None
+            if clash:
+                return f'contradicts {where}: "{clash[0]}" against "{clash[1]}"'
+    if (new.preference and old.preference and _similar(new.about, old.about)
+            and new.wants & old.rejects and new.rejects & old.wants):
+        return (f'contradicts {where}: it prefers {new.preference[0]} over {new.preference[1]}, '
+                f'the other {old.preference[0]} over {old.preference[1]}')
+    for pref, plain in ((new, old), (old, new)):
+        if (pref.preference and not plain.preference and plain.about and plain.about <= pref.about
+                and len(pref.about - plain.about) <= 3):
+            if plain.wants & pref.rejects and not plain.wants & pref.wants:
+                return f'contradicts {where}: one prefers {pref.preference[0]} to {pref.preference[1]}'
+            if plain.rejects & pref.wants and not plain.rejects & pref.rejects:
+                return f'contradicts {where}: one rules out {pref.preference[0]}, the other prefers it'
+    if new.preference or old.preference or not _similar(new.about, old.about):
+        return None
+    if new.negated != old.negated:
+        return f'contradicts {where}: "{new.sign}" against "{old.sign}"'
+    if (new.numbers and old.numbers and max(len(new.numbers), len(old.numbers)) <= _MAX_NUMBERS
+            and not (new.numbers <= old.numbers or old.numbers <= new.numbers)):
+        mine = ", ".join(sorted(new.numbers - old.numbers))
+        theirs = ", ".join(sorted(old.numbers - new.numbers))
+        return f"contradicts {where}: {mine} against {theirs}"
+    return None
