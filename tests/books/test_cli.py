@@ -77,3 +77,11 @@ def test_errors_are_one_line_with_meaningful_exit_codes(tmp_path: Path, mystery_
     assert code == 2 and "chapters 1 to 5" in err
     code, _, err = _run("profile", "vane", "Clara")
     assert code == 3 and "part of the book you have read" in err
+
+
+def test_reindex_and_remove(mystery_epub: Path) -> None:
+    book = _json("add", str(mystery_epub))
+    again = _json("reindex", str(book["id"]))
+    assert again["passages"] == book["passages"] and again["embedder"] == "hash-ngram-v1"
+    assert _json("remove", "vane") == {"removed": book["id"], "title": "The Vane Inheritance"}
+    assert _json("list") == []

@@ -221,6 +221,16 @@ def remove_book(ref: str | int, store: Store | None = None) -> Book:
     return book
 
 
+def reindex(ref: str | int, store: Store | None = None) -> tuple[Book, int]:
+    """Embed a book's passages with the embedder configured now (after switching models)."""
+    db = _store(store)
+    book = find_book(ref, db)
+    with db.transaction() as tx:
+        count = index_passages(db, book.id, sql.passages_for_embedding(tx, book.id),
+                               lambda stage, done, total: None)
+    return book, count
+
+
 def chapters(ref: str | int, store: Store | None = None) -> tuple[Book, list[dict[str, Any]]]:
     """A book's chapters; titles past the reader's position are withheld (they can spoil)."""
     db = _store(store)

@@ -67,7 +67,7 @@ def add(
     verb = "Already in your library" if book.already_present else "Added"
     console.print(
         f"{verb}: #{book.id} [bold]{book.title}[/bold] by {_authors(book)} - {book.chapters} chapters,"
-        f" {book.passages} passages, {book.words:,} words ({book.format}; {book.notes or '-'})",
+        f" {book.passages:,} passages, {book.words:,} words ({book.format}; {book.notes or '-'})",
         highlight=False,
     )
     if not book.already_present:
@@ -195,8 +195,8 @@ def profile_cmd(
     if as_json:
         print_json(data)
         return
-    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {data['mentions']} passages in"
-                  f" {data['chapters']} chapter(s), first in chapter {data['first_chapter']}",
+    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {_count(data['mentions'], 'passage')}"
+                  f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
                   highlight=False)
     if data["aliases"]:
         console.print("also called: " + ", ".join(data["aliases"]), highlight=False)
@@ -314,12 +314,38 @@ def extract(
     console.print(f"model use for this book: {report.usage_line}", highlight=False)
 
 
+@app.command("reindex")
+@handle_errors
+def reindex(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Embed a book's passages again with the embedder configured now (after switching)."""
+    from lore.books.passage_vectors import embedder
+
+    info, count = library.reindex(book)
+    if as_json:
+        print_json({"id": info.id, "title": info.title, "passages": count, "embedder": embedder().name})
+        return
+    console.print(f"{info.title}: {count} passages embedded with {embedder().name}.", highlight=False)
+
+
 @app.command("remove")
 @handle_errors
-def remove(book: str = typer.Argument(..., help="Book id or a unique part of its title.")) -> None:
+def remove(
+    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """Remove a book and everything derived from it."""
     gone = library.remove_book(book)
+    if as_json:
+        print_json({"removed": gone.id, "title": gone.title})
+        return
     console.print(f"Removed #{gone.id} {gone.title}.", highlight=False)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _clip(text: str, width: int = 700) -> str:
