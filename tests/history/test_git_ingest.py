@@ -205,3 +205,22 @@ def test_parser_handles_chunk_boundaries(history_repo) -> None:
         (c.sha, [(x.path, x.added) for x in c.changes]) for c in pieces
     ]
     assert len(whole) == 11
+
+
+def test_one_ingest_per_repository_at_a_time(history_repo) -> None:
+    import subprocess
+    import sys
+
+    from lore.history import repos
+
+    repo = repos.ensure_repo(name="project", path=str(history_repo.root))
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        with repos.sql.open_history().transaction() as conn:
+            repos.sql.take_lock(conn, repo.id, sleeper.pid)
+        with pytest.raises(InvalidInput, match="another ingest of project is running"):
+            ingest_git(history_repo.root)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert ingest_git(history_repo.root).commits_added == 11  # a dead holder's lock is taken over
