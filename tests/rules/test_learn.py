@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from conftest import git, make_repo
 from lore.cli.app import app
 from lore.core.errors import InvalidInput, NotFound
+from lore.core.github import GitHubError
 from lore.rules import service
 from lore.rules.learn import last_review_attempt, learn, learn_from_reviews, parse_remote, parse_since
 from support.fake_github import FakeGitHub
@@ -156,3 +157,17 @@ def test_learn_command(tmp_path: Path, gh: FakeGitHub, monkeypatch: pytest.Monke
     assert "2 new pending rule(s)" in result.output and "#10 app.py:4 (maria)" in result.output
     bad = CliRunner().invoke(app, ["learn", str(repo), "--since", "yesterday-ish"])
     assert bad.exit_code == 2 and "--since wants a date" in bad.output
+
+
+def test_a_long_rate_limit_wait_fails_fast_for_agents(tmp_path: Path, gh: FakeGitHub) -> None:
+    _load(gh)
+    repo = _repo(tmp_path)
+    project, _ = service.register_project(repo)
+    gh.trouble("pulls/comments", "secondary", times=1, seconds=600)
+    with pytest.raises(GitHubError, match="asks to wait 600s"):
+        learn_from_reviews(project)  # an agent's call: no sleep given, so no ten-minute wait
+    assert last_review_attempt(project) is not None
+    waits: list[float] = []
+    gh.trouble("pulls/comments", "secondary", times=1, seconds=600)
+    candidates = learn_from_reviews(project, sleep=lambda s, _why: waits.append(s))  # the CLI waits
+    assert waits == [600.0] and len(candidates) == 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -24,7 +25,7 @@ from typing import Any
 
 from lore.core.config import load_settings
 from lore.core.errors import InvalidInput, LoreError
-from lore.core.github import GitHubClient, api_base, discover_token
+from lore.core.github import GitHubClient, GitHubError, api_base, discover_token
 from lore.core.text import build_tokenizer
 from lore.rules import service
 from lore.rules.intake import Candidate, Saved, save_candidates
@@ -37,6 +38,7 @@ TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MIN_CHARS = 15
 SIMILAR = 0.5  # token overlap (Jaccard) at which two comments say the same thing
 MAX_PAGES = 20  # 2,000 comments, newest first
+MAX_WAIT_SECONDS = 30.0  # what an agent's tool call waits for GitHub at most, in all
 _REMOTE = re.compile(
     r"^(?:https?://(?:[^@/]+@)?|ssh://(?:[^@/]+@)?|git@|git://)?(?P<host>[^/:]+)(?::\d+)?[/:]"
     r"(?P<owner>[^/]+)/(?P<repo>[^/]+?)(?:\.git)?/?$"
@@ -219,7 +221,8 @@ def learn_from_reviews(
     sleep: Callable[[float, str], None] | None = None,
 ) -> list[Candidate]:
     """Grouped review feedback of the project's GitHub repository; nothing is saved. The attempt
-    is recorded either way."""
+    is recorded either way. Without `sleep`, waits for GitHub (rate limits, retries) stop after
+    30 seconds in all, since an agent is waiting for the answer."""
     proj = _project(project)
     store = rules_store()
     try:
@@ -234,13 +237,29 @@ def learn_from_reviews(
     return candidates
 
 
+def short_waits(budget: float = MAX_WAIT_SECONDS) -> Callable[[float, str], None]:
+    """A sleep for callers that cannot wait long (an agent's tool call): waits up to `budget`
+    seconds in all, then gives up with a one-line error saying when to try again."""
+    spent = 0.0
+
+    def sleep(seconds: float, reason: str) -> None:
+        nonlocal spent
+        if spent + seconds > budget:
+            raise GitHubError(f"GitHub asks to wait {seconds:.0f}s ({reason}); try again later or run "
+                              "`lore learn` in a terminal, which waits")
+        spent += seconds
+        time.sleep(seconds)
+
+    return sleep
+
+
 def _read_reviews(project: Project, include_external: bool, since: str | None, max_pages: int,
                   sleep: Callable[[float, str], None] | None) -> tuple[list[Candidate], str]:
     remote = github_remote(project.path)
     token, _where = discover_token()
     tok = build_tokenizer(load_settings().tokenizer)
     params = {"per_page": 100, "sort": "created", "direction": "desc", "since": since}
-    with GitHubClient(token=token, sleep=sleep) as client:
+    with GitHubClient(token=token, sleep=sleep or short_waits()) as client:
         comments = client.all(f"repos/{remote.slug}/pulls/comments", params, max_pages=max_pages)
     left_out: dict[str, int] = {}
     kept: list[Feedback] = []
