@@ -227,3 +227,13 @@ def test_registered_command_runs(home: Path) -> None:
     assert lines and lines[0], proc.stderr.read()
     first = json.loads(lines[0])
     assert first["id"] == 1 and "serverInfo" in first["result"]
+
+
+def test_approval_change_for_another_client_still_updates_the_copilot_block(home: Path) -> None:
+    clients.install(["copilot"], approval="auto")
+    report = clients.install(["claude"], approval="manual")
+    assert {c.path.name: c.action for c in report.changes} == {".claude.json": "added",
+                                                               "copilot-instructions.md": "updated"}
+    assert "never say a saved rule is active" in _files(home)["copilot-instructions"].read_text()
+    untouched = clients.install(["claude"])  # no --approval: the block is left alone
+    assert [c.path.name for c in untouched.changes] == [".claude.json"]

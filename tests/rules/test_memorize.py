@@ -194,6 +194,10 @@ def test_kind_of_knows_each_client_and_its_base_folder() -> None:
     assert kind_of(".github/instructions/sub/x.instructions.md") == ("copilot-instructions", "")
     assert kind_of("README.md") is None
     assert kind_of("docs/.github/copilot-instructions.md") == ("copilot", "docs")
+    assert kind_of("svc/.clinerules") == ("cline", "svc")
+    assert kind_of(".clinerules/testing.md") == ("cline", "")
+    assert kind_of(".windsurf/rules/style.md") == ("windsurf-rules", "")
+    assert kind_of(".claude/rules/web/react.md") == ("claude-rules", "")
 
 
 def test_memorize_command_prints_a_table_per_file(tmp_path: Path, monkeypatch) -> None:

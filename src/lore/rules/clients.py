@@ -206,6 +206,11 @@ def install(clients: list[str] | None = None, approval: str | None = None,
         report.changes.append(_plan(client, lambda data, c=client: _with_entry(c, data, command, env)))
         if client.name == "copilot":
             report.changes.append(_plan_block(copilot_instructions_path(), instruction_block(effective)))
+    block_file = copilot_instructions_path()
+    if approval is not None and "copilot" not in {c.name for c in chosen} and \
+            BLOCK_END in (_read(block_file) or ""):
+        # the block states the approval setting, so it follows a change made for other clients too
+        report.changes.append(_plan_block(block_file, instruction_block(effective)))
     if not dry_run:
         _apply(report.changes)
         if approval is not None or "approval" not in load_settings().raw:
