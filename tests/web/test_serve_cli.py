@@ -61,3 +61,13 @@ def test_serve_help_names_the_options() -> None:
     result = CliRunner().invoke(app, ["serve", "--help"])
     assert result.exit_code == 0
     assert "--port" in result.output and "--no-open" in result.output
+
+
+def test_listening_socket_is_loopback_tcp() -> None:
+    from lore.web.server import bind
+
+    with bind(0) as sock:
+        host, _ = sock.getsockname()
+        # asyncio turns on TCP_NODELAY for accepted connections only when proto says TCP;
+        # without it, small answers wait for the client's delayed ACK
+        assert (host, sock.proto) == ("127.0.0.1", socket.IPPROTO_TCP)

@@ -23,7 +23,9 @@ def new_token() -> str:
 
 def bind(port: int = 0) -> socket.socket:
     """A listening socket on 127.0.0.1 only; port 0 lets the system pick a free one."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=TCP matters: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+    # without it every small answer waits ~40 ms for the client's delayed ACK
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((HOST, port))
