@@ -290,7 +290,28 @@ def search_rules(project: Project, query: str, limit: int = 10) -> list[SearchHi
         return [SearchHit(index.rules[rid], score) for rid, score in ranked]
 
 
+def untagged_covering(project: Project, paths: Iterable[str | Path]) -> list[Rule]:
+    """Active rules without tags whose scope covers at least one of the files."""
+    split = split_paths(project, paths)
+    index = project_index(rules_store(), project.id, tokenizer())
+    with index.lock:
+        groups = index.eligible(split.inside)
+        return [index.rules[rid] for g in groups.values() for _, rid in g.members
+                if not index.rules[rid].tagged]
+
+
 def usage(project: Project) -> list[Rule]:
     """Active rules by how often agents received them, never-served first."""
     rules = rules_store().rules(project.id, "active")
     return sorted(rules, key=lambda r: (r.served_count, r.last_served_at or 0, r.created_at))
+
+
+def agent_outcomes(project: Project, limit: int = 500) -> dict[str, dict[str, Any]]:
+    """Per rule, the latest thing an agent's session did with it here (activated or left it
+    waiting) and why, so the UI can show the gate's reason next to the rule."""
+    from lore.rules.session_store import session_store
+
+    latest: dict[str, dict[str, Any]] = {}
+    for row in session_store().outcomes(project.id, limit):  # newest first
+        latest.setdefault(row["rule_id"], row)
+    return latest

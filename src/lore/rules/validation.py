@@ -6,6 +6,7 @@ so it is refused outright rather than screened.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -16,8 +17,14 @@ MAX_RULE_CHARS = 500
 _INVISIBLE_EXTRA = {"\u2028", "\u2029", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e"}
 
 
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def hidden_character(text: str) -> tuple[int, str] | None:
     """Position and code point of the first invisible character, if any."""
+    if text.isascii():  # fast path: only control characters can hide in ASCII
+        found = _ASCII_CONTROL.search(text)
+        return (found.start(), found.group()) if found else None
     for i, ch in enumerate(text):
         if ch in "\n\t":
             continue

@@ -1,0 +1,1 @@
+"""The MCP server: one server, tool groups per domain."""
