@@ -92,6 +92,7 @@ _LOOKALIKES = str.maketrans({
 _LEET = str.maketrans({"1": "i", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_ONE_AS_L = str.maketrans({"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
                                 "$": "s"})
+_SLASH = re.compile(r"(\.[a-z]{2,6})\s(?:slash|\[/\])\s")
 _DEFANG = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\s\[?dot\]?\s(?=[a-z]{2,6}\b)")
 _HXXP = re.compile(r"\bhxxp(s?)\b|\bh\s*t\s*t\s*p\s*(s?)\s*:\s*/\s*/")
 _SPACED = re.compile(r"(?<![\w@$])([a-z0-9@$])(\s*[.\-_*/|+~,:]\s*|\s)(?:[a-z0-9@$]\2)*[a-z0-9@$](?![\w@$])")
@@ -140,6 +141,7 @@ def _views(text: str) -> _Views:
     plain = raw.lower().translate(_LOOKALIKES)
     plain = _HXXP.sub(lambda m: "http" + (m.group(1) or m.group(2) or "") + "://", plain)
     plain = _DEFANG.sub(".", plain)
+    plain = _SLASH.sub(r"\1/", plain)
     plain = _BLANKS.sub(" ", plain)
     joined = _BLANKS.sub(" ", _SPACED.sub(_join_spaced, plain))
     commands = (plain,) if joined == plain else (plain, joined)
@@ -214,6 +216,9 @@ _IGNORE_INSTRUCTIONS = (
     _w(r"\b(?:obey|comply with|submit to) (?:me|my|only|these new|the new|this message|the following instead|whatever)\b"),
     _w(r"\byou are now (?:no longer|free|unrestricted|jailbroken|dan|an? (?:unrestricted|unfiltered|uncensored|different|new) (?:ai|assistant|model|agent))"),
     _w(r"\byour (?:new|real|true|actual|only) (?:instructions|rules|task|purpose|goal|role|orders|directive|objective) (?:is|are)\b"),
+    _w(r"\b(?:ignor|disregard|forget|discard|dismiss|overrid)\w* (?:all |any )?(?:the |your )?(?:instructions|rules|guidelines|guidance|directives|prompt) (?:\w+ ){0,3}?(?:earlier|before|above|previously|so far|until now)\b"),
+    _w(r"\b(?:everything|all|anything|the text|whatever|what) (?:\w+ )?(?:above|before|prior to) (?:this|here)?(?: line| point| message| sentence| rule)? ?(?:is|are|was|were) (?:now )?(?:obsolete|void|invalid|cancel\w*|outdated|wrong|fake|a test|irrelevant|no longer valid|null|superseded|to be ignored|revoked)\b"),
+    _w(r"\b(?:ignor|disregard|forget)\w* (?:whatever|what|anything) (?:your|the) (?:system |original |previous )?(?:instructions|rules|guidelines|prompt|guidance|developers?) (?:say|says|said|tell|told|require|requires)\b"),
     _w(r"\b(?:the )?(?:previous|prior|above|earlier|system|original|old) (?:instructions|rules|prompt|guidelines|directives) (?:are|were|is|was|have been|has been) (?:wrong|void|cancel\w*|obsolete|fake|a test|no longer (?:valid|apply|in effect)|revoked|replaced|superseded|outdated|null)"),
     _w(r"\b(?:these|this|the following|my) (?:instructions|rules|message|text|directives) (?:take|takes|have|has) (?:precedence|priority) over (?:all|any|every|the|your) (?:other |previous |prior |system |earlier )*(?:instructions|rules|prompts?|directives|guidelines|messages)"),
     _w(r"\b(?:pretend|act as if|behave as if|imagine) (?:that )?you (?:have|had) no (?:rules|restrictions|instructions|guidelines|limits|filters|guardrails)"),
@@ -238,8 +243,10 @@ _REVEAL = (r"(?:reveal|print|repeat|show|display|output|echo|dump|share|tell|giv
            r"recite|disclose|expose|leak|copy|paste|return|provide|spell out|read back|read out|quote|"
            r"transcribe|summari[sz]e|translate|post|upload|email|include)\w*")
 _SYSTEM_PROMPT_REQUEST = (
-    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|the|its|my|all|any|full|entire|complete|exact)?(?: \w+)? ?(?:system|initial|hidden|original|internal|secret|underlying|pre|preprompt|developer|base|confidential|verbatim|raw|starting|first|meta) ?(?:prompt|instructions?|message|directives|configuration|guidelines)\b"),
+    _w(r"\b" + _REVEAL + r"(?: \w+){0,4}? (?:system|initial|hidden|original|secret|underlying|developer|confidential|meta|pre|starting) (?:prompts?|instructions?)\b|\b" + _REVEAL + r"(?: \w+){0,4}? preprompt\b"),
+    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|its|the agent's|the assistant's|the model's) (?:\w+ )?(?:system|hidden|secret|confidential) (?:messages?|directives|rules|guidelines)\b"),
     _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|the assistant's|the agent's|the model's|the ai's) (?:full |entire |complete |exact |original |own )?(?:instructions|prompt|directives|guidelines|rules|configuration)(?: verbatim| word for word| exactly| in full)?\b(?! (?:for|to|about|on|when|that|in|of) )"),
+    _w(r"\b" + _REVEAL + r" (?:me |us |the user )?(?:the |all |the full |the entire )?(?:contents?|text|content) of (?:your|the agent's|the model's) (?:context|context window|prompt|instructions|memory|system prompt|conversation)\b"),
     _w(r"\b" + _REVEAL + r" (?:me |us |the user )?(?:the|all|any|every) (?:\w+ )?(?:instructions|rules|prompts?|directives|guidelines) you (?:were|have been|got|received|are given|have)\b"),
     _w(r"\bwhat (?:are|were|is|was) (?:your|the assistant's|the agent's) (?:\w+ )?(?:instructions|rules|system prompt|prompt|directives|guidelines|orders)\b"),
     _w(r"\b(?:repeat|print|output|show|echo|recite|copy)\w* (?:back )?(?:everything|all|the text|the words|the content|the message|what is written|what's written) (?:above|before this|preceding|prior|at the (?:start|beginning))\b"),
@@ -297,7 +304,9 @@ _SKIP_REVIEW = (
     _c(r"--no-verify\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"),
     _w(r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* " + _CHECKS + r"\b"),
     _w(r"\b(?:disabl|turn\w* off|switch\w* off|remov|delet|deactivat|lower|relax|weaken)\w* (?:the |any |all )?(?:branch protection|required (?:reviews?|checks|approvals?|status checks)|ci|ci checks|status checks|pre-?commit hooks?|pre-?push hooks?|git hooks?|commit hooks?|husky|review requirements?|the review requirement)\b"),
-    _w(r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?)\b"),
+    _w(r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?|hooks|git hooks|pre-?commit(?: hooks)?|linters?|the linter)\b"),
+    _w(r"\b(?:merg|push|ship|deploy|releas|land|publish)\w*(?: \w+){0,4}? (?:even )?(?:if|when|though|while) (?:the )?(?:ci|checks|status checks|pipeline|build|review|reviewers?|tests) (?:is |are |still )*(?:red|fail\w*|broken|not pass\w*|pending|running|not done|not finished|object\w*|block\w*)"),
+    _w(r"\b(?:ignor|disregard|overrid|dismiss)\w* (?:the |any |all )?(?:fail\w*|red|broken|blocking|required) (?:ci|checks|status checks|pipeline|build|reviews?)\b"),
     _w(r"\b(?:merg|push|commit|deploy)\w*(?: \w+){0,4}? (?:before|ahead of) (?:the )?(?:ci|checks|review|reviews|tests|the build) (?:pass|passes|finish|finishes|complete|completes|is done|are done|approv)\w*"),
     _w(r"\b(?:push|commit|merg|deploy)\w*(?: (?:your|the|all|any|these|those|changes|code|commits|work|it|them|everything|fixes)){0,3} (?:directly|straight|right) (?:in)?to (?:the )?(?:main|master|trunk|production|prod|release|default)\b"),
     _w(r"\b(?:push|commit|merg)\w*(?: \w+){0,3}? (?:to|into|on) (?:the )?(?:main|master|trunk) (?:branch )?(?:directly|straight away|without)\b"),
@@ -468,6 +477,13 @@ def _not_an_address(found: str) -> bool:
 def risky_wording(text: str) -> RiskyMatch | None:
     """The first family (in FAMILIES order) whose pattern the text matches, or None."""
     return _risky(text)
+
+
+def _all_matches(text: str) -> list[RiskyMatch]:
+    """Every family the text matches, not just the first (for the benchmark's per-family count)."""
+    views = _views(text)
+    found = ((family, _family_match(family, views)) for family in FAMILIES)
+    return [RiskyMatch(family, _excerpt(m)) for family, m in found if m is not None]
 
 
 @lru_cache(maxsize=4096)
