@@ -131,8 +131,6 @@ class _Builder(HTMLParser):
         for ident in self.pending:
             self.anchors.setdefault(ident, self.length)
         self.pending.clear()
-        if self.heading_start is not None and self.heading_start > self.length:
-            self.heading_start = self.length
         self._write(s)
         self.space = trail
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -167,8 +168,6 @@ def _write(tx: Any, parsed: ParsedBook, spans: list[Any], entities: list[Any], p
 
 def _passage_of(ends: list[int], offset: int) -> int | None:
     """1-based passage holding a chapter offset (passages are contiguous and ordered)."""
-    from bisect import bisect_right
-
     k = bisect_right(ends, offset)
     return k + 1 if k < len(ends) else None
 
