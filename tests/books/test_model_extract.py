@@ -166,3 +166,19 @@ def test_without_a_model_extraction_says_what_it_needs(mystery: library.Book) ->
     assert result.exit_code == 5 and "LORE_MODEL" in result.stderr
     shown = CliRunner().invoke(app, ["books", "show", str(mystery.id), "--json"])
     assert '"calls": 0' in shown.stdout
+
+
+def test_the_cli_runs_extraction_and_shows_the_model_layer(fake_llm: FakeLLM, mystery: library.Book) -> None:
+    fake_llm.reply(lambda req: "<book_text>" in req.last_user, _reply)
+    runner = CliRunner()
+    done = runner.invoke(app, ["books", "extract", str(mystery.id)])
+    assert done.exit_code == 0, done.stderr
+    out = " ".join(done.stdout.split())
+    assert "1 identities" in out and "1 dropped" in out and "5 model calls" in out
+    runner.invoke(app, ["books", "progress", str(mystery.id), "end"])
+    shown = runner.invoke(app, ["books", "profile", str(mystery.id), "Clara Vane"])
+    assert shown.exit_code == 0 and "poisoned the old colonel" in " ".join(shown.stdout.split())
+    graph = runner.invoke(app, ["books", "graph", str(mystery.id)])
+    assert graph.exit_code == 0 and "IDENTIFIED_AS" in graph.stdout
+    show = runner.invoke(app, ["books", "show", str(mystery.id)])
+    assert "model use: 5 model calls" in " ".join(show.stdout.split())
