@@ -137,3 +137,14 @@ def test_not_reached_reveals_nothing_about_where(mystery: library.Book) -> None:
     dumped = json.dumps(result.as_dict())
     assert "arsenic" not in dumped.replace(result.query, "")
     assert "chapter" not in result.message.lower() and "5" not in result.message
+
+
+def test_a_passage_cap_holds_for_search_and_vectors(mystery: library.Book) -> None:
+    library.set_progress(mystery.id, 5, passage=1)
+    result = search.search_book(mystery.id, "Who poisoned the colonel?")
+    assert result.verdict == search.NOT_REACHED and result.hits == []
+    db = sql.books_store()
+    hits = vector_search(db, [Cap(mystery.id, 5, 1)], "poisoned the colonel", k=10_000)
+    rows = sql.passages_by_id(db.connect(), [Cap(mystery.id, 5, 1)], [int(h.key) for h in hits])
+    assert len(rows) == len(hits) == sql.count_visible_passages(db.connect(), [Cap(mystery.id, 5, 1)])
+    assert all(r["chapter_seq"] < 5 or r["passage_seq"] == 1 for r in rows)
