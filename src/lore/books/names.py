@@ -226,6 +226,8 @@ def _trim(run: _Run, text: str, lower: Counter[str], mid_caps: Counter[str]) -> 
             return None
         while len(names) > 1 and names[0] in TITLES:
             titles.append(names.pop(0))
+    while len(names) > 1 and names[0] in ("The", "A", "An") and not titles:
+        names.pop(0)  # "the Mouse" written "The Mouse": the article is not part of the name
     names = [n for n in names if not (len(n) > 1 and n.isupper() and not n.endswith("."))] if \
         all(len(n) > 1 and n.isupper() for n in names) else names
     if not names or all(n in NOT_NAMES for n in names):
