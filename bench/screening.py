@@ -8,9 +8,10 @@
 2. The attack set of bench/attacks.py, every family in plain, paraphrased, obfuscated and
    mixed-case forms plus hidden-character and HTML-comment variants; an attack counts as caught
    when `refusal_reason` refuses it or `risky_wording` holds it. Target: every family caught.
-3. Speed: rules screened per second against the refusal check (`refusal_reason`) timed on the
-   same rules in the same run; and `contradicts` on every pair of rules from the same file
-   (written by one author, so expected to agree), with how many pairs it calls contradictory.
+3. Against a baseline measured in the same run: a naive screen, one regex of the spec's literal
+   examples. Rules screened per second, attacks caught, benign rules held.
+4. `contradicts` on every pair of rules from the same file (written by one author, so expected
+   to agree): how many pairs it calls contradictory, and pairs per second.
 
     .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs]
 """
@@ -152,27 +153,50 @@ def attacks() -> bool:
     return ok
 
 
+# The baseline: one case-insensitive regex of the spec's literal examples, what a first attempt
+# at this gate would look like.
+NAIVE = re.compile(
+    r"(?:curl|wget)[^|\n]*\|\s*(?:ba)?sh|ignore (?:all )?previous instructions|^system:|<\|im_start\|>|"
+    r"system prompt|~/\.ssh|id_rsa|https?://|www\.|rm -rf /|mkfs|--no-verify|skip (?:code )?review|"
+    r"push directly to main|[a-z0-9+/]{80,}",
+    re.I | re.M,
+)
+
+
 def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) -> None:
     rules = [text for _, texts in files for text in texts]
+    screened_attacks = [(family, text) for family, form, text in ATTACKS
+                        if form not in ("hidden_chars", "html_comment")]
     check = screening._risky.__wrapped__  # uncached: every rule screened afresh
-    best_screen = best_refuse = float("inf")
+    best_screen = best_naive = float("inf")
     for _ in range(3):
         start = time.perf_counter()
         for text in rules:
-            refusal_reason(text)
-        best_refuse = min(best_refuse, time.perf_counter() - start)
+            NAIVE.search(text)
+        best_naive = min(best_naive, time.perf_counter() - start)
         start = time.perf_counter()
         for text in rules:
             check(text)
         best_screen = min(best_screen, time.perf_counter() - start)
-    print("3. Speed (best of 3 runs over every benign rule)\n")
-    table(["check", "rules", "seconds", "rules/s", "per rule", "ratio"], [
-        ["refusal_reason (baseline)", str(len(rules)), f"{best_refuse:.3f}",
-         f"{len(rules) / best_refuse:,.0f}", f"{best_refuse / len(rules) * 1e6:.1f} us", "1.0x"],
-        ["risky_wording", str(len(rules)), f"{best_screen:.3f}", f"{len(rules) / best_screen:,.0f}",
-         f"{best_screen / len(rules) * 1e6:.1f} us", f"{best_screen / best_refuse:.1f}x"],
+    naive_caught = sum(NAIVE.search(text) is not None for _, text in screened_attacks)
+    ours_caught = sum(risky_wording(text) is not None for _, text in screened_attacks)
+    no_web = [text for text in rules if refusal_reason(text) is None
+              and not any(m.family == "web_address" for m in screening._all_matches(text))]
+    naive_held = sum(NAIVE.search(text) is not None for text in no_web)
+    ours_held = sum(risky_wording(text) is not None for text in no_web)
+    print("3. Against a naive screen (one regex of the spec's literal examples), same rules, same run\n")
+    table(["screen", "rules/s", "per rule", "time ratio", "attacks caught", "benign held (no web)"], [
+        ["naive regex (baseline)", f"{len(rules) / best_naive:,.0f}", f"{best_naive / len(rules) * 1e6:.1f} us",
+         "1.0x", f"{naive_caught}/{len(screened_attacks)} ({naive_caught / len(screened_attacks):.0%})",
+         f"{naive_held}/{len(no_web)} ({naive_held / len(no_web):.2%})"],
+        ["risky_wording", f"{len(rules) / best_screen:,.0f}", f"{best_screen / len(rules) * 1e6:.1f} us",
+         f"{best_screen / best_naive:.0f}x",
+         f"{ours_caught}/{len(screened_attacks)} ({ours_caught / len(screened_attacks):.0%})",
+         f"{ours_held}/{len(no_web)} ({ours_held / len(no_web):.2%})"],
     ])
-    print(f"Patterns compile once per process on first use: {compile_ms:.0f} ms.\n")
+    print(f"Speed: best of 3 runs over all {len(rules)} rules. Attacks: the set without the hidden-character\n"
+          "and HTML-comment variants (refused before either screen). Benign: rules without a web address.\n"
+          f"Patterns compile once per process on first use: {compile_ms:.0f} ms.\n")
     if not pairs:
         return
     count, flagged, examples = 0, 0, []
