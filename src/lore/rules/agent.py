@@ -369,7 +369,8 @@ class AgentSession:
             return Decision(False, risky.reason())
         for other in service.list_rules(project, status="active"):
             if other.scope == scope and (why := screening.contradicts(text, other.text)):
-                return Decision(False, f"contradicts rule {other.id} ({other.label}): {why}")
+                named = why.replace("a similar rule", f"rule {other.id}", 1)
+                return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
         if self.sessions.activated_count(self.id) >= settings.auto_limit:
             return Decision(False, f"session limit: {settings.auto_limit} rules already activated "
                                    "in this session (auto_limit)")
