@@ -165,11 +165,12 @@ def _w(pattern: str) -> tuple[str, str, int]:
 
 
 def _c(pattern: str, flags: int = 0) -> tuple[str, str, int]:
-    """A pattern read literally, on the lower-cased text (or the raw text for view "raw")."""
+    """A command pattern, read literally on the lower-cased text (and on it with letters joined)."""
     return ("commands", pattern, flags)
 
 
 def _r(pattern: str) -> tuple[str, str, int]:
+    """A pattern on the text as written (case kept): encoded data."""
     return ("raw", pattern, 0)
 
 
@@ -377,8 +378,11 @@ def _negated(text: str, start: int, end: int) -> bool:
     clause = " ".join(words[-_WINDOW_WORDS:]) if len(words) > _WINDOW_WORDS else clause
     negators = list(_NEGATOR.finditer(clause))
     if negators:
-        between = clause[negators[-1].end():]
-        if not _REVERSAL.search(between):
+        last = negators[-1]
+        between = clause[last.end():]
+        # "not dangerous to", "never refuse to": two negations make an order
+        doubled = len(negators) > 1 and len(clause[negators[-2].end():last.start()].split()) <= 2
+        if not _REVERSAL.search(between) and not doubled:
             return True
     after = text[end:end + 80]
     stop = _CLAUSE_END.search(after)
