@@ -31,6 +31,10 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lore.core.text import Tokenizer
 
 FAMILIES: tuple[str, ...] = (
     "pipe_to_shell",
@@ -572,7 +576,7 @@ _PREVIEW_CHARS = 60
 
 
 @lru_cache(maxsize=1)
-def _vocabulary() -> tuple[object, frozenset[str]]:
+def _vocabulary() -> tuple[Tokenizer, frozenset[str]]:
     from lore.core.text import build_tokenizer  # imported on first use: the gate is not on the hot path
 
     tokenizer = build_tokenizer()
@@ -583,7 +587,7 @@ def _content(text: str) -> frozenset[str]:
     """Content terms: the shared tokenizer's stems, stance words and numbers left out, each
     term cut to six letters so that indent and indentation meet."""
     tokenizer, stance = _vocabulary()
-    terms = tokenizer.tokens(text, topics=False)  # type: ignore[attr-defined]
+    terms = tokenizer.tokens(text, topics=False)
     terms += [w for w in re.findall(r"[a-z]+", text) if w in _KEPT_STOPWORDS]
     return frozenset(t[:6] for t in terms if t not in stance and len(t) > 1 and not t[:1].isdigit())
 
