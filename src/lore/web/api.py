@@ -69,8 +69,9 @@ def _project_view(project: Project) -> dict[str, Any]:
     return {**project.to_dict(), "trust": _trust(trust_state(project.path)), "counts": counts}
 
 
-def _rule_view(rule: Rule) -> dict[str, Any]:
-    return {**rule.to_dict(), "label": rule.label, "scope_text": rule.scope_text}
+def _rule_view(rule: Rule, agent: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A rule as the page shows it; `agent` is what an agent's session last did with it and why."""
+    return {**rule.to_dict(), "label": rule.label, "scope_text": rule.scope_text, "agent": agent}
 
 
 def _split_paths(value: str | list[str]) -> list[str]:
@@ -103,7 +104,8 @@ def rules(name: str, status: Literal["active", "pending", "all"] = "all",
           auto: bool = False) -> list[dict[str, Any]]:
     found = service.find_project(name)
     chosen = service.list_rules(found, status=None if status == "all" else status, auto_only=auto)
-    return [_rule_view(r) for r in chosen]
+    outcomes = service.agent_outcomes(found)
+    return [_rule_view(r, outcomes.get(r.id)) for r in chosen]
 
 
 @router.post("/projects/{name}/rules")
