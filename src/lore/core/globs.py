@@ -37,15 +37,22 @@ def parse_patterns(value: object) -> list[str]:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if lines and all(ln.startswith("- ") or ln == "-" for ln in lines):
         return parse_patterns([ln[1:].strip() for ln in lines])
-    parts = [p for ln in lines for p in _split_commas(ln)]
+    parts = [p for ln in lines for p in split_top_level(ln)]
     return _dedupe(clean for p in parts if (clean := normalize_pattern(p)))
 
 
-def _split_commas(text: str) -> list[str]:
-    """Split on commas that are not inside braces or brackets."""
-    parts, depth, buf = [], 0, ""
+def split_top_level(text: str) -> list[str]:
+    """Split on commas outside quotes, braces and brackets (`"*.{ts,tsx}", x` is two parts)."""
+    parts, buf, depth, quote = [], "", 0, ""
     for ch in text:
-        if ch in "{[":
+        if quote:
+            buf += ch
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
             depth += 1
         elif ch in "}]":
             depth = max(0, depth - 1)
@@ -127,7 +134,7 @@ def _translate(pattern: str) -> str:
                 out.append(re.escape(ch))
                 i += 1
             else:
-                options = _split_commas(pattern[i + 1 : end])
+                options = split_top_level(pattern[i + 1 : end])
                 out.append("(?:" + "|".join(_translate(o) for o in options) + ")")
                 i = end + 1
         else:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from lore.core.globs import split_top_level
+
 _KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(.*)$")
 
 
@@ -111,7 +113,7 @@ def _value(text: str) -> tuple[Any, str | None]:
         if not inner:
             return [], None
         items, problems = [], []
-        for part in _split_top_level(inner):
+        for part in (p for p in split_top_level(inner) if p.strip()):
             item, problem = _scalar(part.strip())
             if problem:
                 problems.append(problem)
@@ -165,30 +167,6 @@ def _closing_quote(text: str, quote: str) -> int:
 
 def _unescape(text: str) -> str:
     return re.sub(r'\\(["\\/nt])', lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas outside quotes and braces (`"*.{ts,tsx}", x`)."""
-    parts, buf, depth, quote = [], "", 0, ""
-    for ch in text:
-        if quote:
-            buf += ch
-            if ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            parts.append(buf)
-            buf = ""
-        else:
-            buf += ch
-    parts.append(buf)
-    return [p for p in parts if p.strip()]
 
 
 def render_front_matter(values: dict[str, Any]) -> str:
