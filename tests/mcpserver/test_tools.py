@@ -27,7 +27,7 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
     assert "activated at once" in text and 200 < len(text) / 4 < 450
     update_settings({"approval": "manual"})
     _, manual = listing(build_server(repo))
-    assert "Never say a saved rule is active" in manual and "activated at once" not in manual
+    assert "Never call a saved rule active" in manual and "activated at once" not in manual
 
 
 def test_get_rules_registers_a_new_project_and_serves_rules(repo: Path) -> None:
