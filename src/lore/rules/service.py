@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import secrets
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,18 +38,18 @@ def register_project(path: str | Path, store: RulesStore | None = None) -> tuple
     """Register the git repository holding `path`; returns (project, newly registered)."""
     store = store or rules_store()
     root = proj.project_root(Path(path))
-    existing = store.project_by_path(root)
-    if existing:
-        return existing, False
-    taken = {p.name for p in store.projects()}
-    name = proj.unique_name(root, taken)
-    try:
-        return store.insert_project(name, root, proj.sections_of(root)), True
-    except Exception:  # another process registered it at the same moment
+    sections = None
+    for _attempt in range(3):
         existing = store.project_by_path(root)
         if existing:
             return existing, False
-        raise
+        sections = sections if sections is not None else proj.sections_of(root)
+        name = proj.unique_name(root, {p.name for p in store.projects()})
+        try:
+            return store.insert_project(name, root, sections), True
+        except sqlite3.IntegrityError:  # another process took this path or name meanwhile
+            continue
+    raise InvalidInput(f"could not register {root}: its name kept colliding with new projects")
 
 
 def list_projects() -> list[Project]:
