@@ -73,3 +73,23 @@ def test_demo_runs_on_the_embedded_store(tmp_path: Path, monkeypatch) -> None:
     result = lore("demo")
     assert result.exit_code == 0, result.stderr
     assert "Rules for project `shop`" in result.stdout and "[global]" in result.stdout
+
+
+def test_a_mistyped_name_never_falls_back_to_the_current_folder(tmp_path: Path, monkeypatch) -> None:
+    repo = make_repo(tmp_path / "shop", {"a.py": "x"})
+    lore("projects", "add", str(repo))
+    lore("review", "--name", "shop", "add", "A rule")
+    monkeypatch.chdir(repo)
+    result = lore("review", "--name", "shopp", "list")
+    assert result.exit_code == 3 and "no project named 'shopp'" in result.stderr
+    assert json.loads(lore("review", "--name", str(repo), "list", "--json").stdout)[0]["text"] == "A rule"
+    assert json.loads(lore("review", "list", "--json").stdout)[0]["text"] == "A rule"
+
+
+def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"a.py": "x"})
+    lore("projects", "add", str(repo))
+    lore("review", "--name", "shop", "add", "A rule")
+    result = lore("export", "--name", "shop", "--to", "cursor", "--out", "/proc/lore-nope")
+    assert result.exit_code != 0
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error: ")

@@ -44,3 +44,14 @@ def test_update_keeps_other_keys(lore_home: Path) -> None:
     update_settings({"approval": "auto"})
     data = json.loads((lore_home / "config.json").read_text())
     assert data == {"approval": "auto", "model": {"name": "x"}}
+
+
+def test_update_refuses_to_overwrite_an_unreadable_file(lore_home: Path) -> None:
+    from lore.core.errors import InvalidInput
+
+    lore_home.mkdir(parents=True)
+    broken = '{"model": {"api_key": "sk-important"}, "auto_limit": 10,}'
+    (lore_home / "config.json").write_text(broken)
+    with pytest.raises(InvalidInput, match="unreadable"):
+        update_settings({"approval": "manual"})
+    assert (lore_home / "config.json").read_text() == broken

@@ -194,9 +194,18 @@ def test_review_note_when_feedback_was_never_read(repo: Path) -> None:
     _project, _ = service.register_project(repo)
     server = build_server(repo)
     text, _ = call(server, "get_rules", {"paths": ["README.md"]})
-    try:
-        import lore.rules.learn  # noqa: F401
-    except ImportError:
-        pytest.skip("review learning not built yet")
     assert "has not been read for 14 days" in text
     assert "has not been read" not in call(server, "get_rules", {"paths": ["README.md"]})[0]
+
+
+def test_a_failed_attempt_counts_and_silences_the_review_note(repo: Path, monkeypatch) -> None:
+    from lore.rules.learn import last_review_attempt
+
+    monkeypatch.setenv("LORE_GITHUB_API", "http://127.0.0.1:9")  # nothing listens there
+
+    git(repo, "remote", "add", "origin", "https://github.com/me/shop.git")
+    project, _ = service.register_project(repo)
+    call(build_server(repo), "learn_from_reviews", {})  # no token, no network: fails, is recorded
+    assert last_review_attempt(project) is not None
+    text, _ = call(build_server(repo), "get_rules", {"paths": ["README.md"]})
+    assert "has not been read" not in text

@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_repo
+from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.scopes import coverage, normalize_scope
 
@@ -58,3 +59,9 @@ def test_real_globs_against_real_files(tmp_path: Path) -> None:
         assert (repo / rel).exists()
         reply = service.rules_for_change(project, [repo / rel])
         assert {s.rule.id for s in reply.served} == {rules[n].id for n in names}, rel
+
+
+@pytest.mark.parametrize("value", ["../other/**", "src/../../etc", ".."])
+def test_scopes_outside_the_project_are_refused(value: str) -> None:
+    with pytest.raises(InvalidInput, match="outside the project"):
+        normalize_scope(value, SECTIONS)

@@ -36,3 +36,10 @@ def test_add_rule_refuses_and_stores_nothing(tmp_path) -> None:
     with pytest.raises(InvalidInput, match="title contains a hidden"):
         service.add_rule(project, "Use tabs", title="T\u200d")
     assert service.list_rules(project) == []
+
+
+def test_emoji_variation_selectors_and_joiners_pass_but_not_alone() -> None:
+    assert refusal_reason("⚠️ Never hardcode credentials") is None
+    assert refusal_reason("👨‍💻 Pair on risky migrations ✔️") is None
+    assert "U+FE0F" in refusal_reason("plain\ufe0ftext")
+    assert "U+200D" in refusal_reason("join\u200dwords")

@@ -88,9 +88,13 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 WAIT_MS = 30_000  # an upper bound for slow machines, not a measurement
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    """One headless Chromium (Debian's, driven by Playwright) for all browser tests."""
+    """One headless Chromium (Debian's, driven by Playwright) per test module.
+
+    Module scope, not session: Playwright's sync API keeps an event loop on the main thread
+    while it runs, which would break any later test that starts its own loop.
+    """
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     playwright = pytest.importorskip("playwright.sync_api")

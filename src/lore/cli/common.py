@@ -39,5 +39,8 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except LoreError as exc:
             raise fail(str(exc), exc.exit_code) from None
+        except OSError as exc:  # a file or folder the user named cannot be read or written
+            where = f": {exc.filename}" if exc.filename else ""
+            raise fail(f"{exc.strerror or exc}{where}", 1) from None
 
     return wrapper  # type: ignore[return-value]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore.core.errors import InvalidInput
 from lore.core.home import lore_home
 
 CONFIG_NAME = "config.json"
@@ -128,7 +129,16 @@ def load_settings(path: Path | None = None) -> Settings:
 def update_settings(changes: dict[str, Any], path: Path | None = None) -> None:
     """Write keys into config.json, keeping every other key; written atomically."""
     path = path or config_path()
-    data = read_raw(path)
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InvalidInput(f"{path} is unreadable ({exc}); fix or move it, then run this again "
+                               "(Lore does not overwrite a settings file it cannot read)") from None
+        if not isinstance(data, dict):
+            raise InvalidInput(f"{path} is not a JSON object; fix or move it, then run this again")
+    else:
+        data = {}
     data.update(changes)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lore.core.errors import InvalidInput
 from lore.core.globs import compile_glob, is_glob, parse_patterns
 
 GLOBAL_WORDS = frozenset({"", "*", "**", "**/*", "/", ".", "global", "all", "any", "everywhere"})
@@ -23,6 +24,9 @@ def normalize_scope(value: object, sections: Iterable[str] = (), root: Path | No
     known = list(sections)
     entries: list[str] = []
     for pattern in parse_patterns(value):
+        if pattern == ".." or pattern.startswith("../") or "/../" in pattern:
+            raise InvalidInput(f"scope {pattern!r} points outside the project; scopes are relative "
+                               "to the repository root")
         if pattern.lower() in GLOBAL_WORDS:
             return []
         entry = _entry(pattern, known, root)

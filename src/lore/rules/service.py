@@ -63,14 +63,23 @@ def find_project(name_or_path: str | None, cwd: Path | None = None) -> Project:
         found = store.project_by_name(name_or_path)
         if found:
             return found
-        root = proj.git_root(Path(name_or_path))
-        if root and (found := store.project_by_path(root)):
-            return found
+        if _looks_like_path(name_or_path):
+            root = proj.git_root(Path(name_or_path))
+            if root and (found := store.project_by_path(root)):
+                return found
         raise NotFound(f"no project named {name_or_path!r}; see `lore projects`")
     root = proj.git_root(cwd or Path.cwd())
     if root and (found := store.project_by_path(root)):
         return found
     raise NotFound("this folder is not a registered project; pass --name NAME (see `lore projects`)")
+
+
+def _looks_like_path(text: str) -> bool:
+    """A name is only read as a path when it says so: a separator, `.`/`~`, or an existing path.
+
+    Otherwise a mistyped name would silently resolve to the project of the current folder.
+    """
+    return "/" in text or "\\" in text or text.startswith((".", "~")) or Path(text).exists()
 
 
 def project_for_path(path: str | Path) -> Project | None:

@@ -26,7 +26,7 @@ def hidden_character(text: str) -> tuple[int, str] | None:
         found = _ASCII_CONTROL.search(text)
         return (found.start(), found.group()) if found else None
     for i, ch in enumerate(text):
-        if ch in "\n\t":
+        if ch in "\n\t" or _part_of_emoji(text, i):
             continue
         cat = unicodedata.category(ch)
         if (
@@ -38,6 +38,23 @@ def hidden_character(text: str) -> tuple[int, str] | None:
         ):
             return i, ch
     return None
+
+
+def _part_of_emoji(text: str, i: int) -> bool:
+    """A variation selector after a symbol (the one in ⚠️), or a joiner between two symbols.
+
+    These are how emoji are written, and a symbol is visible, so nothing hides behind them.
+    """
+    ch = text[i]
+    before = text[i - 1] if i else ""
+    if ch in "\ufe0e\ufe0f":
+        return bool(before) and unicodedata.category(before) in ("So", "Sk")
+    if ch == "\u200d":
+        prev = text[i - 2] if before in "\ufe0e\ufe0f" and i >= 2 else before
+        after = text[i + 1] if i + 1 < len(text) else ""
+        return bool(prev and after) and unicodedata.category(prev) == "So" and (
+            unicodedata.category(after) == "So")
+    return False
 
 
 def refusal_reason(text: str) -> str | None:
