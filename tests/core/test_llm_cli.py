@@ -60,6 +60,15 @@ def test_model_test_without_a_model_exits_5(monkeypatch, tmp_path) -> None:
     assert "no language model is configured" in result.stderr
 
 
+def test_model_test_refuses_an_unknown_provider_in_one_line(fake_llm: FakeLLM, monkeypatch) -> None:
+    monkeypatch.setenv("LORE_MODEL", "foo:bar")
+    result = runner.invoke(app, ["test"])
+    assert result.exit_code == 2
+    assert "unknown model provider 'foo'" in result.stderr and "openai" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert fake_llm.count() == 0
+
+
 def test_model_test_reports_a_failing_server(fake_llm: FakeLLM, monkeypatch) -> None:
     monkeypatch.setenv("LORE_LLM_MAX_RETRIES", "0")
     fake_llm.fail("500")

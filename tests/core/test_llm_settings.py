@@ -121,6 +121,22 @@ def test_parse_model_and_bad_names() -> None:
         resolve_model()
 
 
+def test_a_mistyped_provider_is_an_error_not_an_openai_model(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("LORE_MODEL", "foo:bar")
+    with pytest.raises(InvalidInput) as info:
+        resolve_model()
+    message = str(info.value)
+    assert "LORE_MODEL" in message and "'foo'" in message
+    assert "openai, anthropic, gemini, ollama" in message and "\n" not in message
+    with pytest.raises(InvalidInput, match="unknown model provider 'opneai'"):
+        parse_model("opneai:gpt-4o-mini")
+    with pytest.raises(InvalidInput, match="names no model"):
+        parse_model("openai:")
+    monkeypatch.setenv("LORE_MODEL", "openai:foo:bar")  # the way to name a model with a colon
+    assert resolve_model().model == "foo:bar"
+
+
 def test_mask_key() -> None:
     assert mask_key(KEY) == "sk-p…1234"
     assert mask_key("short") == "*****"

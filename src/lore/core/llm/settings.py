@@ -159,14 +159,25 @@ class Sources:
 
 
 def parse_model(text: str, default_provider: str = "openai") -> tuple[str, str]:
-    """`provider:model` into its parts; a model name may itself hold colons (`llama3.1:8b`)."""
+    """`provider:model` into its parts; a model name may itself hold colons (`ollama:llama3.1:8b`).
+
+    A name with a colon must start with a known provider: a mistyped `foo:bar` is an error,
+    never an OpenAI model named "foo:bar" sent to OpenAI with the user's key.
+    """
     text = text.strip()
-    head, sep, rest = text.partition(":")
-    if sep and head.lower() in PROVIDERS and rest:
-        return head.lower(), rest
     if not text:
         raise InvalidInput("empty model name")
-    return default_provider, text
+    head, sep, rest = text.partition(":")
+    if not sep:
+        return default_provider, text
+    if head.lower() not in PROVIDERS:
+        raise InvalidInput(
+            f"unknown model provider {head!r} in {text!r}: use one of {', '.join(PROVIDERS)}"
+            f" (e.g. openai:{text} for a model whose own name has a colon)"
+        )
+    if not rest.strip():
+        raise InvalidInput(f"{text!r} names no model after the provider")
+    return head.lower(), rest.strip()
 
 
 def _ollama_url(host: str) -> str:
@@ -179,25 +190,36 @@ def _ollama_url(host: str) -> str:
     return host if host.endswith("/v1") else host + "/v1"
 
 
+def _parse_from(text: str, where: str, default_provider: str = "openai") -> tuple[str, str]:
+    """`parse_model`, with an error that says where the bad name was set."""
+    try:
+        return parse_model(text, default_provider)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc}") from None
+
+
 def _choice(sources: Sources, task: str | None) -> tuple[str, str, dict[str, Any], str]:
     """(provider, model, overrides, where it came from) for a task, or NeedsModel."""
     if task:
         value, where = sources.env(f"LORE_MODEL_{task.upper()}")
         if value:
-            return (*parse_model(value), {}, where)
+            return (*_parse_from(value, where), {}, where)
         tasks = sources.conf("tasks")
         override = tasks.get(task) if isinstance(tasks, dict) else None
+        where = f"config model.tasks.{task}"
         if isinstance(override, str) and override.strip():
-            return (*parse_model(override), {}, f"config model.tasks.{task}")
+            return (*_parse_from(override, where), {}, where)
         if isinstance(override, dict) and override.get("model"):
-            provider, model = parse_model(str(override["model"]), override.get("provider", "openai"))
-            return provider, model, override, f"config model.tasks.{task}"
+            provider, model = _parse_from(str(override["model"]), where,
+                                          override.get("provider", "openai"))
+            return provider, model, override, where
     value, where = sources.env("LORE_MODEL")
     if value:
-        return (*parse_model(value), {}, where)
+        return (*_parse_from(value, where), {}, where)
     conf_model = sources.conf("model")
     if isinstance(conf_model, str) and conf_model.strip():
-        provider, model = parse_model(conf_model, str(sources.conf("provider") or "openai"))
+        provider, model = _parse_from(conf_model, "config model.model",
+                                      str(sources.conf("provider") or "openai"))
         return provider, model, {}, "config model.model"
     conf_provider = sources.conf("provider")
     if isinstance(conf_provider, str) and conf_provider.lower() in PROVIDERS:
@@ -222,7 +244,7 @@ def resolve_model(
     """The model for `task` (`tasks` overrides in config, `LORE_MODEL_<TASK>`), else the default."""
     sources = Sources(config, cwd)
     if model:
-        provider_name, model_name = parse_model(model)
+        provider_name, model_name = _parse_from(model, "model")
         overrides, where = {}, "argument"
     else:
         provider_name, model_name, overrides, where = _choice(sources, task)
@@ -239,7 +261,7 @@ def _spec(
     conf_provider = sources.conf("provider")
     conf_model = sources.conf("model")
     if isinstance(conf_model, str) and ":" in conf_model:
-        conf_provider = parse_model(conf_model)[0]
+        conf_provider = conf_model.partition(":")[0]  # a bad name fails where it is chosen
     config_applies = not conf_provider or str(conf_provider).lower() == provider.name
 
     def pick(name: str, lore_var: str, provider_vars: tuple[str, ...]) -> str | None:
