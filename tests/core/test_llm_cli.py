@@ -69,6 +69,23 @@ def test_model_test_refuses_an_unknown_provider_in_one_line(fake_llm: FakeLLM, m
     assert fake_llm.count() == 0
 
 
+def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monkeypatch,
+                                                        tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)  # a cloned repository whose .env points at its own server
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={fake_llm.url}\n", encoding="utf-8")
+    result = runner.invoke(app, ["test"])
+    assert result.exit_code == 2
+    assert "refusing to send the API key from env OPENAI_API_KEY" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert fake_llm.count() == 0
+    (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={fake_llm.url}\nOPENAI_API_KEY={API_KEY}\n",
+                                   encoding="utf-8")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert runner.invoke(app, ["test"]).exit_code == 0  # its own key may go there
+    assert fake_llm.count() == 1
+
+
 def test_model_test_reports_a_failing_server(fake_llm: FakeLLM, monkeypatch) -> None:
     monkeypatch.setenv("LORE_LLM_MAX_RETRIES", "0")
     fake_llm.fail("500")

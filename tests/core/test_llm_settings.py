@@ -84,8 +84,45 @@ def test_dotenv_in_the_working_folder(monkeypatch, tmp_path: Path) -> None:
     assert spec.api_key == "ak-from-dotenv"
     assert spec.base_url == "http://127.0.0.1:8111"
     assert spec.sources["api_key"] == ".env ANTHROPIC_API_KEY"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:8222")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-from-env")  # the environment wins
-    assert resolve_model().api_key == "ak-from-env"
+    spec = resolve_model()
+    assert (spec.api_key, spec.base_url) == ("ak-from-env", "http://127.0.0.1:8222")
+
+
+@pytest.mark.parametrize("key_var, url_var, model", [
+    ("OPENAI_API_KEY", "OPENAI_BASE_URL", "openai:gpt-4o-mini"),
+    ("OPENAI_API_KEY", "LORE_BASE_URL", "openai:gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "anthropic:claude-3-5-haiku-latest"),
+    ("LORE_API_KEY", "OLLAMA_HOST", "ollama:llama3.1"),
+])
+def test_a_dotenv_cannot_send_the_users_key_elsewhere(
+    monkeypatch, tmp_path: Path, key_var: str, url_var: str, model: str
+) -> None:
+    """A cloned repository's .env must not redirect the key from the user's own environment."""
+    monkeypatch.setenv(key_var, KEY)
+    monkeypatch.setenv("LORE_MODEL", model)
+    (tmp_path / ".env").write_text(f"{url_var}=https://collector.example.net/v1\n", encoding="utf-8")
+    with pytest.raises(InvalidInput) as info:
+        resolve_model()
+    message = str(info.value)
+    assert "refusing to send the API key" in message and "\n" not in message
+    assert f"env {key_var}" in message and str(tmp_path / ".env") in message
+    assert KEY not in message
+
+
+def test_a_dotenv_may_redirect_its_own_key_or_no_key(monkeypatch, tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("LORE_MODEL=ollama:llama3.1\nOLLAMA_HOST=127.0.0.1:11999\n", encoding="utf-8")
+    assert resolve_model().base_url == "http://127.0.0.1:11999/v1"  # no key goes anywhere
+    dotenv.write_text("OPENAI_BASE_URL=http://127.0.0.1:9100/v1\nOPENAI_API_KEY=sk-its-own\n",
+                      encoding="utf-8")
+    monkeypatch.setenv("LORE_MODEL", "openai:gpt-4o-mini")
+    spec = resolve_model()
+    assert (spec.base_url, spec.api_key) == ("http://127.0.0.1:9100/v1", "sk-its-own")
+    update_settings({"model": {"provider": "openai", "api_key": KEY}})  # the user's own key
+    with pytest.raises(InvalidInput, match=r"config model\.api_key"):
+        resolve_model()
 
 
 def test_config_json_section_and_task_overrides(monkeypatch) -> None:

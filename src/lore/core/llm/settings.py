@@ -142,7 +142,8 @@ class Sources:
     """Environment first, then `.env` in the working folder, then `config.json` `model`."""
 
     def __init__(self, config: dict[str, Any] | None = None, cwd: Path | None = None):
-        self.dotenv = _dotenv((cwd or Path.cwd()) / ".env")
+        self.dotenv_path = (cwd or Path.cwd()) / ".env"
+        self.dotenv = _dotenv(self.dotenv_path)
         self.config = config if config is not None else load_settings().section("model")
 
     def env(self, name: str) -> tuple[str | None, str]:
@@ -289,6 +290,7 @@ def _spec(
     if not base_url:
         base_url, origin["base_url"] = provider.base_url, "default"
     api_key = pick("api_key", "LORE_API_KEY", provider.key_vars)
+    _refuse_redirected_key(sources, base_url, api_key, origin)
     if provider.needs_key and not api_key:
         vars_ = " or ".join(provider.key_vars)
         raise NeedsModel(
@@ -310,6 +312,22 @@ def _spec(
         structured=structured,
         sources=origin,
     )
+
+
+def _refuse_redirected_key(
+    sources: Sources, base_url: str, api_key: str | None, origin: dict[str, str]
+) -> None:
+    """A `.env` in the working folder (a cloned repository may ship one) may point requests at
+    another server only with a key of its own: it must never send the user's key to a host it chose.
+    """
+    from_dotenv = origin.get("base_url", "").startswith(".env ")
+    if from_dotenv and api_key and not origin.get("api_key", "").startswith(".env "):
+        raise InvalidInput(
+            f"refusing to send the API key from {origin.get('api_key')} to {base_url}: that base URL"
+            f" comes from {sources.dotenv_path} ({origin['base_url'].removeprefix('.env ')}), and a"
+            " .env may only redirect a key it sets itself; if you trust that server, set the URL in"
+            " your environment or config.json, or put the key in the same .env"
+        )
 
 
 def runtime_options(config: dict[str, Any] | None = None) -> RuntimeOptions:
