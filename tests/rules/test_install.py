@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
 import os
@@ -237,3 +238,120 @@ def test_approval_change_for_another_client_still_updates_the_copilot_block(home
     assert "never say a saved rule is active" in _files(home)["copilot-instructions"].read_text()
     untouched = clients.install(["claude"])  # no --approval: the block is left alone
     assert [c.path.name for c in untouched.changes] == [".claude.json"]
+
+
+# -- byte-for-byte round trips, whatever the layout -------------------------------------------------
+_OTHERS = {
+    "claude": {"numStartups": 12, "mcpServers": {"gh": {"type": "stdio", "command": "gh-mcp", "args": ["--stdio"]}},
+               "theme": "dark"},
+    "copilot": {"mcpServers": {"fs": {"type": "local", "command": "npx", "args": ["fs"], "tools": ["*"]}}},
+    "cursor": {"mcpServers": {"db": {"command": "db-mcp", "args": []}}},
+    "vscode": {"inputs": [{"id": "key", "type": "promptString"}],
+               "servers": {"web": {"type": "http", "url": "http://127.0.0.1:9"}}},
+}
+_HAND_WRITTEN = """{
+  "theme": "dark",
+  "KEY": {
+    "gh": {"command": "gh-mcp", "args": ["--stdio"]},
+    "web": {"type": "http", "url": "http://127.0.0.1:9"}
+  }
+}
+"""
+_JSON_LAYOUTS = {
+    "compact": lambda data, key: json.dumps(data, separators=(",", ":")),
+    "inline": lambda data, key: json.dumps(data) + "\n",
+    "2 spaces": lambda data, key: json.dumps(data, indent=2) + "\n",
+    "4 spaces": lambda data, key: json.dumps(data, indent=4),
+    "tabs": lambda data, key: json.dumps(data, indent="\t") + "\n",
+    "crlf": lambda data, key: json.dumps(data, indent=2).replace("\n", "\r\n") + "\r\n",
+    "inline objects": lambda data, key: _HAND_WRITTEN.replace("KEY", key),
+    "no servers yet": lambda data, key: json.dumps({"theme": "dark", "tips": [1, 2]}, indent=2) + "\n",
+    "empty servers": lambda data, key: '{\n  "KEY": {},\n  "theme": "dark"\n}\n'.replace("KEY", key),
+    "compact, empty servers": lambda data, key: '{"KEY":{}}'.replace("KEY", key),
+}
+_TOML_LAYOUTS = {
+    "compact": lambda data, key: CODEX_TOML,
+    "inline": lambda data, key: '[mcp_servers]\ngithub = { command = "npx", args = ["gh"] }\n',
+    "2 spaces": lambda data, key: 'model = "o4-mini"',  # no newline at the end
+    "4 spaces": lambda data, key: CODEX_TOML + "\n\n",
+    "tabs": lambda data, key: '[mcp_servers.x]\n\tcommand = "x"\n',
+    "crlf": lambda data, key: CODEX_TOML.replace("\n", "\r\n"),
+    "inline objects": lambda data, key: "",
+    "no servers yet": lambda data, key: '[profiles.fast]\nmodel = "gpt-4.1"\n',
+    "empty servers": lambda data, key: '[mcp_servers]\n',
+    "compact, empty servers": lambda data, key: 'a=1\n[mcp_servers]\n[b]\nc=2',
+}
+_BLOCK_LAYOUTS = {"compact": "Answer briefly.", "crlf": "# Mine\r\n\r\nAnswer briefly.\r\n",
+                  "4 spaces": "Answer briefly.\n\n\n"}
+
+
+def _write_layout(home: Path, layout: str) -> dict[str, str]:
+    files, texts = _files(home), {}
+    for name in ("claude", "copilot", "cursor", "vscode"):
+        key = clients.CLIENT_SPECS[name].key
+        texts[name] = _JSON_LAYOUTS[layout](_OTHERS[name], key)
+    texts["codex"] = _TOML_LAYOUTS[layout](None, None)
+    if layout in _BLOCK_LAYOUTS:
+        texts["copilot-instructions"] = _BLOCK_LAYOUTS[layout]
+    for name, text in texts.items():
+        files[name].parent.mkdir(parents=True, exist_ok=True)
+        files[name].write_bytes(text.encode())
+    return texts
+
+
+def _only_insertions(before: str, after: str) -> bool:
+    ops = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    return {op for op, *_ in ops} <= {"equal", "insert"}
+
+
+def _read_bytes(home: Path) -> dict[str, bytes | None]:
+    return {name: (p.read_bytes() if p.exists() else None) for name, p in _files(home).items()}
+
+
+@pytest.mark.parametrize("layout", list(_JSON_LAYOUTS))
+def test_round_trip_is_byte_for_byte_in_every_layout(home: Path, layout: str) -> None:
+    originals = {name: text.encode() for name, text in _write_layout(home, layout).items()}
+    report = clients.install(["all"])
+    assert not report.failed, [c.error for c in report.failed]
+    files = _files(home)
+    for name, before in originals.items():
+        after = files[name].read_bytes().decode()
+        assert _only_insertions(before.decode(), after), f"{name} ({layout}): more than Lore's entry changed"
+        if name in _OTHERS:
+            key = clients.CLIENT_SPECS[name].key
+            old = json.loads(before)
+            new = json.loads(after)
+            assert new[key].pop("lore")["command"] == clients.server_command()[0]
+            assert new == {**old, key: old.get(key) or {}}
+        elif name == "codex":
+            assert tomllib.loads(after)["mcp_servers"]["lore"]["args"] == ["mcp"]
+    installed = _read_bytes(home)
+    assert {c.action for c in clients.install(["all"]).changes} == {"unchanged"}
+    assert _read_bytes(home) == installed
+
+    clients.uninstall()
+    after_all = _read_bytes(home)
+    for name, before in originals.items():
+        assert after_all[name] == before, f"{name} ({layout}) did not come back byte for byte"
+
+
+def test_uninstall_after_the_user_edited_the_file_removes_only_lore(home: Path) -> None:
+    path = _files(home)["cursor"]
+    path.parent.mkdir(parents=True)
+    path.write_text('{"mcpServers":{"db":{"command":"db-mcp"}}}')
+    clients.install(["cursor"])
+    installed = path.read_text()
+    assert installed.startswith('{"mcpServers":{"db":{"command":"db-mcp"},"lore":{"command":')
+    path.write_text(installed[:-1] + ',"theme":"dark"}')  # the user adds something
+    clients.uninstall(["cursor"])
+    assert path.read_text() == '{"mcpServers":{"db":{"command":"db-mcp"}},"theme":"dark"}'
+
+
+def test_codex_inline_servers_table_is_refused_clearly(home: Path) -> None:
+    path = _files(home)["codex"]
+    path.parent.mkdir(parents=True)
+    text = 'mcp_servers = { github = { command = "npx" } }\n'
+    path.write_text(text)
+    report = clients.install(["codex"])
+    assert report.failed and "inline table" in report.failed[0].error
+    assert path.read_text() == text

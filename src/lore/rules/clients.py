@@ -10,9 +10,11 @@ Each client keeps MCP servers in its own place and shape:
 - Codex: `~/.codex/config.toml`, table `[mcp_servers.lore]` (`$CODEX_HOME` moves it)
 
 Only Lore's own entry is touched. A file is rewritten only when its content changes (so a second
-run changes nothing), after a timestamped backup under `$LORE_HOME/backups/`. JSON keeps the
-file's indentation; TOML is edited as text, so every other table keeps its comments and layout,
-and the result is parsed back and compared before anything is written.
+run changes nothing), after a timestamped backup under `$LORE_HOME/backups/`. JSON and TOML are
+both edited as text, never re-serialised: Lore's entry is laid out like its neighbours, every
+other byte stays, and the result is parsed back and compared before anything is written.
+Uninstall writes the pre-install bytes back when the file, without Lore's entry, still says the
+same as them, so the round trip is byte for byte.
 """
 
 from __future__ import annotations
@@ -244,6 +246,8 @@ def _plan(client: Client, edit: Callable[[str], str], removing: bool = False) ->
         return FileChange(client.name, path, before, before, "error", str(exc))
     if removing and after is not None and _created_by_lore(path) and _is_empty(client, after):
         after = None  # Lore created this file; leave nothing behind
+    elif removing and after is not None and after != before:
+        after = _pristine(path, after, lambda text: _without_lore(client, text))
     if after == before:
         return FileChange(client.name, path, before, after, "absent" if removing else "unchanged")
     action = "removed" if removing else ("added" if before is None or SERVER_NAME not in
@@ -260,6 +264,8 @@ def _plan_block(path: Path, block: str | None) -> FileChange:
         after: str | None = stripped
         if not stripped.strip() and _created_by_lore(path):
             after = None
+        elif before is not None and BLOCK_END in before:
+            after = _pristine(path, stripped, lambda text: _BLOCK.sub("\n", text).strip())
     else:
         after = (stripped + "\n" if stripped else "") + block
     if before is None and block is None:
@@ -276,8 +282,13 @@ def _apply(changes: list[FileChange]) -> None:
     for change in changes:
         if not change.changed:
             continue
+        pristine = state.setdefault("pristine", {})
+        if change.action == "removed":
+            pristine.pop(str(change.path), None)
         if change.before is not None:
             change.backup = _backup(change, stamp)
+            if change.action == "added":  # the file as it was before Lore wrote into it
+                pristine[str(change.path)] = str(change.backup)
         elif change.after is not None:
             state.setdefault("created", [])
             if str(change.path) not in state["created"]:
@@ -299,14 +310,14 @@ def _backup(change: FileChange, stamp: str) -> Path:
     while target.exists():
         target = folder / f"{change.client}-{n}-{change.path.name}"
         n += 1
-    target.write_text(change.before or "", encoding="utf-8")
+    target.write_bytes((change.before or "").encode("utf-8"))
     return target
 
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.lore-tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_bytes(text.encode("utf-8"))
     if path.exists():
         shutil.copymode(path, tmp)
     tmp.replace(path)
@@ -314,7 +325,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # as bytes: line endings stay as they are
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -338,6 +349,37 @@ def _save_state(state: dict[str, Any]) -> None:
 
 def _created_by_lore(path: Path) -> bool:
     return str(path) in _state().get("created", [])
+
+
+def _pristine(path: Path, after: str, without_lore: Callable[[str], Any]) -> str:
+    """The file's bytes from before `lore install` when `after` (Lore's part removed) says the same
+    thing, so that a round trip gives back the very same bytes; otherwise `after` itself."""
+    backup = _state().get("pristine", {}).get(str(path))
+    try:
+        original = Path(backup).read_bytes().decode("utf-8") if backup else None
+    except (OSError, UnicodeDecodeError):
+        return after
+    if original is None or original == after:
+        return after
+    same = without_lore(original) == without_lore(after)
+    return original if same and without_lore(after) is not None else after
+
+
+def _without_lore(client: Client, text: str) -> Any:
+    """What a client file says apart from Lore's entry (None when it cannot be read)."""
+    try:
+        data = tomllib.loads(text) if client.toml else (json.loads(text) if text.strip() else {})
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    key = "mcp_servers" if client.toml else client.key
+    servers = data.get(key)
+    if isinstance(servers, dict):
+        servers.pop(SERVER_NAME, None)
+        if not servers:
+            data.pop(key)
+    return data
 
 
 # -- JSON and TOML edits ------------------------------------------------------------------------------
@@ -370,10 +412,6 @@ def _indent(text: str) -> int | str:
     return "\t" if "\t" in lead else len(lead)
 
 
-def _dump_json(data: dict[str, Any], original: str) -> str:
-    return json.dumps(data, indent=_indent(original), ensure_ascii=False) + "\n"
-
-
 def _servers(client: Client, text: str) -> dict[str, Any]:
     if client.toml:
         try:
@@ -401,10 +439,14 @@ def _with_entry(client: Client, text: str, command: list[str], env: dict[str, st
     if client.toml:
         return _toml_with_entry(client, text, entry)
     data = _load_json(client, text)
-    servers = dict(data.get(client.key) or {})
-    servers[SERVER_NAME] = entry
-    data[client.key] = servers
-    return _dump_json(data, text)
+    servers = data.get(client.key) or {}
+    if servers.get(SERVER_NAME) == entry:
+        return text
+    if not text.strip():
+        return json.dumps({client.key: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n"
+    result = _json_set_server(text, client.key, entry)
+    _check_json(client, result, {**data, client.key: {**servers, SERVER_NAME: entry}})
+    return result
 
 
 def _without_entry(client: Client, text: str) -> str:
@@ -414,8 +456,146 @@ def _without_entry(client: Client, text: str) -> str:
     servers = data.get(client.key)
     if not servers or SERVER_NAME not in servers:
         return text
-    del servers[SERVER_NAME]
-    return _dump_json(data, text)
+    result = _json_drop_server(text, client.key)
+    _check_json(client, result, {**data, client.key: {k: v for k, v in servers.items() if k != SERVER_NAME}})
+    return result
+
+
+def _check_json(client: Client, text: str, expected: dict[str, Any]) -> None:
+    """The text edit changed Lore's entry and nothing else, or nothing is written."""
+    try:
+        ok = json.loads(text) == expected
+    except json.JSONDecodeError:
+        ok = False
+    if not ok:
+        raise InvalidInput(f"{client.config()}: could not edit the `{SERVER_NAME}` entry without touching "
+                           "the rest; nothing was changed — edit it by hand")
+
+
+# -- JSON edited as text: every byte outside Lore's entry stays as the user (or client) wrote it --
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class _Member:
+    """One `"key": value` of a JSON object, by position in the text."""
+
+    key: str
+    start: int  # the key's opening quote
+    colon: str  # what separates the key from its value, e.g. ": " or ":"
+    value: int  # the value's first character
+    end: int  # just after the value
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _members(text: str, open_at: int) -> tuple[list[_Member], int]:
+    """The members of the (valid) object whose `{` is at `open_at`, and the index of its `}`."""
+    members: list[_Member] = []
+    i = _skip_space(text, open_at + 1)
+    while text[i] != "}":
+        key, after = _DECODER.raw_decode(text, i)
+        value = _skip_space(text, _skip_space(text, after) + 1)
+        _, end = _DECODER.raw_decode(text, value)
+        members.append(_Member(key, i, text[after:value], value, end))
+        i = _skip_space(text, end)
+        if text[i] == ",":
+            i = _skip_space(text, i + 1)
+    return members, i
+
+
+def _line_indent(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    return re.match(r"[ \t]*", text[start:pos]).group(0)  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class _JsonStyle:
+    """How the file writes JSON, so that Lore's entry looks like its neighbours."""
+
+    unit: str  # one level of indentation
+    colon: str
+    comma: str  # between members on one line
+    newline: str
+    rows: bool  # the top-level object puts its members on lines of their own
+
+    @classmethod
+    def of(cls, text: str, top: int) -> _JsonStyle:
+        members, close = _members(text, top)
+        colon = members[0].colon if members and "\n" not in members[0].colon else ": "
+        unit = _indent(text)
+        rows = "\n" in text[top:members[0].start if members else close] or not members
+        return cls("\t" if unit == "\t" else " " * int(unit), colon, "," if colon == ":" else ", ",
+                   "\r\n" if "\r\n" in text else "\n", rows)
+
+    def render(self, value: Any, multiline: bool, indent: str) -> str:
+        if not multiline:
+            return json.dumps(value, separators=(self.comma, self.colon), ensure_ascii=False)
+        dumped = json.dumps(value, indent=self.unit, separators=(",", self.colon), ensure_ascii=False)
+        return dumped.replace("\n", self.newline + indent)
+
+
+def _json_set_server(text: str, key: str, entry: dict[str, Any]) -> str:
+    """`text` with Lore's entry written into the `key` object, nothing else moved."""
+    top = _skip_space(text, 0)
+    style = _JsonStyle.of(text, top)
+    members, _ = _members(text, top)
+    holder = next((m for m in reversed(members) if m.key == key), None)
+    if holder is None:
+        return _json_insert(text, top, key, {SERVER_NAME: entry}, style)
+    if text[holder.value] != "{":  # `"mcpServers": null`
+        multiline = style.rows
+        rendered = style.render({SERVER_NAME: entry}, multiline, _line_indent(text, holder.start))
+        return text[:holder.value] + rendered + text[holder.end:]
+    servers, _ = _members(text, holder.value)
+    ours = next((m for m in reversed(servers) if m.key == SERVER_NAME), None)
+    if ours is None:
+        return _json_insert(text, holder.value, SERVER_NAME, entry, style)
+    multiline = "\n" in text[ours.value:ours.end]
+    rendered = style.render(entry, multiline, _line_indent(text, ours.start))
+    return text[:ours.value] + rendered + text[ours.end:]
+
+
+def _json_insert(text: str, open_at: int, key: str, value: Any, style: _JsonStyle) -> str:
+    """Add a member at the end of the object at `open_at`, laid out like the members before it."""
+    members, close = _members(text, open_at)
+    name = json.dumps(key, ensure_ascii=False)
+    if not members:
+        if not (style.rows or "\n" in text[open_at:close]):
+            return text[:open_at + 1] + name + style.colon + style.render(value, False, "") + text[close:]
+        outer = _line_indent(text, open_at)
+        inner = outer + style.unit
+        body = style.newline + inner + name + style.colon + style.render(value, True, inner)
+        return text[:open_at + 1] + body + style.newline + outer + text[close:]
+    last = members[-1]
+    rows = "\n" in text[open_at:members[0].start]
+    indent = _line_indent(text, last.start) if rows else ""
+    sibling = text[last.value:last.end]
+    multiline = "\n" in sibling if sibling[:1] in ("{", "[") and len(sibling) > 2 else rows
+    gap = style.newline + indent if rows else style.comma[1:]
+    member = "," + gap + name + style.colon + style.render(value, multiline, indent)
+    return text[:last.end] + member + text[last.end:]
+
+
+def _json_drop_server(text: str, key: str) -> str:
+    """`text` without Lore's entry in the `key` object: the exact reverse of `_json_insert`."""
+    top = _skip_space(text, 0)
+    holder = next(m for m in reversed(_members(text, top)[0]) if m.key == key)
+    servers, close = _members(text, holder.value)
+    while any(m.key == SERVER_NAME for m in servers):
+        i = max(n for n, m in enumerate(servers) if m.key == SERVER_NAME)
+        if len(servers) == 1:
+            text = text[:holder.value + 1] + text[close:]
+        elif i > 0:
+            text = text[:servers[i - 1].end] + text[servers[i].end:]
+        else:
+            text = text[:servers[0].start] + text[servers[1].start:]
+        servers, close = _members(text, holder.value)
+    return text
 
 
 _TOML_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
@@ -486,44 +666,52 @@ def _parse_toml(client: Client, text: str) -> dict[str, Any]:
 
 def _toml_with_entry(client: Client, text: str, entry: dict[str, Any]) -> str:
     original = _parse_toml(client, text)
-    block = [f"[mcp_servers.{SERVER_NAME}]"]
-    block += [f"{key} = {_toml_value(value)}" for key, value in entry.items() if value != {}]
-    lines = text.splitlines()
+    newline = "\r\n" if "\r\n" in text else "\n"
+    table = [f"[mcp_servers.{SERVER_NAME}]"]
+    table += [f"{key} = {_toml_value(value)}" for key, value in entry.items() if value != {}]
+    block = newline.join(table) + newline
+    lines = text.splitlines(keepends=True)
     found = _toml_block(lines)
     if found is None and SERVER_NAME in original.get("mcp_servers", {}):
         raise InvalidInput(f"{client.config()} defines mcp_servers.{SERVER_NAME} inline; "
                            "remove it by hand and run again")
     if found:
-        lines[found[0]:found[1]] = block
+        result = "".join(lines[:found[0]]) + block + "".join(lines[found[1]:])
     else:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        lines += ([""] if lines else []) + block
-    result = "\n".join(lines) + "\n"
+        head = text if not text or text.endswith("\n") else text + newline
+        if head.strip() and lines and lines[-1].strip():
+            head += newline  # a blank line before Lore's table
+        result = head + block
     _check_toml(client, original, result, entry)
     return result
 
 
 def _toml_without_entry(client: Client, text: str) -> str:
     original = _parse_toml(client, text)
-    lines = text.splitlines()
+    lines = text.splitlines(keepends=True)
     found = _toml_block(lines)
     if found is None:
         return text
     del lines[found[0]:found[1]]
     while lines and not lines[-1].strip():
         lines.pop()
-    while found[0] < len(lines) and found[0] > 0 and not lines[found[0] - 1].strip() \
-            and not lines[found[0]].strip():
+    while 0 < found[0] < len(lines) and not lines[found[0] - 1].strip() and not lines[found[0]].strip():
         del lines[found[0]]
-    result = "\n".join(lines) + "\n" if lines else ""
+    result = "".join(lines)
+    if result and not result.endswith("\n"):
+        result += "\r\n" if "\r\n" in text else "\n"
     _check_toml(client, original, result, None)
     return result
 
 
 def _check_toml(client: Client, original: dict[str, Any], text: str, entry: dict[str, Any] | None) -> None:
     """The edit changed Lore's table and nothing else, or nothing is written."""
-    new = _parse_toml(client, text)
+    try:
+        new = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise InvalidInput(f"{client.config()}: a `[mcp_servers.{SERVER_NAME}]` table cannot be added to "
+                           "this file (is `mcp_servers` an inline table?); nothing was changed — add it "
+                           "by hand") from None
     expected = json.loads(json.dumps(original, default=str))
     servers = expected.setdefault("mcp_servers", {})
     servers.pop(SERVER_NAME, None)
