@@ -58,3 +58,15 @@ def test_remote_embedder_needs_its_key_and_anthropic_has_none(monkeypatch) -> No
     monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-1")
     with pytest.raises(InvalidInput, match="no embeddings"):
         get_embedder("anthropic:claude").embed(["x"])
+
+
+def test_two_servers_with_one_embedding_model_name_are_cached_apart(fake_llm: FakeLLM,
+                                                                    monkeypatch) -> None:
+    get_embedder("openai:text-embedding-3-small").embed(["alpha", "beta"])
+    with FakeLLM().start() as other:
+        monkeypatch.setenv("OPENAI_BASE_URL", other.url)
+        embedder = get_embedder("openai:text-embedding-3-small")
+        assert embedder.name == "openai:text-embedding-3-small"  # the index files them alike
+        embedder.embed(["alpha", "beta"])
+        assert other.count("embeddings") == 1
+    assert fake_llm.count("embeddings") == 1

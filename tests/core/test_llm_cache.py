@@ -87,3 +87,25 @@ def test_task_override_goes_to_its_own_model(fake_llm: FakeLLM) -> None:
     complete_sync("ping")
     ModelClient(task="check").complete_sync("ping")
     assert [r.model for r in fake_llm.requests] == ["fake-model", "cheap-model"]
+
+
+def test_two_servers_with_one_model_name_do_not_share_replies(fake_llm: FakeLLM, monkeypatch) -> None:
+    fake_llm.reply("ping", "from the first server")
+    assert complete_sync("ping").text == "from the first server"
+    with FakeLLM().start() as other:  # another OpenAI-compatible server, same model name
+        other.reply("ping", "from the second server")
+        monkeypatch.setenv("OPENAI_BASE_URL", other.url)
+        assert complete_sync("ping").text == "from the second server"
+        assert other.count() == 1
+    # another spelling of the first server's URL is the same server: answered from the cache
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.url.replace("http://", "HTTP://") + "/")
+    again = complete_sync("ping")
+    assert (again.text, again.cached, fake_llm.count()) == ("from the first server", True, 1)
+
+
+def test_base_url_spellings_normalise() -> None:
+    from lore.core.llm.settings import normalize_base_url
+
+    assert normalize_base_url("HTTPS://API.OpenAI.com:443/v1/") == "https://api.openai.com/v1"
+    assert normalize_base_url("http://user:secret@127.0.0.1:80/v1") == "http://127.0.0.1/v1"
+    assert normalize_base_url("http://127.0.0.1:8000/v1") != normalize_base_url("http://127.0.0.1:8001/v1")

@@ -41,6 +41,11 @@ class Embedder(ABC):
     cacheable: bool = True  # False when computing is cheaper than a cache lookup; not counted
 
     @property
+    def cache_name(self) -> str:
+        """What cached vectors are filed under: the name, plus the server for remote models."""
+        return self.name
+
+    @property
     @abstractmethod
     def dim(self) -> int: ...
 
@@ -69,7 +74,7 @@ class Embedder(ABC):
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [None] * len(texts)
         if self.cacheable and not no_cache:
-            hits = cache.get_vectors(self.name, texts)
+            hits = cache.get_vectors(self.cache_name, texts)
             for i, vec in hits.items():
                 rows[i] = vec
             if hits:
@@ -90,7 +95,7 @@ class Embedder(ABC):
                 for i, vec in zip(idx, vectors, strict=True):
                     rows[i] = vec
                 if self.cacheable:
-                    cache.put_vectors(self.name, batch, vectors)
+                    cache.put_vectors(self.cache_name, batch, vectors)
                     self._count(len(batch), cached=False,
                                 tokens=estimate_many(batch) if tokens is None else tokens,
                                 estimated=tokens is None)

@@ -11,7 +11,7 @@ import numpy as np
 from lore.core.embed.base import Embedder
 from lore.core.llm import cache
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import ModelSpec, resolve_model
+from lore.core.llm.settings import ModelSpec, normalize_base_url, resolve_model
 
 _NOMIC_DOC, _NOMIC_QUERY = "search_document: ", "search_query: "
 
@@ -31,9 +31,16 @@ class RemoteEmbedder(Embedder):
         self._prefixed = "nomic-embed" in spec.model
 
     @property
+    def cache_name(self) -> str:
+        """Two servers may serve different models under one name: their vectors are cached apart
+        (the index still files them under the model's name, which is what they are comparable by).
+        """
+        return f"{self.name}@{normalize_base_url(self.spec.base_url)}"
+
+    @property
     def dim(self) -> int:
         if self._dim is None:
-            self._dim = cache.known_dim(self.name) or int(self._embed_batch(["dimension"]).shape[1])
+            self._dim = cache.known_dim(self.cache_name) or int(self._embed_batch(["dimension"]).shape[1])
         return self._dim
 
     def _prepare_query(self, text: str) -> str:

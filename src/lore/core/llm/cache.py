@@ -2,7 +2,8 @@
 
 A re-run asks the store first, so it makes no network call and pays nothing; the cache is
 also the frozen record that makes a past run reproducible. Chat replies are keyed by
-(provider, model, messages, parameters, schema); embeddings by (embedder name, text).
+(provider, server base URL, model, messages, parameters, schema); embeddings by (embedder
+name, plus the server for remote ones, and text).
 """
 
 from __future__ import annotations

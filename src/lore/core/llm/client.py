@@ -23,7 +23,13 @@ from pydantic import BaseModel
 from lore.core.config import load_settings, warn
 from lore.core.llm import cache, usage
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
-from lore.core.llm.settings import ModelSpec, RuntimeOptions, resolve_model, runtime_options
+from lore.core.llm.settings import (
+    ModelSpec,
+    RuntimeOptions,
+    normalize_base_url,
+    resolve_model,
+    runtime_options,
+)
 from lore.core.llm.structured import (
     ReplyInvalid,
     instructions,
@@ -234,6 +240,7 @@ class ModelClient:
         identity = {
             "provider": spec.provider,
             "model": spec.model,
+            "base_url": normalize_base_url(spec.base_url),  # two servers may share a model name
             "messages": [list(m) for m in request.messages],
             "params": dict(request.params),
             "schema": request.schema,

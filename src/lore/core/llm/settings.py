@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from lore.core.config import load_settings, warn
 from lore.core.errors import InvalidInput, NeedsModel
@@ -103,6 +104,25 @@ class RuntimeOptions:
     max_concurrency: int = 4
     retry_base: float = 0.5  # seconds; doubled each retry, with jitter
     retry_cap: float = 30.0
+
+
+def normalize_base_url(url: str) -> str:
+    """A base URL in one spelling (scheme and host lower case, default port and userinfo
+    dropped, no trailing slash), so the cache tells servers apart but not ways of writing one."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return text.rstrip("/").lower()
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        host += f":{port}"
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{scheme}://{host}{parts.path.rstrip('/')}{query}"
 
 
 def mask_key(key: str | None) -> str | None:
