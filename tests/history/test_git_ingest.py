@@ -213,7 +213,7 @@ def test_one_ingest_per_repository_at_a_time(history_repo) -> None:
 
     from lore.history import repos
 
-    repo = repos.ensure_repo(name="project", path=str(history_repo.root))
+    repo = repos.ensure_repo(path=str(history_repo.root))[0]
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         with repos.sql.open_history().transaction() as conn:

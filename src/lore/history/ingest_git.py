@@ -66,10 +66,21 @@ def ingest_git(
     progress = progress or QuietProgress()
     started = time.perf_counter()
     root = repo_root(Path(path).resolve())
-    slug = github_slug(origin_url(root))
     if repo is None:
-        repo = ensure_repo(name=slug or root.name, path=str(root), github=slug)
-    head = _head(root)
+        repo = ensure_repo(path=str(root), origin=github_slug(origin_url(root)))[0]
+    head = head_commit(root)
+    return _ingest(root, head, repo, since, until, progress, started)
+
+
+def _ingest(
+    root: Path,
+    head: str,
+    repo: Repo,
+    since: str | None,
+    until: str | None,
+    progress: Progress,
+    started: float,
+) -> GitIngestReport:
     store = sql.open_history()
     conn = store.connect()
     with ingest_lock(repo):
@@ -126,7 +137,8 @@ def ingest_git(
     )
 
 
-def _head(root: Path) -> str:
+def head_commit(root: Path) -> str:
+    """The commit HEAD points at; a repository without commits is refused."""
     try:
         return git_output(root, "rev-parse", "--verify", "HEAD^{commit}").strip()
     except InvalidInput:

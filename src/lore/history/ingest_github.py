@@ -122,7 +122,7 @@ def ingest_github(
         clone_root = None
         if clone is not None:
             clone_root = str(repo_root(Path(clone).resolve()))
-        repo = ensure_repo(name=slug, path=clone_root, github=slug)
+        repo = ensure_repo(github=slug, clone=clone_root)[0]
         with ingest_lock(repo):
             _Items(client, repo, slug, report, progress).run(max_pages, refresh)
             _keyword_closes(repo, slug, report)

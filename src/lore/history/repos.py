@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,27 +31,20 @@ def all_repos() -> list[Repo]:
 
 
 def resolve_repo(choice: str | None = None, cwd: Path | None = None) -> Repo:
-    """`--repo NAME|PATH`, else the repository of the current folder, else the only one."""
+    """`--repo NAME|OWNER/REPO|PATH`, else the repository of the current folder, else the only one."""
     conn = sql.open_history().connect()
     rows = sql.list_repos(conn)
     if not rows:
         raise NotFound("no repository ingested yet: run `lore history ingest PATH` first")
     if choice:
-        row = sql.find_repo(conn, name=choice, github=choice)
-        if row is None and (Path(choice).exists()):
-            root = str(repo_root(Path(choice).resolve()))
-            row = sql.find_repo(conn, path=root)
-        if row is None:
-            names = ", ".join(r["name"] for r in rows)
-            raise NotFound(f"no ingested repository called {choice!r} (known: {names})")
-        return _repo(row)
+        return _repo(_chosen(conn, choice, rows))
     here = Path(cwd or os.getcwd())
     try:
         root = str(repo_root(here))
     except InvalidInput:
         root = None
     if root:
-        row = sql.find_repo(conn, path=root)
+        row = sql.repo_by_path(conn, root)
         if row is not None:
             return _repo(row)
     if len(rows) == 1:
@@ -59,17 +53,89 @@ def resolve_repo(choice: str | None = None, cwd: Path | None = None) -> Repo:
     raise InvalidInput(f"several repositories are ingested; pick one with --repo ({names})")
 
 
-def ensure_repo(*, name: str, path: str | None = None, github: str | None = None) -> Repo:
-    """Find the repository by path, GitHub slug or name; create it on first ingest."""
-    store = sql.open_history()
-    with store.transaction() as conn:
-        row = sql.find_repo(conn, path=path, github=github, name=name)
+def _chosen(conn, choice: str, rows) -> sqlite3.Row:
+    """The repository a `--repo` value names; a name and a folder naming two is an error."""
+    by_name = sql.repo_by_name(conn, choice) or sql.repo_by_github(conn, choice)
+    by_path = None
+    folder = Path(choice).expanduser()
+    if folder.exists():
+        try:
+            by_path = sql.repo_by_path(conn, str(repo_root(folder.resolve())))
+        except InvalidInput:
+            by_path = None
+    if by_name is not None and by_path is not None and by_name["id"] != by_path["id"]:
+        raise InvalidInput(
+            f"{choice!r} is the name of {by_name['name']} ({by_name['path'] or by_name['github']})"
+            f" and the folder of {by_path['name']}; use the other's name or a path like ./{choice}"
+        )
+    row = by_name or by_path
+    if row is None:
+        names = ", ".join(r["name"] for r in rows)
+        raise NotFound(f"no ingested repository called {choice!r} (known: {names})")
+    return row
+
+
+def ensure_repo(
+    *,
+    path: str | None = None,
+    origin: str | None = None,
+    github: str | None = None,
+    clone: str | None = None,
+) -> tuple[Repo, bool]:
+    """The repository of a local folder (`path`, its GitHub `origin` if any) or of a GitHub slug
+    (`github`, with an optional local `clone`), registered on first sight; and whether it is new.
+
+    Identity is the folder for a local ingest and OWNER/REPO for a GitHub one, never the display
+    name: two folders called `app` are two repositories (shown as `app` and `app-2`). A clone
+    joins the GitHub repository of its origin while that one has no folder, and a GitHub ingest
+    with `--clone` joins the clone's repository while that one has no slug.
+    """
+    if (path is None) == (github is None):
+        raise InvalidInput("a repository is a local folder or an OWNER/REPO")
+    with sql.open_history().transaction() as conn:
+        if path is not None:
+            row = sql.repo_by_path(conn, path)
+            if row is None and origin:
+                row = sql.repo_by_github(conn, origin)
+                if row is not None and row["path"] is not None:
+                    row = None  # another clone of the same GitHub repository: its own graph
+                elif row is not None:
+                    sql.set_repo_path(conn, row["id"], path)
+            if row is None:
+                slug = origin if origin and sql.repo_by_github(conn, origin) is None else None
+                return _create(conn, origin or Path(path).name, path, slug), True
+            if origin and row["github"] is None and sql.repo_by_github(conn, origin) is None:
+                sql.set_repo_github(conn, row["id"], origin)
+            return _repo(sql.repo_by_id(conn, row["id"])), False
+        assert github is not None
+        row = sql.repo_by_github(conn, github)
+        of_clone = sql.repo_by_path(conn, clone) if clone else None
+        if of_clone is not None and (row is None or of_clone["id"] != row["id"]):
+            if row is not None or (of_clone["github"] or github).lower() != github.lower():
+                raise InvalidInput(
+                    f"{clone} is already ingested as {of_clone['name']}, not as {github}"
+                )
+            sql.set_repo_github(conn, of_clone["id"], github)
+            return _repo(sql.repo_by_id(conn, of_clone["id"])), False
         if row is None:
-            sql.create_repo(conn, name, path, github)
-        else:
-            sql.update_repo(conn, row["id"], path=path, github=github)
-        row = sql.find_repo(conn, path=path, github=github, name=name)
-    return _repo(row)
+            return _create(conn, github, clone, github), True
+        if clone and row["path"] is None:
+            sql.set_repo_path(conn, row["id"], clone)
+        return _repo(sql.repo_by_id(conn, row["id"])), False
+
+
+def _create(conn, base: str, path: str | None, github: str | None) -> Repo:
+    repo_id = sql.create_repo(conn, _free_name(conn, base), path, github)
+    return _repo(sql.repo_by_id(conn, repo_id))
+
+
+def _free_name(conn, base: str) -> str:
+    """`base`, or `base-2`, `base-3`... when another repository already shows that name."""
+    name, n = base, 1
+    while sql.repo_by_name(conn, name) is not None:
+        n += 1
+        name = f"{base}-{n}"
+    return name
 
 
 @contextmanager

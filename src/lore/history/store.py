@@ -17,6 +17,25 @@ from typing import Any
 from lore.core.graph import GraphTables
 from lore.core.store import Migration, Store, open_store
 
+
+def _unique_repo_identity(conn: sqlite3.Connection) -> None:
+    """A local repository is its path, a GitHub one its OWNER/REPO: make both unique.
+
+    Before this, a second folder with the same name was merged into the first repository;
+    any duplicate identity left by that keeps its oldest owner.
+    """
+    conn.execute(
+        "UPDATE history_repos SET path = NULL WHERE path IS NOT NULL AND id > (SELECT MIN(o.id)"
+        " FROM history_repos o WHERE o.path = history_repos.path)"
+    )
+    conn.execute(
+        "UPDATE history_repos SET github = NULL WHERE github IS NOT NULL AND id > (SELECT"
+        " MIN(o.id) FROM history_repos o WHERE lower(o.github) = lower(history_repos.github))"
+    )
+    conn.execute("CREATE UNIQUE INDEX history_repos_path ON history_repos (path)")
+    conn.execute("CREATE UNIQUE INDEX history_repos_github ON history_repos (lower(github))")
+
+
 TABLES = GraphTables(nodes="history_nodes", edges="history_edges", degrees="history_degrees")
 
 MIGRATIONS = [
@@ -152,6 +171,7 @@ CREATE TABLE history_locks (
 );
 """,
     ),
+    Migration("history/0002_repo_identity", _unique_repo_identity),
 ]
 
 
@@ -165,20 +185,22 @@ def open_history() -> Store:
 # ---------------------------------------------------------------- repositories, sync, locks
 
 
-def find_repo(
-    conn: sqlite3.Connection, *, name: str | None = None, path: str | None = None, github: str | None = None
-) -> sqlite3.Row | None:
-    if path:
-        row = conn.execute("SELECT * FROM history_repos WHERE path = ?", (path,)).fetchone()
-        if row:
-            return row
-    if github:
-        row = conn.execute("SELECT * FROM history_repos WHERE lower(github) = lower(?)", (github,)).fetchone()
-        if row:
-            return row
-    if name:
-        return conn.execute("SELECT * FROM history_repos WHERE lower(name) = lower(?)", (name,)).fetchone()
-    return None
+def repo_by_path(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
+    return conn.execute("SELECT * FROM history_repos WHERE path = ?", (path,)).fetchone()
+
+
+def repo_by_github(conn: sqlite3.Connection, slug: str) -> sqlite3.Row | None:
+    return conn.execute(
+        "SELECT * FROM history_repos WHERE lower(github) = lower(?)", (slug,)
+    ).fetchone()
+
+
+def repo_by_id(conn: sqlite3.Connection, repo_id: int) -> sqlite3.Row:
+    return conn.execute("SELECT * FROM history_repos WHERE id = ?", (repo_id,)).fetchone()
+
+
+def repo_by_name(conn: sqlite3.Connection, name: str) -> sqlite3.Row | None:
+    return conn.execute("SELECT * FROM history_repos WHERE lower(name) = lower(?)", (name,)).fetchone()
 
 
 def create_repo(conn: sqlite3.Connection, name: str, path: str | None, github: str | None) -> int:
@@ -190,13 +212,15 @@ def create_repo(conn: sqlite3.Connection, name: str, path: str | None, github: s
     return int(cur.lastrowid)
 
 
-def update_repo(
-    conn: sqlite3.Connection, repo_id: int, *, path: str | None = None, github: str | None = None
-) -> None:
+def set_repo_path(conn: sqlite3.Connection, repo_id: int, path: str) -> None:
     conn.execute(
-        "UPDATE history_repos SET path = COALESCE(?, path), github = COALESCE(?, github),"
-        " updated_at = ? WHERE id = ?",
-        (path, github, time.time(), repo_id),
+        "UPDATE history_repos SET path = ?, updated_at = ? WHERE id = ?", (path, time.time(), repo_id)
+    )
+
+
+def set_repo_github(conn: sqlite3.Connection, repo_id: int, slug: str) -> None:
+    conn.execute(
+        "UPDATE history_repos SET github = ?, updated_at = ? WHERE id = ?", (slug, time.time(), repo_id)
     )
 
 

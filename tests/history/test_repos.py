@@ -1,0 +1,89 @@
+"""Which repository is which: a folder by its path, a GitHub repository by OWNER/REPO, never by
+the display name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import git, make_repo
+from lore.cli.history import app
+from lore.core.errors import InvalidInput
+from lore.history import queries as q
+from lore.history import store as sql
+from lore.history.ingest_git import ingest_git
+from lore.history.ingest_github import ingest_github
+from lore.history.repos import all_repos, resolve_repo
+from support.fake_github import FakeGitHub
+
+runner = CliRunner()
+
+
+def _subjects(repo) -> set[str]:
+    rows = sql.open_history().connect().execute(
+        "SELECT subject FROM history_commits WHERE repo_id = ?", (repo.id,)
+    )
+    return {r[0] for r in rows}
+
+
+def _app(root: Path, tag: str, commits: int) -> Path:
+    make_repo(root, {"README.md": f"{tag}\n"})
+    for i in range(commits - 1):
+        (root / "main.py").write_text(f"# {tag} {i}\n", encoding="utf-8")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"{tag} change {i}")
+    return root
+
+
+def test_two_folders_with_the_same_name_are_two_repositories(tmp_path, monkeypatch) -> None:
+    x = _app(tmp_path / "x" / "app", "x", 3)
+    y = _app(tmp_path / "y" / "app", "y", 2)
+    ingest_git(x)
+    ingest_git(y)
+    repos = {r.name: r for r in all_repos()}
+    assert set(repos) == {"app", "app-2"}
+    assert (repos["app"].path, repos["app-2"].path) == (str(x.resolve()), str(y.resolve()))
+    assert _subjects(repos["app"]) == {"initial", "x change 0", "x change 1"}
+    assert _subjects(repos["app-2"]) == {"initial", "y change 0"}
+    # a second run of each stays in its own graph and keeps its own path
+    assert ingest_git(x).commits_added == 0 and ingest_git(y).commits_added == 0
+    assert {r.name: r.path for r in all_repos()} == {"app": str(x.resolve()), "app-2": str(y.resolve())}
+    # --repo: a name, a path, or the folder you stand in
+    assert resolve_repo("app-2").path == str(y.resolve())
+    assert resolve_repo(str(y)).name == "app-2"
+    assert resolve_repo(cwd=y / ".").name == "app-2"
+    assert q.stats(resolve_repo(str(x)))["commits"] == 3
+    # standing in y/, "app" is both the first repository's name and the second's folder
+    monkeypatch.chdir(tmp_path / "y")
+    with pytest.raises(InvalidInput, match=r"name of app .* and the folder of app-2"):
+        resolve_repo("app")
+    assert resolve_repo("./app").name == "app-2"
+    result = runner.invoke(app, ["stats", "--repo", str(y), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["commits"] == 2
+
+
+def test_clones_join_their_github_repository_once(tmp_path, monkeypatch) -> None:
+    first = _app(tmp_path / "one" / "widget", "one", 2)
+    second = _app(tmp_path / "two" / "widget", "two", 2)
+    for root in (first, second):
+        git(root, "remote", "add", "origin", "https://github.com/acme/widget.git")
+    ingest_git(first)
+    ingest_git(second)  # another clone of the same GitHub repository: its own graph
+    repos = {r.name: r for r in all_repos()}
+    assert {n: (r.path, r.github) for n, r in repos.items()} == {
+        "acme/widget": (str(first.resolve()), "acme/widget"),
+        "acme/widget-2": (str(second.resolve()), None),
+    }
+    assert _subjects(repos["acme/widget-2"]) == {"initial", "two change 0"}
+    with FakeGitHub("acme", "widget") as gh:
+        gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z")
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        ingest_github("acme/widget", clone=first)  # the GitHub repository is the first clone
+    assert len(all_repos()) == 2
+    widget = resolve_repo("acme/widget")
+    assert q.stats(widget)["items_fetched"] == {"issue": 1} and widget.path == str(first.resolve())
+
