@@ -187,3 +187,20 @@ def test_runtime_options_from_config_and_env(monkeypatch, capsys) -> None:
     assert "max_retries" in capsys.readouterr().err
     monkeypatch.setenv("LORE_LLM_TIMEOUT", "0.5")
     assert runtime_options().timeout == 0.5
+
+
+def test_mistyped_config_values_warn_once_and_fall_back_to_defaults(monkeypatch, capsys) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    update_settings({"model": {"model": 5, "tasks": [1], "base_url": ["x"]}})
+    spec = resolve_model()
+    assert spec.label == "openai:gpt-4o-mini"  # the default, from the key that is set
+    assert spec.base_url == "https://api.openai.com/v1"
+    err = capsys.readouterr().err
+    assert "config model.model=5 must be text" in err
+    assert "config model.tasks=[1] must map task names to models" in err
+    assert "config model.base_url=['x']" in err
+    resolve_model()
+    assert capsys.readouterr().err == ""  # once per process
+    update_settings({"model": 5})
+    assert resolve_model().label == "openai:gpt-4o-mini"
+    assert 'config.json "model" must be an object' in capsys.readouterr().err

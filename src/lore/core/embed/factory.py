@@ -8,12 +8,11 @@ OpenAI-compatible embeddings endpoint (`openai:text-embedding-3-small`, `gemini:
 
 from __future__ import annotations
 
-from lore.core.config import load_settings
 from lore.core.embed.base import Embedder
 from lore.core.embed.hashed import VERSION, HashEmbedder
 from lore.core.embed.local import INSTALL_HINT, MiniLMEmbedder, local_model_installed
 from lore.core.errors import InvalidInput, NeedsModel
-from lore.core.llm.settings import PROVIDERS, env_value, parse_model
+from lore.core.llm.settings import PROVIDERS, env_value, model_config, parse_model
 
 LOCAL_NAMES = {"local", "minilm", "minilm-l6-v2", "all-minilm-l6-v2"}
 HASH_NAMES = {"hash", "offline", VERSION}
@@ -24,7 +23,7 @@ def configured_embedder_name() -> str | None:
     value = env_value("LORE_EMBED")
     if value:
         return value
-    conf = load_settings().section("model").get("embed")
+    conf = model_config().get("embed")
     return conf.strip() if isinstance(conf, str) and conf.strip() else None
 
 

@@ -20,12 +20,13 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from lore.core.config import load_settings, warn
+from lore.core.config import warn
 from lore.core.llm import cache, usage
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
 from lore.core.llm.settings import (
     ModelSpec,
     RuntimeOptions,
+    model_config,
     normalize_base_url,
     resolve_model,
     runtime_options,
@@ -120,7 +121,7 @@ class ModelClient:
         options: RuntimeOptions | None = None,
         config: dict[str, Any] | None = None,
     ):
-        self._config = config if config is not None else load_settings().section("model")
+        self._config = model_config(config)
         self.model = model
         self.task = task
         self.subject = subject

@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from lore.core.config import load_settings
 from lore.core.errors import LoreError, NeedsModel
 from lore.core.llm import usage
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import resolve_model, runtime_options
+from lore.core.llm.settings import model_config, resolve_model, runtime_options
 
 PING = "Reply with the single word: pong"
 
@@ -19,7 +18,7 @@ def setup_overview(task: str | None = None) -> dict[str, Any]:
     from lore.core.embed.factory import configured_embedder_name
     from lore.core.vectors import sqlite_vec_status
 
-    conf = load_settings().section("model")
+    conf = model_config()
     out: dict[str, Any] = {}
     try:
         out["chat"] = resolve_model(task).describe()

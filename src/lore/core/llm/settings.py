@@ -135,6 +135,46 @@ def mask_key(key: str | None) -> str | None:
 
 # -- where values come from --------------------------------------------------------------------
 
+TEXT_SETTINGS = ("provider", "model", "base_url", "api_key", "structured", "embed")
+
+
+def model_config(section: Any = None) -> dict[str, Any]:
+    """The `model` section of config.json, with wrongly typed values dropped (one warning each)
+    so that a mistake such as `"model": 5` is reported instead of silently ignored."""
+    if section is None:
+        section = load_settings().raw.get("model")
+        if section is None:
+            return {}
+    if not isinstance(section, dict):
+        warn(f"config.json \"model\" must be an object of model settings, not {section!r};"
+             " using the defaults")
+        return {}
+    clean = dict(section)
+    for key in TEXT_SETTINGS:
+        if key in clean and not isinstance(clean[key], str):
+            warn(f"config model.{key}={clean[key]!r} must be text; ignoring it")
+            del clean[key]
+    if "tasks" in clean:
+        clean["tasks"] = _task_overrides(clean["tasks"])
+    return clean
+
+
+def _task_overrides(tasks: Any) -> dict[str, Any]:
+    """`model.tasks`: task name -> "provider:model" or {"model": ..., other settings}."""
+    if not isinstance(tasks, dict):
+        warn(f"config model.tasks={tasks!r} must map task names to models; ignoring it")
+        return {}
+    out: dict[str, Any] = {}
+    for name, override in tasks.items():
+        if isinstance(override, str) or (
+            isinstance(override, dict) and isinstance(override.get("model"), str)
+        ):
+            out[name] = override
+        else:
+            warn(f"config model.tasks.{name}={override!r} must be \"provider:model\" or"
+                 " {\"model\": \"provider:model\", ...}; ignoring it")
+    return out
+
 
 def _dotenv(path: Path) -> dict[str, str]:
     """KEY=VALUE lines of a `.env` file (comments, `export` and quotes allowed)."""
@@ -164,7 +204,7 @@ class Sources:
     def __init__(self, config: dict[str, Any] | None = None, cwd: Path | None = None):
         self.dotenv_path = (cwd or Path.cwd()) / ".env"
         self.dotenv = _dotenv(self.dotenv_path)
-        self.config = config if config is not None else load_settings().section("model")
+        self.config = model_config(config)
 
     def env(self, name: str) -> tuple[str | None, str]:
         value = os.environ.get(name)
@@ -355,7 +395,7 @@ def runtime_options(config: dict[str, Any] | None = None) -> RuntimeOptions:
 
     Bad values fall back to the defaults with a warning.
     """
-    conf = config if config is not None else load_settings().section("model")
+    conf = model_config(config)
     defaults = RuntimeOptions()
     values: dict[str, Any] = {}
     for key, kind in (

@@ -18,8 +18,9 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lore.core.config import load_settings, warn
+from lore.core.config import warn
 from lore.core.errors import InvalidInput
+from lore.core.llm.settings import model_config
 from lore.core.store import Migration, Store, open_store
 
 MIGRATIONS = [
@@ -183,7 +184,7 @@ class Totals:
 
 def prices(config: dict[str, Any] | None = None) -> dict[str, tuple[float, float]]:
     """The user's price table: model -> (input, output) dollars per million tokens."""
-    conf = config if config is not None else load_settings().section("model")
+    conf = model_config(config)
     table = conf.get("prices") or {}
     out: dict[str, tuple[float, float]] = {}
     if not isinstance(table, dict):
