@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lore.cli.app import app
+from support.books import make_epub, mystery_book
 
 runner = CliRunner()
 
@@ -85,3 +86,36 @@ def test_reindex_and_remove(mystery_epub: Path) -> None:
     assert again["passages"] == book["passages"] and again["embedder"] == "hash-ngram-v1"
     assert _json("remove", "vane") == {"removed": book["id"], "title": "The Vane Inheritance"}
     assert _json("list") == []
+
+
+def test_book_text_is_printed_as_text_not_markup(tmp_path: Path) -> None:
+    """Brackets in a book are words: a bracketed verse keeps its brackets and `[/` cannot crash."""
+    spec = mystery_book()
+    spec.title = "The [bold]Vane[/bold] Papers [/"
+    spec.chapters[0].title = "Chapter [1] [/i]"
+    spec.chapters[0].paragraphs.insert(1, "[later editions continued as follows: the teapot sang "
+                                          "to Penrose at dawn] and [/bold] closed the [red] verse.")
+    book = _json("add", str(make_epub(tmp_path / "brackets.epub", spec)))
+    ref = str(book["id"])
+    _run("progress", ref, "1")
+    for args, expected in [
+        (("add", str(tmp_path / "brackets.epub")), "The [bold]Vane[/bold] Papers [/"),
+        (("list",), "[bold]Vane"),
+        (("show", ref), "Chapter [1] [/i]"),
+        (("search", ref, "teapot sang at dawn"), "[later editions continued as follows: the teapot sang"),
+        (("search", ref, "teapot sang at dawn"), "[/bold] closed the [red] verse."),
+        (("profile", ref, "Penrose"), "Penrose"),
+        (("characters", ref), "[bold]Vane[/bold]"),
+        (("progress", ref), "[bold]Vane[/bold]"),
+    ]:
+        code, out, err = _run(*args)
+        assert code == 0, (args, err)
+        assert expected in " ".join(out.split()), (args, out)
+
+
+def test_alices_bracketed_verse_keeps_its_brackets(shared_data: Path) -> None:
+    book = _json("add", str(shared_data / "books" / "alice-pg11.epub"))
+    _run("progress", str(book["id"]), "end")
+    code, out, err = _run("search", str(book["id"]), "later editions continued as follows", "-k", "2")
+    assert code == 0, err
+    assert "[later editions continued as follows" in out

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -27,7 +28,7 @@ STAGES = {"reading": "reading the file", "passages": "splitting passages", "name
 
 
 def _authors(book: library.Book) -> str:
-    return ", ".join(book.authors) or "-"
+    return escape(", ".join(book.authors) or "-")
 
 
 def _series(book: library.Book) -> str:
@@ -35,8 +36,8 @@ def _series(book: library.Book) -> str:
         return "-"
     index = book.series_index
     if index is None:
-        return book.series
-    return f"{book.series} #{int(index) if float(index).is_integer() else index}"
+        return escape(book.series)
+    return escape(f"{book.series} #{int(index) if float(index).is_integer() else index}")
 
 
 @app.command("add")
@@ -53,10 +54,10 @@ def add(
     with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True,
                   disable=not err_console.is_terminal) as bar:
-        task = bar.add_task(f"importing {file.name}", total=None)
+        task = bar.add_task(escape(f"importing {file.name}"), total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=f"{file.name}: {STAGES.get(stage, stage)}",
+            bar.update(task, description=escape(f"{file.name}: {STAGES.get(stage, stage)}"),
                        completed=done, total=total)
 
         book = library.add_book(file, series=series, series_index=series_index, title=title,
@@ -66,8 +67,9 @@ def add(
         return
     verb = "Already in your library" if book.already_present else "Added"
     console.print(
-        f"{verb}: #{book.id} [bold]{book.title}[/bold] by {_authors(book)} - {book.chapters} chapters,"
-        f" {book.passages:,} passages, {book.words:,} words ({book.format}; {book.notes or '-'})",
+        f"{verb}: #{book.id} [bold]{escape(book.title)}[/bold] by {_authors(book)} - {book.chapters}"
+        f" chapters, {book.passages:,} passages, {book.words:,} words"
+        f" ({escape(book.format)}; {escape(book.notes or '-')})",
         highlight=False,
     )
     if not book.already_present:
@@ -88,7 +90,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
     table = Table("id", "title", "author", "series", "chapters", "words", "position",
                   title="Library")
     for b in books:
-        table.add_row(str(b.id), b.title, _authors(b), _series(b), str(b.chapters),
+        table.add_row(str(b.id), escape(b.title), _authors(b), _series(b), str(b.chapters),
                       f"{b.words:,}", b.position.describe(b.chapters))
     console.print(table)
     if not books:
@@ -108,18 +110,19 @@ def show(
         print_json({"book": info.as_dict(), "chapters": outline, "model_usage": usage})
         return
     console.print(
-        f"#{info.id} [bold]{info.title}[/bold] by {_authors(info)} | series: {_series(info)} |"
-        f" {info.format} | {info.words:,} words | position: "
+        f"#{info.id} [bold]{escape(info.title)}[/bold] by {_authors(info)} | series: {_series(info)} |"
+        f" {escape(info.format)} | {info.words:,} words | position: "
         f"{info.position.describe(info.chapters)}",
         highlight=False,
     )
     added = dt.datetime.fromtimestamp(info.added_at).strftime("%Y-%m-%d %H:%M")
-    console.print(f"[dim]{info.source_path} (added {added}; {info.notes})[/dim]", highlight=False)
+    console.print(f"[dim]{escape(info.source_path)} (added {added}; {escape(info.notes)})[/dim]",
+                  highlight=False)
     used = usage["line"] if usage["calls"] or usage["cache_hits"] else "none (no model has read it)"
-    console.print(f"model use: {used}", highlight=False)
+    console.print(f"model use: {escape(used)}", highlight=False)
     table = Table("chapter", "title", "words", "passages")
     for ch in outline:
-        title = ch["title"] if ch["reached"] else "[dim](not reached)[/dim]"
+        title = escape(ch["title"]) if ch["reached"] else "[dim](not reached)[/dim]"
         table.add_row(str(ch["chapter"]), title, f"{ch['words']:,}", str(ch["passages"]))
     console.print(table)
 
@@ -140,7 +143,7 @@ def progress(
             return
         table = Table("id", "title", "series", "position", title="Reading positions")
         for b in books:
-            table.add_row(str(b.id), b.title, _series(b), b.position.describe(b.chapters))
+            table.add_row(str(b.id), escape(b.title), _series(b), b.position.describe(b.chapters))
         console.print(table)
         return
     if chapter is None:
@@ -148,13 +151,14 @@ def progress(
         if as_json:
             print_json({"id": found.id, "title": found.title, **found.as_dict()["position"]})
             return
-        console.print(f"{found.title}: {found.position.describe(found.chapters)}", highlight=False)
+        console.print(f"{escape(found.title)}: {found.position.describe(found.chapters)}", highlight=False)
         return
     updated = library.set_progress(book, chapter, passage)
     if as_json:
         print_json({"id": updated.id, "title": updated.title, **updated.as_dict()["position"]})
         return
-    console.print(f"{updated.title}: {updated.position.describe(updated.chapters)}", highlight=False)
+    console.print(f"{escape(updated.title)}: {updated.position.describe(updated.chapters)}",
+                  highlight=False)
 
 
 @app.command("characters")
@@ -174,9 +178,10 @@ def characters_cmd(
                     "position": info.as_dict()["position"], "entities": [e.as_dict() for e in found]})
         return
     table = Table("name", "kind", "passages", "first chapter", "also called",
-                  title=f"{info.title}: names up to {info.position.describe(info.chapters)}")
+                  title=escape(f"{info.title}: names up to {info.position.describe(info.chapters)}"))
     for e in found:
-        table.add_row(e.name, e.kind, str(e.mentions), str(e.first_chapter), ", ".join(e.aliases[:4]))
+        table.add_row(escape(e.name), escape(e.kind), str(e.mentions), str(e.first_chapter),
+                      escape(", ".join(e.aliases[:4])))
     console.print(table)
     if not found:
         console.print(_nothing_yet(info), highlight=False)
@@ -195,22 +200,25 @@ def profile_cmd(
     if as_json:
         print_json(data)
         return
-    console.print(f"[bold]{data['name']}[/bold] ({data['kind']}) - {_count(data['mentions'], 'passage')}"
+    console.print(f"[bold]{escape(data['name'])}[/bold] ({escape(data['kind'])}) -"
+                  f" {_count(data['mentions'], 'passage')}"
                   f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
                   highlight=False)
     if data["aliases"]:
-        console.print("also called: " + ", ".join(data["aliases"]), highlight=False)
+        console.print("also called: " + escape(", ".join(data["aliases"])), highlight=False)
     for f in data.get("facts", []):
-        console.print(f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {f['text']} "
-                      f"[dim]“{f['quote']}”[/dim]", highlight=False)
+        console.print(f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {escape(f['text'])} "
+                      f"[dim]“{escape(f['quote'])}”[/dim]", highlight=False)
     for r in data["relations"] if data["source"] == "model" else []:
-        console.print(f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {r['source_name']} {r['kind']}"
-                      f" {r['target_name']} [dim]“{r['quote']}”[/dim]", highlight=False)
-    for a in data.get("appearances", []):
-        console.print(f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {a['context']}", highlight=False)
-    if data.get("related"):
-        console.print("seen with: " + ", ".join(f"{r['name']} ({r['passages']})" for r in data["related"]),
+        console.print(f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {escape(r['source_name'])}"
+                      f" {escape(r['kind'])} {escape(r['target_name'])} [dim]“{escape(r['quote'])}”[/dim]",
                       highlight=False)
+    for a in data.get("appearances", []):
+        console.print(f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {escape(a['context'])}",
+                      highlight=False)
+    if data.get("related"):
+        console.print("seen with: " + escape(", ".join(f"{r['name']} ({r['passages']})"
+                                                       for r in data["related"])), highlight=False)
 
 
 @app.command("names")
@@ -227,7 +235,7 @@ def names_cmd(
         print_json(found)
         return
     for name in found:
-        console.print(name, highlight=False)
+        console.print(escape(name), highlight=False)
 
 
 @app.command("graph")
@@ -244,13 +252,16 @@ def graph_cmd(
         print_json(data)
         return
     if data["source"] == "model":
-        table = Table("from", "relation", "to", "chapter", "quote", title=data["book"]["title"])
+        table = Table("from", "relation", "to", "chapter", "quote", title=escape(data["book"]["title"]))
         for e in data["edges"]:
-            table.add_row(e["source_name"], e["kind"], e["target_name"], str(e["chapter"]), e["quote"])
+            table.add_row(escape(e["source_name"]), escape(e["kind"]), escape(e["target_name"]),
+                          str(e["chapter"]), escape(e["quote"]))
     else:
-        table = Table("name", "with", "shared passages", "first chapter", title=data["book"]["title"])
+        table = Table("name", "with", "shared passages", "first chapter",
+                      title=escape(data["book"]["title"]))
         for e in data["edges"]:
-            table.add_row(e["source_name"], e["target_name"], str(e["passages"]), str(e["first_chapter"]))
+            table.add_row(escape(e["source_name"]), escape(e["target_name"]), str(e["passages"]),
+                          str(e["first_chapter"]))
     console.print(table)
 
 
@@ -280,7 +291,7 @@ def search_cmd(
     for hit in result.hits:
         console.print(f"[bold]book {hit.book_id}, chapter {hit.chapter}, passage {hit.passage}[/bold]"
                       f" [dim](score {hit.score:.4f})[/dim]", highlight=False)
-        console.print(_clip(hit.text), highlight=False)
+        console.print(escape(_clip(hit.text)), highlight=False)
         console.print()
 
 
@@ -305,13 +316,13 @@ def extract(
         print_json(report.as_dict())
         return
     console.print(
-        f"{report.title}: {report.entities} entities, {report.relations} relations,"
-        f" {report.identities} identities from {report.chunks} chunks with {report.model};"
+        f"{escape(report.title)}: {report.entities} entities, {report.relations} relations,"
+        f" {report.identities} identities from {report.chunks} chunks with {escape(report.model)};"
         f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage)"
         + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
         highlight=False,
     )
-    console.print(f"model use for this book: {report.usage_line}", highlight=False)
+    console.print(f"model use for this book: {escape(report.usage_line)}", highlight=False)
 
 
 @app.command("reindex")
@@ -327,7 +338,8 @@ def reindex(
     if as_json:
         print_json({"id": info.id, "title": info.title, "passages": count, "embedder": embedder().name})
         return
-    console.print(f"{info.title}: {count} passages embedded with {embedder().name}.", highlight=False)
+    console.print(escape(f"{info.title}: {count} passages embedded with {embedder().name}."),
+                  highlight=False)
 
 
 @app.command("remove")
@@ -341,7 +353,7 @@ def remove(
     if as_json:
         print_json({"removed": gone.id, "title": gone.title})
         return
-    console.print(f"Removed #{gone.id} {gone.title}.", highlight=False)
+    console.print(escape(f"Removed #{gone.id} {gone.title}."), highlight=False)
 
 
 def _count(n: int, noun: str) -> str:
