@@ -1,5 +1,5 @@
 """Which repository is which: a folder by its path, a GitHub repository by OWNER/REPO, never by
-the display name."""
+the display name; a failed first ingest leaves nothing registered."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from conftest import git, make_repo
 from lore.cli.history import app
 from lore.core.errors import InvalidInput
+from lore.core.github import GitHubClient, GitHubError
 from lore.history import queries as q
 from lore.history import store as sql
 from lore.history.ingest_git import ingest_git
@@ -87,3 +88,33 @@ def test_clones_join_their_github_repository_once(tmp_path, monkeypatch) -> None
     widget = resolve_repo("acme/widget")
     assert q.stats(widget)["items_fetched"] == {"issue": 1} and widget.path == str(first.resolve())
 
+
+def test_a_failed_first_ingest_registers_nothing(tmp_path) -> None:
+    real = _app(tmp_path / "real", "real", 2)
+    ingest_git(real)
+    empty = make_repo(tmp_path / "empty", commit=False)
+    with pytest.raises(InvalidInput, match="no commits"):
+        ingest_git(empty)
+    assert [r.name for r in all_repos()] == ["real"]
+    result = runner.invoke(app, ["ingest", str(empty)])
+    assert result.exit_code == 2 and "no commits" in result.output
+    # commands without --repo still find the only repository
+    result = runner.invoke(app, ["stats", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["repo"] == "real"
+    assert sql.open_history().connect().execute("SELECT COUNT(*) FROM history_repos").fetchone()[0] == 1
+
+
+def test_a_failed_first_github_ingest_registers_nothing(monkeypatch, tmp_path) -> None:
+    with FakeGitHub("acme", "widget") as gh:
+        gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z")
+        gh.trouble("/issues/1/timeline", "drop", times=50)
+        client = GitHubClient(base_url=gh.url, store=sql.open_history(), max_retries=1,
+                              backoff=0.01, sleep=lambda s, r: None)
+        with pytest.raises(GitHubError):
+            ingest_github("acme/widget", client=client)
+        empty = make_repo(tmp_path / "empty", commit=False)
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        with pytest.raises(InvalidInput, match="no commits"):
+            ingest_github("acme/widget", clone=empty)
+    assert all_repos() == []

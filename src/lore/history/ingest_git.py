@@ -23,7 +23,7 @@ from lore.history.gitlog import (
 )
 from lore.history.identity import is_bot, person_key, pr_from_subject
 from lore.history.progress import Progress, QuietProgress
-from lore.history.repos import Repo, ensure_repo, ingest_lock
+from lore.history.repos import Repo, ingest_lock, registered
 from lore.history.writer import GraphWriter
 
 BATCH_COMMITS = 5000
@@ -66,10 +66,11 @@ def ingest_git(
     progress = progress or QuietProgress()
     started = time.perf_counter()
     root = repo_root(Path(path).resolve())
-    if repo is None:
-        repo = ensure_repo(path=str(root), origin=github_slug(origin_url(root)))[0]
-    head = head_commit(root)
-    return _ingest(root, head, repo, since, until, progress, started)
+    head = head_commit(root)  # an empty repository is refused before anything is registered
+    if repo is not None:
+        return _ingest(root, head, repo, since, until, progress, started)
+    with registered(path=str(root), origin=github_slug(origin_url(root))) as repo:
+        return _ingest(root, head, repo, since, until, progress, started)
 
 
 def _ingest(

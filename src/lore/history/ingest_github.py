@@ -35,9 +35,9 @@ from lore.core.graph import refresh_degrees
 from lore.history import store as sql
 from lore.history.gitlog import repo_root
 from lore.history.identity import closing_refs, is_bot, person_key, pr_from_subject
-from lore.history.ingest_git import ingest_git
+from lore.history.ingest_git import head_commit, ingest_git
 from lore.history.progress import Progress, QuietProgress
-from lore.history.repos import Repo, ensure_repo, ingest_lock
+from lore.history.repos import Repo, ingest_lock, registered
 from lore.history.writer import GraphWriter
 
 PER_PAGE = 100
@@ -122,18 +122,19 @@ def ingest_github(
         clone_root = None
         if clone is not None:
             clone_root = str(repo_root(Path(clone).resolve()))
-        repo = ensure_repo(github=slug, clone=clone_root)[0]
-        with ingest_lock(repo):
-            _Items(client, repo, slug, report, progress).run(max_pages, refresh)
-            _keyword_closes(repo, slug, report)
-            bounded = max_pages is not None
-            since, until = (report.window if bounded else (None, None))
-            if clone_root is not None:
-                report.commits = ingest_git(Path(clone_root), since=since, until=until,
-                                            progress=progress, repo=repo).commits_added
-        if clone_root is None:
-            report.commits = _api_commits(client, repo, slug, since, until,
-                                          max_pages, progress)
+            head_commit(Path(clone_root))  # refuse an empty clone before registering anything
+        with registered(github=slug, clone=clone_root) as repo:
+            with ingest_lock(repo):
+                _Items(client, repo, slug, report, progress).run(max_pages, refresh)
+                _keyword_closes(repo, slug, report)
+                bounded = max_pages is not None
+                since, until = (report.window if bounded else (None, None))
+                if clone_root is not None:
+                    report.commits = ingest_git(Path(clone_root), since=since, until=until,
+                                                progress=progress, repo=repo).commits_added
+            if clone_root is None:
+                report.commits = _api_commits(client, repo, slug, since, until,
+                                              max_pages, progress)
     finally:
         c = client.counters
         report.requests, report.cache_hits = c.network, c.cache_hits

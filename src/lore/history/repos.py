@@ -75,6 +75,21 @@ def _chosen(conn, choice: str, rows) -> sqlite3.Row:
     return row
 
 
+@contextmanager
+def registered(**identity: str | None) -> Iterator[Repo]:
+    """`ensure_repo(**identity)` for an ingest; a repository this ingest registered is forgotten
+    again if the ingest fails before storing anything, so a failed run leaves nothing behind."""
+    repo, created = ensure_repo(**identity)
+    try:
+        yield repo
+    except BaseException:
+        if created:
+            with sql.open_history().transaction() as conn:
+                if sql.repo_is_empty(conn, repo.id):
+                    sql.delete_repo(conn, repo.id)
+        raise
+
+
 def ensure_repo(
     *,
     path: str | None = None,

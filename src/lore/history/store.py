@@ -224,6 +224,18 @@ def set_repo_github(conn: sqlite3.Connection, repo_id: int, slug: str) -> None:
     )
 
 
+def repo_is_empty(conn: sqlite3.Connection, repo_id: int) -> bool:
+    """True when nothing was ingested into the repository yet."""
+    return conn.execute("SELECT 1 FROM history_nodes WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone() is None
+
+
+def delete_repo(conn: sqlite3.Connection, repo_id: int) -> None:
+    """Forget a repository that holds no nodes (a first ingest that failed)."""
+    for table in ("history_sync", "history_locks", "history_items", "history_comments"):
+        conn.execute(f"DELETE FROM {table} WHERE repo_id = ?", (repo_id,))
+    conn.execute("DELETE FROM history_repos WHERE id = ?", (repo_id,))
+
+
 def list_repos(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute("SELECT * FROM history_repos ORDER BY name").fetchall()
 
