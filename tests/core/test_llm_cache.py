@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from lore.core.config import update_settings
 from lore.core.errors import InvalidInput
-from lore.core.llm import ModelClient, complete_structured_sync, complete_sync
+from lore.core.llm import BOOKS_EXTRACT, ModelClient, complete_structured_sync, complete_sync
 from lore.core.llm.cache import cache_stats, clear_cache, request_key
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 
@@ -81,12 +81,14 @@ def test_clear_by_kind(fake_llm: FakeLLM) -> None:
         clear_cache("everything")
 
 
-def test_task_override_goes_to_its_own_model(fake_llm: FakeLLM) -> None:
-    update_settings({"model": {"tasks": {"check": "openai:cheap-model"}}})
+def test_task_override_goes_to_its_own_model(fake_llm: FakeLLM, monkeypatch) -> None:
+    update_settings({"model": {"tasks": {BOOKS_EXTRACT: "openai:cheap-model"}}})
     fake_llm.reply("ping", "pong")
     complete_sync("ping")
-    ModelClient(task="check").complete_sync("ping")
-    assert [r.model for r in fake_llm.requests] == ["fake-model", "cheap-model"]
+    ModelClient(task=BOOKS_EXTRACT).complete_sync("ping")
+    monkeypatch.setenv("LORE_MODEL_BOOKS_EXTRACT", "openai:env-model")  # exportable by a shell
+    ModelClient(task=BOOKS_EXTRACT).complete_sync("ping")
+    assert [r.model for r in fake_llm.requests] == ["fake-model", "cheap-model", "env-model"]
 
 
 def test_two_servers_with_one_model_name_do_not_share_replies(fake_llm: FakeLLM, monkeypatch) -> None:

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from lore.cli.model import app
 from lore.core.config import update_settings
-from lore.core.llm import complete_sync, model_subject
+from lore.core.llm import BOOKS_EXTRACT, TASKS, complete_sync, model_subject
 from support.fake_llm import API_KEY, FakeLLM, fake_llm_fixture  # noqa: F401
 
 runner = CliRunner()
@@ -26,19 +26,32 @@ def test_show_without_a_model_says_what_to_do(monkeypatch, tmp_path) -> None:
 
 
 def test_show_masks_the_key(fake_llm: FakeLLM) -> None:
-    update_settings({"model": {"tasks": {"check": "openai:cheap"},
-                               "prices": {"fake-model": {"input": 0.15, "output": 0.6}}}})
+    update_settings({"model": {"prices": {"fake-model": {"input": 0.15, "output": 0.6}}}})
     result = runner.invoke(app, ["show"])
     assert result.exit_code == 0, result.output
     assert API_KEY not in result.stdout
     assert "sk-t…0000" in result.stdout
     assert "openai:fake-model" in result.stdout and "env LORE_MODEL" in result.stdout
-    assert "openai:cheap" in result.stdout
     data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
     assert data["chat"]["api_key"] == "sk-t…0000"
     assert data["chat"]["base_url"] == fake_llm.url
-    assert data["tasks"] == {"check": "openai:cheap"}
     assert data["prices"] == {"fake-model": {"input": 0.15, "output": 0.6}}
+
+
+def test_show_lists_every_known_task_and_where_it_goes(fake_llm: FakeLLM, monkeypatch) -> None:
+    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    assert set(data["tasks"]) == set(TASKS)
+    assert data["tasks"][BOOKS_EXTRACT]["model"] == "openai:fake-model"
+    assert data["tasks"][BOOKS_EXTRACT]["from"] == "the default (env LORE_MODEL)"
+    monkeypatch.setenv("LORE_MODEL_BOOKS_EXTRACT", "openai:cheap")
+    table = runner.invoke(app, ["show"]).stdout
+    assert f"task {BOOKS_EXTRACT}" in table and "openai:cheap" in table
+    assert "LORE_MODEL_BOOKS_EXTRACT" in table
+    one = json.loads(runner.invoke(app, ["show", "--task", BOOKS_EXTRACT, "--json"]).stdout)
+    assert one["chat"]["model"] == "cheap"
+    assert BOOKS_EXTRACT in runner.invoke(app, ["show", "--help"]).stdout
+    bad = runner.invoke(app, ["show", "--task", "extract"])
+    assert bad.exit_code == 2 and f"the tasks are {BOOKS_EXTRACT}" in bad.stderr
 
 
 def test_model_test_makes_one_real_call_every_time(fake_llm: FakeLLM) -> None:

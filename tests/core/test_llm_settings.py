@@ -9,6 +9,7 @@ import pytest
 from lore.core.config import update_settings
 from lore.core.errors import InvalidInput, NeedsModel
 from lore.core.llm.settings import mask_key, parse_model, resolve_model, runtime_options
+from lore.core.llm.tasks import BOOKS_EXTRACT, TASKS, task_env_var
 
 KEY = "sk-proj-abcdefghijklmnop1234"
 
@@ -16,7 +17,7 @@ KEY = "sk-proj-abcdefghijklmnop1234"
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_HOST", "GOOGLE_API_KEY",
-                "OPENROUTER_API_KEY", "LORE_BASE_URL", "LORE_API_KEY", "LORE_MODEL_CHECK",
+                "OPENROUTER_API_KEY", "LORE_BASE_URL", "LORE_API_KEY", "LORE_MODEL_BOOKS_EXTRACT",
                 "GEMINI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env from the developer's folder
@@ -129,21 +130,35 @@ def test_config_json_section_and_task_overrides(monkeypatch) -> None:
     update_settings({"model": {
         "provider": "openai", "model": "gpt-4o", "api_key": "sk-config-1234567890",
         "base_url": "http://127.0.0.1:7000/v1",
-        "tasks": {"check": "openai:gpt-4o-mini",
-                  "extract": {"model": "ollama:qwen2.5", "base_url": "http://127.0.0.1:7100/v1"}},
+        "tasks": {BOOKS_EXTRACT: {"model": "ollama:qwen2.5", "base_url": "http://127.0.0.1:7100/v1"}},
     }})
     spec = resolve_model()
     assert (spec.label, spec.base_url, spec.api_key) == (
         "openai:gpt-4o", "http://127.0.0.1:7000/v1", "sk-config-1234567890")
-    assert resolve_model("check").label == "openai:gpt-4o-mini"
-    extract = resolve_model("extract")
+    extract = resolve_model(BOOKS_EXTRACT)
     assert (extract.label, extract.base_url, extract.api_key) == (
         "ollama:qwen2.5", "http://127.0.0.1:7100/v1", None)  # the openai key is not sent to ollama
-    assert resolve_model("unknown-task").label == "openai:gpt-4o"
-    monkeypatch.setenv("LORE_MODEL_CHECK", "openai:gpt-4.1-nano")
-    assert resolve_model("check").label == "openai:gpt-4.1-nano"
+    update_settings({"model": {"provider": "openai", "model": "gpt-4o", "api_key": "sk-1",
+                               "tasks": {BOOKS_EXTRACT: "openai:gpt-4o-mini"}}})
+    assert resolve_model(BOOKS_EXTRACT).label == "openai:gpt-4o-mini"
+    monkeypatch.setenv("LORE_MODEL_BOOKS_EXTRACT", "openai:gpt-4.1-nano")  # dots as underscores
+    extract = resolve_model(BOOKS_EXTRACT)
+    assert (extract.label, extract.sources["model"]) == (
+        "openai:gpt-4.1-nano", "env LORE_MODEL_BOOKS_EXTRACT")
     monkeypatch.setenv("LORE_MODEL", "openai:o3-mini")
     assert resolve_model().label == "openai:o3-mini"
+
+
+def test_task_names_are_one_list_and_unknown_ones_are_refused(capsys) -> None:
+    assert BOOKS_EXTRACT in TASKS and task_env_var(BOOKS_EXTRACT) == "LORE_MODEL_BOOKS_EXTRACT"
+    update_settings({"model": {"model": "openai:gpt-4o", "api_key": "sk-1",
+                               "tasks": {"extract": "openai:gpt-4o-mini"}}})
+    assert resolve_model(BOOKS_EXTRACT).label == "openai:gpt-4o"  # `extract` is not a task
+    err = capsys.readouterr().err
+    assert "config model.tasks.extract: no feature asks for a task named 'extract'" in err
+    assert BOOKS_EXTRACT in err
+    with pytest.raises(InvalidInput, match="unknown model task 'check': the tasks are books"):
+        resolve_model("check")
 
 
 def test_parse_model_and_bad_names() -> None:

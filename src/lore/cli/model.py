@@ -7,6 +7,7 @@ from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.llm import cache, overview, usage
+from lore.core.llm.tasks import known_tasks_text
 
 # for other command groups: `no_cache: bool = NO_CACHE_OPTION`, passed to ModelClient(no_cache=...)
 NO_CACHE_OPTION = typer.Option(
@@ -32,7 +33,8 @@ app.add_typer(cache_app, name="cache")
 @app.command("show")
 @handle_errors
 def show(
-    task: str = typer.Option(None, "--task", help="Show the model this task goes to."),
+    task: str = typer.Option(None, "--task", help=f"Show the model this task goes to:"
+                             f" {known_tasks_text()}."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Print the model configuration (the API key masked) and where each value came from."""
@@ -50,8 +52,8 @@ def show(
         table.add_row("base URL", chat["base_url"], sources.get("base_url", ""))
         table.add_row("API key", chat["api_key"] or "-", sources.get("api_key", ""))
         table.add_row("structured output", chat["structured"], "")
-    for name, label in info["tasks"].items():
-        table.add_row(f"task {name}", label, "config model.tasks")
+    for name, entry in info["tasks"].items():
+        table.add_row(f"task {name}", entry["model"] or "[yellow]none[/yellow]", entry["from"])
     table.add_row("embedder", info["embedder"], "")
     table.add_row("vector search", info["vector_search"], "")
     limits = info["limits"]
@@ -69,7 +71,8 @@ def show(
 @app.command("test")
 @handle_errors
 def model_test(
-    task: str = typer.Option(None, "--task", help="Test the model this task goes to."),
+    task: str = typer.Option(None, "--task", help=f"Test the model this task goes to:"
+                             f" {known_tasks_text()}."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Make one tiny call (never from the cache) and report the latency and the model's name."""

@@ -1,9 +1,9 @@
 """Language models for Lore: providers, structured output, the content-hash cache and accounting.
 
-    from lore.core.llm import ModelClient, complete_structured_sync, model_run, totals_by_subject
+    from lore.core.llm import BOOKS_EXTRACT, complete_structured_sync, model_run, totals
 
     with model_run("books extract", subject="book:3") as run:
-        facts = complete_structured_sync(prompt, Facts, task="extract")
+        facts = complete_structured_sync(prompt, Facts, task=BOOKS_EXTRACT)
     print(totals(run_id=run).line())
 
 Without a configured model every call raises `NeedsModel`, whose message says how to set one.
@@ -20,6 +20,7 @@ from lore.core.llm.client import (
 )
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
 from lore.core.llm.settings import ModelSpec, model_configured, resolve_model
+from lore.core.llm.tasks import BOOKS_EXTRACT, TASKS
 from lore.core.llm.usage import (
     Totals,
     current_run,
@@ -31,6 +32,8 @@ from lore.core.llm.usage import (
 )
 
 __all__ = [
+    "BOOKS_EXTRACT",
+    "TASKS",
     "Completion",
     "ModelCallError",
     "ModelClient",

@@ -8,7 +8,8 @@ from typing import Any
 from lore.core.errors import LoreError, NeedsModel
 from lore.core.llm import usage
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import model_config, resolve_model, runtime_options
+from lore.core.llm.settings import resolve_model, runtime_options
+from lore.core.llm.tasks import TASKS, check_task, task_env_var
 
 PING = "Reply with the single word: pong"
 
@@ -18,7 +19,8 @@ def setup_overview(task: str | None = None) -> dict[str, Any]:
     from lore.core.embed.factory import configured_embedder_name
     from lore.core.vectors import sqlite_vec_status
 
-    conf = model_config()
+    if task:
+        check_task(task)
     out: dict[str, Any] = {}
     try:
         out["chat"] = resolve_model(task).describe()
@@ -28,13 +30,20 @@ def setup_overview(task: str | None = None) -> dict[str, Any]:
     except LoreError as exc:  # e.g. an unknown provider name in config
         out["chat"] = None
         out["needs_model"] = str(exc)
-    tasks = conf.get("tasks") if isinstance(conf.get("tasks"), dict) else {}
     out["tasks"] = {}
-    for name in sorted(tasks):
+    for name, about in TASKS.items():
+        entry: dict[str, Any] = {"about": about, "model": None}
         try:
-            out["tasks"][name] = resolve_model(name).label
+            spec = resolve_model(name)
+        except NeedsModel:
+            entry["from"] = "no model is configured"
         except LoreError as exc:
-            out["tasks"][name] = f"unusable: {exc}"
+            entry["from"] = f"unusable: {exc}"
+        else:
+            where = spec.sources.get("model", "")
+            own = where.endswith(task_env_var(name)) or where.startswith("config model.tasks")
+            entry["model"], entry["from"] = spec.label, where if own else f"the default ({where})"
+        out["tasks"][name] = entry
     out["embedder"] = configured_embedder_name() or "hash (deterministic, offline; the default)"
     ok, how = sqlite_vec_status()
     out["vector_search"] = "numpy (exact)" + (f"; {how}" if ok else "; sqlite-vec not available")

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from lore.core.config import load_settings, warn
 from lore.core.errors import InvalidInput, NeedsModel
+from lore.core.llm.tasks import TASKS, check_task, known_tasks_text, task_env_var
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,10 @@ def _task_overrides(tasks: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for name, override in tasks.items():
-        if isinstance(override, str) or (
+        if name not in TASKS:
+            warn(f"config model.tasks.{name}: no feature asks for a task named {name!r}"
+                 f" (the tasks are {known_tasks_text()}); ignoring it")
+        elif isinstance(override, str) or (
             isinstance(override, dict) and isinstance(override.get("model"), str)
         ):
             out[name] = override
@@ -262,7 +266,7 @@ def _parse_from(text: str, where: str, default_provider: str = "openai") -> tupl
 def _choice(sources: Sources, task: str | None) -> tuple[str, str, dict[str, Any], str]:
     """(provider, model, overrides, where it came from) for a task, or NeedsModel."""
     if task:
-        value, where = sources.env(f"LORE_MODEL_{task.upper()}")
+        value, where = sources.env(task_env_var(check_task(task)))
         if value:
             return (*_parse_from(value, where), {}, where)
         tasks = sources.conf("tasks")
@@ -302,7 +306,8 @@ def resolve_model(
     cwd: Path | None = None,
     model: str | None = None,
 ) -> ModelSpec:
-    """The model for `task` (`tasks` overrides in config, `LORE_MODEL_<TASK>`), else the default."""
+    """The model for `task` (one of `tasks.TASKS`): its override in config `model.tasks` or
+    `LORE_MODEL_<TASK>`, else the default model."""
     sources = Sources(config, cwd)
     if model:
         provider_name, model_name = _parse_from(model, "model")
