@@ -6,9 +6,10 @@ import json
 
 from typer.testing import CliRunner
 
-from lore.cli.model import app
+from lore.cli.model import app, model_command
 from lore.core.config import update_settings
-from lore.core.llm import BOOKS_EXTRACT, TASKS, complete_sync, model_subject
+from lore.core.embed import get_embedder
+from lore.core.llm import BOOKS_EXTRACT, TASKS, ModelClient, complete_sync, model_subject, totals
 from support.fake_llm import API_KEY, FakeLLM, fake_llm_fixture  # noqa: F401
 
 runner = CliRunner()
@@ -64,6 +65,33 @@ def test_model_test_makes_one_real_call_every_time(fake_llm: FakeLLM) -> None:
     data = json.loads(runner.invoke(app, ["test", "--json"]).stdout)
     assert data["reply"] == "pong" and data["latency_ms"] > 0
     assert fake_llm.count() == 2  # never answered from the cache
+
+
+def test_model_test_takes_no_cache(fake_llm: FakeLLM) -> None:
+    fake_llm.reply("pong", "pong")
+    result = runner.invoke(app, ["test", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert fake_llm.count() == 1
+    assert "--no-cache" in runner.invoke(app, ["test", "--help"]).stdout
+
+
+def test_model_command_turns_the_flag_into_fresh_calls_for_the_run(fake_llm: FakeLLM) -> None:
+    """What another command group does with its `--no-cache`: chat and embeddings ask again."""
+    fake_llm.reply("ping", "pong")
+    embedder = get_embedder("openai:text-embedding-3-small")
+    complete_sync("ping")
+    embedder.embed(["alpha"])
+    with model_command("replay", no_cache=False):
+        assert complete_sync("ping").cached
+        embedder.embed(["alpha"])
+    assert (fake_llm.count("chat"), fake_llm.count("embeddings")) == (1, 1)
+    with model_command("fresh", no_cache=True) as run:
+        assert not complete_sync("ping").cached
+        ModelClient().complete_sync("ping")  # a client made inside follows the run too
+        embedder.embed(["alpha"])
+    assert (fake_llm.count("chat"), fake_llm.count("embeddings")) == (3, 2)
+    assert totals(run_id=run).cache_hits == 0
+    assert complete_sync("ping").cached  # only that run asked afresh
 
 
 def test_model_test_without_a_model_exits_5(monkeypatch, tmp_path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import typer
 from rich.table import Table
 
@@ -9,10 +12,22 @@ from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.llm import cache, overview, usage
 from lore.core.llm.tasks import known_tasks_text
 
-# for other command groups: `no_cache: bool = NO_CACHE_OPTION`, passed to ModelClient(no_cache=...)
+# for any command that calls a model: `no_cache: bool = NO_CACHE_OPTION`, then `model_command`
 NO_CACHE_OPTION = typer.Option(
-    False, "--no-cache", help="Ask the model again instead of replaying cached replies."
+    False, "--no-cache",
+    help="Ask the model again instead of replaying cached replies (the fresh ones are kept).",
 )
+
+
+@contextmanager
+def model_command(label: str, *, no_cache: bool = False, subject: str | None = None) -> Iterator[str]:
+    """A command's model work as one run, with its `--no-cache` applied; yields the run id.
+
+        with model_command("books extract", no_cache=no_cache):
+            report = model_extract.extract_book(book)
+    """
+    with usage.model_run(label, subject=subject) as run, cache.bypass_cache(no_cache):
+        yield run
 
 
 def report_model_use(run_id: str) -> None:
@@ -73,10 +88,12 @@ def show(
 def model_test(
     task: str = typer.Option(None, "--task", help=f"Test the model this task goes to:"
                              f" {known_tasks_text()}."),
+    no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Make one tiny call (never from the cache) and report the latency and the model's name."""
-    result = overview.ping_model(task)
+    with model_command("model test", no_cache=no_cache):
+        result = overview.ping_model(task)
     if as_json:
         print_json(result)
         return

@@ -315,7 +315,7 @@ class VectorIndex:
         self,
         items: Iterable[tuple[str, str, Mapping[str, Any] | None]],
         *,
-        no_cache: bool = False,
+        no_cache: bool | None = None,
         progress: bool | None = None,
     ) -> int:
         """Embed `(key, text, meta)` items with this index's embedder, then store them."""

@@ -65,11 +65,16 @@ class Embedder(ABC):
         self,
         texts: Sequence[str],
         *,
-        no_cache: bool = False,
+        no_cache: bool | None = None,
         progress: bool | None = None,
     ) -> np.ndarray:
-        """Unit vectors for `texts`, shape (n, dim), float32, in the order given."""
+        """Unit vectors for `texts`, shape (n, dim), float32, in the order given.
+
+        `no_cache=None` follows the run (`lore.core.llm.cache.bypass_cache`, LORE_NO_CACHE).
+        """
         texts = [str(t) for t in texts]
+        if no_cache is None:
+            no_cache = cache.cache_bypassed()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [None] * len(texts)
@@ -106,7 +111,7 @@ class Embedder(ABC):
                              f" not {self.dim}; clear the embedding cache")
         return out
 
-    def embed_query(self, text: str, *, no_cache: bool = False) -> np.ndarray:
+    def embed_query(self, text: str, *, no_cache: bool | None = None) -> np.ndarray:
         """One unit vector for a search query, shape (dim,)."""
         return self.embed([self._prepare_query(text)], no_cache=no_cache, progress=False)[0]
 

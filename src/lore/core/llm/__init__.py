@@ -9,6 +9,7 @@
 Without a configured model every call raises `NeedsModel`, whose message says how to set one.
 """
 
+from lore.core.llm.cache import bypass_cache, cache_bypassed
 from lore.core.llm.client import (
     Completion,
     ModelClient,
@@ -41,6 +42,8 @@ __all__ = [
     "StructuredOutputError",
     "StructuredResult",
     "Totals",
+    "bypass_cache",
+    "cache_bypassed",
     "complete_structured",
     "complete_structured_sync",
     "complete_sync",

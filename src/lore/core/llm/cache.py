@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +54,30 @@ MIGRATIONS = [
 ]
 
 _CHUNK = 400  # keys per IN (...) lookup, well under SQLite's variable limit
+
+
+_bypassed: ContextVar[bool] = ContextVar("lore_no_cache", default=False)
+
+
+def cache_bypassed() -> bool:
+    """Whether calls made now ask the model again: inside `bypass_cache()`, or LORE_NO_CACHE=1.
+
+    Asking again still stores the fresh reply, so the next run replays the new one.
+    """
+    if _bypassed.get():
+        return True
+    return os.environ.get("LORE_NO_CACHE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+@contextmanager
+def bypass_cache(on: bool = True) -> Iterator[None]:
+    """Inside, every completion and embedding is asked afresh (what a command's `--no-cache`
+    does); `bypass_cache(False)` changes nothing, so a flag can be passed straight in."""
+    token = _bypassed.set(_bypassed.get() or on)
+    try:
+        yield
+    finally:
+        _bypassed.reset(token)
 
 
 def cache_store(store: Store | None = None) -> Store:

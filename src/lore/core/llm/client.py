@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -75,10 +74,6 @@ class StructuredResult(Generic[T]):
     repaired: bool  # the first reply failed validation and the repair succeeded
 
 
-def _env_no_cache() -> bool:
-    return os.environ.get("LORE_NO_CACHE", "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def to_messages(prompt: Prompt, system: str | None = None) -> list[tuple[str, str]]:
     """A prompt (text, or role/content messages) as (role, content) pairs, system first."""
     messages: list[tuple[str, str]] = [("system", system)] if system else []
@@ -125,12 +120,17 @@ class ModelClient:
         self.model = model
         self.task = task
         self.subject = subject
-        self.no_cache = _env_no_cache() if no_cache is None else no_cache
+        self._no_cache = no_cache
         self.options = options or runtime_options(self._config)
         self._specs: dict[str | None, ModelSpec] = {}
         self._transports: dict[int, Transport] = {}
 
     # -- configuration ---------------------------------------------------------------------
+
+    @property
+    def no_cache(self) -> bool:
+        """Ask afresh: as the client was made, else as the run says (`bypass_cache`, LORE_NO_CACHE)."""
+        return cache.cache_bypassed() if self._no_cache is None else self._no_cache
 
     def spec(self, task: str | None = None) -> ModelSpec:
         """The model a task goes to (raises NeedsModel, saying how to set one up, if none)."""
