@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from lore.books import entities, library, model_extract
 from lore.books import store as sql
 from lore.cli.app import app
-from lore.core.errors import NeedsModel
+from lore.core.errors import NeedsModel, NotFound
 from lore.core.llm import totals_by_subject
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401  (the fake_llm fixture)
 
@@ -50,20 +50,26 @@ FACTS = {
 }
 
 
-def _reply(request) -> dict:
-    """The facts for the chapter in the prompt, each citing the [Pn] passage that holds its quote."""
-    prompt = request.last_user
-    chapter = int(re.search(r"opening of chapter (\d+)", prompt).group(1))
-    blocks = dict((int(n), text) for n, text in re.findall(r"\[P(\d+)\] (.*?)(?=\n\n\[P\d+\]|\n</book_text>)",
-                                                           prompt, re.S))
+def _replier(book_facts: dict[int, dict]):
+    def reply(request) -> dict:
+        """The facts for the chapter in the prompt, each citing the [Pn] passage holding its quote."""
+        prompt = request.last_user
+        chapter = int(re.search(r"opening of chapter (\d+)", prompt).group(1))
+        blocks = dict((int(n), text) for n, text in re.findall(
+            r"\[P(\d+)\] (.*?)(?=\n\n\[P\d+\]|\n</book_text>)", prompt, re.S))
 
-    def cite(item: dict) -> dict:
-        where = next((n for n, text in blocks.items() if item["quote"] in text), 1)
-        return {**item, "passage": where}
+        def cite(item: dict) -> dict:
+            where = next((n for n, text in blocks.items() if item["quote"] in text), 1)
+            return {**item, "passage": where}
 
-    facts = FACTS[chapter]
-    return {key: [cite(item) for item in facts.get(key, [])]
-            for key in ("entities", "relations", "identities")}
+        facts = book_facts[chapter]
+        return {key: [cite(item) for item in facts.get(key, [])]
+                for key in ("entities", "relations", "identities")}
+
+    return reply
+
+
+_reply = _replier(FACTS)
 
 
 @pytest.fixture
@@ -182,3 +188,86 @@ def test_the_cli_runs_extraction_and_shows_the_model_layer(fake_llm: FakeLLM, my
     assert graph.exit_code == 0 and "IDENTIFIED_AS" in graph.stdout
     show = runner.invoke(app, ["books", "show", str(mystery.id)])
     assert "model use: 5 model calls" in " ".join(show.stdout.split())
+
+
+# A model that knows the book: in chapter 2 it already calls the veiled woman "Clara Vane" (a
+# name the text gives in chapter 3; the reveal is in chapter 5), adds an alias the book never
+# uses, links her to the lodge, and in chapter 3 pins her on the chapter's opening passage.
+KNOWING = {
+    **FACTS,
+    2: {"entities": [
+            FACTS[2]["entities"][0],
+            {"name": "Clara Vane", "kind": "character", "aliases": ["the veiled woman", "the Paris poisoner"],
+             "description": "A woman seen near the lodge at night.",
+             "quote": "A veiled woman was seen near the lodge at midnight"}],
+        "relations": [*FACTS[2]["relations"],
+                      {"source": "Clara Vane", "target": "Thornfield Lodge", "relation": "watched",
+                       "quote": "A veiled woman was seen near the lodge at midnight"}]},
+    3: {"entities": [{"name": "Clara Vane", "kind": "character", "aliases": [],
+                      "description": "A guest of the house.", "quote": "This is the opening of chapter 3"},
+                     *FACTS[3]["entities"]],
+        "relations": FACTS[3]["relations"]},
+}
+
+
+@pytest.fixture
+def knowing(fake_llm: FakeLLM, mystery: library.Book):
+    fake_llm.reply(lambda req: "<book_text>" in req.last_user, _replier(KNOWING))
+    return mystery, model_extract.extract_book(mystery.id)
+
+
+def _everything_named(book_id: int) -> set[str]:
+    _, found = entities.characters(book_id, limit=500)
+    graph = entities.graph(book_id, limit=500)
+    return ({e.name for e in found} | {a for e in found for a in e.aliases}
+            | {n["name"] for n in graph["nodes"]}
+            | {e[k] for e in graph["edges"] for k in ("source_name", "target_name")})
+
+
+def test_names_the_text_has_not_given_yet_stay_hidden(knowing) -> None:
+    book, report = knowing
+    assert report.rejected == 1  # the relation standing on a name the text gives later
+    assert report.names_set_aside == 3  # Clara Vane twice (chapter 2), the Paris poisoner
+    library.set_progress(book.id, 2)
+    assert not any("Clara" in n or "Vane" in n or "Paris" in n for n in _everything_named(book.id))
+    assert entities.autocomplete(book.id, "Cl") == [] and entities.autocomplete(book.id, "Va") == []
+    with pytest.raises(NotFound):
+        entities.profile(book.id, "Clara Vane")
+    veiled = entities.profile(book.id, "the veiled woman")
+    assert veiled["aliases"] == [] and veiled["relations"] == []
+    assert [f["text"] for f in veiled["facts"]] == ["A woman seen near the lodge at night."]
+    runner = CliRunner()
+    for args in (["characters", str(book.id)], ["names", str(book.id), "Cl"], ["graph", str(book.id)],
+                 ["profile", str(book.id), "the veiled woman"]):
+        shown = runner.invoke(app, ["books", *args])
+        assert shown.exit_code == 0 and "Clara" not in shown.stdout, (args, shown.stdout)
+
+
+def test_a_name_known_later_is_not_linked_to_what_came_before(knowing) -> None:
+    book, _ = knowing
+    for chapter in (3, 4):
+        library.set_progress(book.id, chapter)
+        clara = entities.profile(book.id, "Clara Vane")
+        veiled = entities.profile(book.id, "the veiled woman")
+        assert clara["id"] != veiled["id"] and clara["first_chapter"] == 3
+        assert "the veiled woman" not in clara["aliases"] and "Clara Vane" not in veiled["aliases"]
+        assert all(f["chapter"] == 3 for f in clara["facts"])
+        assert "watched" not in {r["kind"] for r in clara["relations"]}
+    library.set_progress(book.id, 5)
+    edges = [e for e in entities.graph(book.id)["edges"] if e["kind"] == "IDENTIFIED_AS"]
+    assert [(e["source_name"], e["target_name"], e["chapter"]) for e in edges] == [
+        ("the veiled woman", "Clara Vane", 5)]
+    library.set_progress(book.id, "end")
+    assert "the Paris poisoner" not in _everything_named(book.id)  # the book never says it
+
+
+def test_a_name_is_known_from_the_passage_that_gives_it(knowing) -> None:
+    book, _ = knowing
+    conn = sql.books_store().connect()
+    first = conn.execute("SELECT MIN(passage_seq) FROM book_passages WHERE book_id = ? AND chapter_seq = 3"
+                         " AND text LIKE '%Clara Vane%'", (book.id,)).fetchone()[0]
+    assert first > 1  # the model cited the chapter's opening passage, which does not name her
+    library.set_progress(book.id, 3, passage=first - 1)
+    assert entities.autocomplete(book.id, "Cla") == [] and entities.characters(book.id)[1]
+    library.set_progress(book.id, 3, passage=first)
+    assert entities.autocomplete(book.id, "Cla") == ["Clara Vane"]

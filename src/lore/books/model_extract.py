@@ -6,6 +6,13 @@ exact source span stored, or the item is dropped. Items are then resolved in rea
 "Mr. Sherlock Holmes" and a later "Holmes" become one entity, while a claimed identity ("the
 veiled woman" is Clara Vane) becomes an IDENTIFIED_AS relation at the reveal, never a merge,
 so a reader before the reveal still sees two people. Calls are counted under `book:<id>`.
+
+The names are checked too, not just the quotes: a model that knows the book may call someone
+by a name the text only gives later. An item stands only on names the book's text has given by
+the end of the stretch the model read (`name_evidence`); a name it gives too early is kept
+apart, as a bare name from the passage where the text first gives it (no fact, relation or
+alias linked to it), and a name the text never gives is dropped. So neither a name nor a link
+between two names can appear before the text makes it.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import Any
 from lore.books import store as sql
 from lore.books.library import find_book
 from lore.books.model_schema import SYSTEM, ChunkFacts, chunk_prompt
+from lore.books.name_evidence import NameFinder, Position
 from lore.books.names import TITLES
 from lore.core.llm import ModelClient, model_run, totals
 from lore.core.quotes import find_quote
@@ -45,10 +53,19 @@ class Verified:
     quote: str
     quote_start: int  # chapter offsets
     quote_end: int
+    horizon: tuple[int, int] = (0, 0)  # (chapter, passage) of the last passage the model read
 
     @property
     def position(self) -> tuple[int, int]:
         return (self.passage["chapter_seq"], self.passage["passage_seq"])
+
+    def names(self) -> list[str]:
+        """Every name the item uses: its entity and aliases, or the two ends it links."""
+        if self.kind == "entity":
+            return [self.item.name, *self.item.aliases]
+        if self.kind == "relation":
+            return [self.item.source, self.item.target]
+        return [self.item.name, self.item.identified_as]
 
 
 @dataclass
@@ -60,6 +77,7 @@ class ExtractReport:
     failed_chunks: int
     accepted: int
     rejected: int
+    names_set_aside: int  # names the text had not given yet where the model used them
     entities: int
     relations: int
     identities: int
@@ -97,7 +115,8 @@ def extract_book(ref: str | int, *, store: Store | None = None,
     subject = subject_of(book.id)
     client = ModelClient(task="books.extract", subject=subject)
     label = client.spec().label  # raises NeedsModel (with how to set one up) before any work
-    chunks = chunks_of(sql.chapter_passages(db.connect(), book.id))
+    rows = sql.chapter_passages(db.connect(), book.id)
+    chunks = chunks_of(rows)
     tick = progress or (lambda stage, done, total: None)
     results: list[Any] = []
     with model_run("books extract", subject=subject):
@@ -118,19 +137,23 @@ def extract_book(ref: str | int, *, store: Store | None = None,
         good, bad = verify(chunk, result.value)
         verified += good
         rejected += bad
+    placed = place_names(verified, NameFinder(rows))
+    rejected += placed.dropped_items
     with db.transaction() as tx:
         sql.clear_model_layer(tx, book.id)
-        counts = _write(tx, book.id, verified, label)
-        sql.record_model_run(tx, book.id, label, len(chunks), failed, len(verified), rejected)
+        counts = _write(tx, book.id, placed, label)
+        sql.record_model_run(tx, book.id, label, len(chunks), failed, len(placed.items), rejected)
     used = totals(subject=subject)
-    return ExtractReport(book.id, book.title, label, len(chunks), failed, len(verified), rejected,
-                         *counts, usage=used.as_dict(), usage_line=used.line())
+    return ExtractReport(book.id, book.title, label, len(chunks), failed, len(placed.items), rejected,
+                         placed.set_aside, *counts, usage=used.as_dict(), usage_line=used.line())
 
 
 def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
     """The items whose quote is in the passage they cite; and how many were not."""
     good: list[Verified] = []
     rejected = 0
+    last = chunk.passages[-1]
+    horizon = (last["chapter_seq"], last["passage_seq"])
     items = ([("entity", e) for e in facts.entities] + [("relation", r) for r in facts.relations]
              + [("identity", i) for i in facts.identities])
     for kind, item in items:
@@ -143,7 +166,7 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
             rejected += 1
             continue
         good.append(Verified(kind, item, passage, passage["text"][span.start : span.end],
-                             passage["start"] + span.start, passage["start"] + span.end))
+                             passage["start"] + span.start, passage["start"] + span.end, horizon))
     return good, rejected
 
 
@@ -198,7 +221,8 @@ class Resolver:
             self.names[entity][clean] = where
         return entity
 
-    def entity(self, name: str, aliases: list[str], kind: str, where: tuple[int, int, int]) -> int:
+    def entity(self, name: str, aliases: list[str], kind: str, where: dict[str, Position]) -> int:
+        """The entity for a name (and its aliases); `where` says from where each name is known."""
         found = self.find(name, kind)
         if found is None:
             found = self.find(name)
@@ -208,39 +232,89 @@ class Resolver:
             found = self.find(alias, kind)
             if found is not None:
                 break
-        entity = self.add(found, name, kind, where)
+        entity = self.add(found, name, kind, where[name])
         for alias in aliases:
             owner = self.find(alias)
             if owner not in (None, entity):
                 continue  # the alias names someone else: keep them apart
             if frozenset({name_key(name), name_key(alias)}) in self.identity_pairs:
                 continue
-            self.add(entity, alias, kind, where)
+            self.add(entity, alias, kind, where[alias])
         return entity
 
 
-def _write(tx: Any, book_id: int, items: list[Verified], label: str) -> tuple[int, int, int]:
-    items = sorted(items, key=lambda v: (v.position, {"entity": 0, "relation": 1, "identity": 2}[v.kind]))
+@dataclass
+class PlacedNames:
+    """Items kept with where each of their names is known, and names set aside as bare names."""
+
+    items: list[tuple[Verified, list[str], dict[str, Position]]] = field(default_factory=list)
+    bare: list[tuple[str, str | None, Position]] = field(default_factory=list)  # name, kind, where
+    dropped_items: int = 0
+    set_aside: int = 0
+
+
+def _later(a: Position, b: Position) -> Position:
+    return a if (a[1], a[2]) >= (b[1], b[2]) else b
+
+
+def place_names(items: list[Verified], finder: NameFinder) -> PlacedNames:
+    """Check every name an item uses against the book's text, up to what the model read.
+
+    A name the text has given by the end of the item's chunk is known from the item's passage,
+    or from its first occurrence if that comes later within the chunk. An item keeps only such
+    names; an entity with none left, or a relation or identity missing an end, is dropped. A
+    name used too early becomes a bare name from its first occurrence; a name the text never
+    gives is dropped."""
+    out = PlacedNames()
+    for v in items:
+        where: Position = (v.passage["id"], *v.position)
+        known: dict[str, Position] = {}
+        for name in v.names():
+            name = " ".join(name.split())
+            first = finder.first(name) if name else None
+            if first is not None and (first[1], first[2]) <= v.horizon:
+                known.setdefault(name, _later(where, first))
+                continue
+            out.set_aside += 1
+            if first is not None:
+                kind = v.item.kind if v.kind == "entity" else None
+                out.bare.append((name, kind, first))
+        ends = [" ".join(n.split()) for n in v.names()]
+        names = list(known) if v.kind == "entity" else ends
+        if names and all(n in known for n in names):
+            out.items.append((v, names, known))
+        else:
+            out.dropped_items += 1
+    return out
+
+
+def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int, int, int]:
+    rank = {"entity": 0, "relation": 1, "identity": 2}
+    steps = sorted(
+        [((v.position, rank[v.kind]), (v, names, where)) for v, names, where in placed.items]
+        + [(((w[1], w[2]), 3), (name, kind, w)) for name, kind, w in placed.bare],
+        key=lambda step: step[0],
+    )
     pairs = {frozenset({name_key(v.item.name), name_key(v.item.identified_as)})
-             for v in items if v.kind == "identity"}
+             for v, _, _ in placed.items if v.kind == "identity"}
     resolver = Resolver(pairs)
     facts: list[tuple[int, Verified]] = []
     edges: list[tuple[int, int, str, Verified]] = []
-    for v in items:
-        where = (v.passage["id"], *v.position)
+    for _, step in steps:
+        if isinstance(step[0], str):  # a bare name, from where the text first gives it
+            name, kind, w = step
+            resolver.entity(name, [], kind or _kind_of(resolver, name), {name: w})
+            continue
+        v, names, where = step
         if v.kind == "entity":
-            eid = resolver.entity(v.item.name, v.item.aliases, v.item.kind, where)
-            facts.append((eid, v))
-        elif v.kind == "relation":
-            source = resolver.entity(v.item.source, [], _kind_of(resolver, v.item.source), where)
-            target = resolver.entity(v.item.target, [], _kind_of(resolver, v.item.target), where)
-            if source != target:
-                edges.append((source, target, " ".join(v.item.relation.lower().split()), v))
-        else:
-            before = resolver.entity(v.item.name, [], _kind_of(resolver, v.item.name), where)
-            after = resolver.entity(v.item.identified_as, [], _kind_of(resolver, v.item.identified_as), where)
-            if before != after:
-                edges.append((before, after, IDENTIFIED_AS, v))
+            facts.append((resolver.entity(names[0], names[1:], v.item.kind, where), v))
+            continue
+        one, other = names
+        first = resolver.entity(one, [], _kind_of(resolver, one), where)
+        second = resolver.entity(other, [], _kind_of(resolver, other), where)
+        if first != second:
+            relation = IDENTIFIED_AS if v.kind == "identity" else " ".join(v.item.relation.lower().split())
+            edges.append((first, second, relation, v))
     ids = {eid: sql.insert_model_entity(tx, book_id, kind, label) for eid, kind in resolver.kinds.items()}
     sql.insert_model_names(tx, [
         (ids[eid], book_id, name, pid, ch, ps)

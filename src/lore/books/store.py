@@ -551,23 +551,27 @@ def chapter_passages(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row
 
 def model_entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
                       limit: int) -> list[sqlite3.Row]:
-    """Model entities with a visible name: visible passages about them and first chapter."""
+    """Model entities with a visible name: visible passages about them and first chapter.
+
+    A relation counts for an entity only when its other end has a visible name too."""
     cte, params = _cap_cte(caps)
     kind_sql = " WHERE e.kind = ?" if kind else ""
+    both = "r.source_id IN named AND r.target_id IN named"
     return conn.execute(
-        f"{cte}, ev(eid, passage_id, chapter_seq) AS ("
+        f"{cte}, named(entity_id) AS ("
+        f" SELECT DISTINCT n.entity_id FROM book_model_names n JOIN cap ON {visible('n')}),"
+        " ev(eid, passage_id, chapter_seq) AS ("
         f" SELECT n.entity_id, n.passage_id, n.chapter_seq FROM book_model_names n JOIN cap ON {visible('n')}"
         f" UNION SELECT f.entity_id, f.passage_id, f.chapter_seq FROM book_model_facts f"
         f" JOIN cap ON {visible('f')}"
         f" UNION SELECT r.source_id, r.passage_id, r.chapter_seq FROM book_model_relations r"
-        f" JOIN cap ON {visible('r')}"
+        f" JOIN cap ON {visible('r')} WHERE {both}"
         f" UNION SELECT r.target_id, r.passage_id, r.chapter_seq FROM book_model_relations r"
-        f" JOIN cap ON {visible('r')})"
+        f" JOIN cap ON {visible('r')} WHERE {both})"
         " SELECT e.id, e.book_id, e.kind, COUNT(DISTINCT ev.passage_id) AS passages,"
         " MIN(ev.chapter_seq) AS first_chapter, COUNT(DISTINCT ev.chapter_seq) AS chapters"
         " FROM book_model_entities e JOIN ev ON ev.eid = e.id"
-        f" JOIN (SELECT DISTINCT n.entity_id FROM book_model_names n JOIN cap ON {visible('n')}) named"
-        f" ON named.entity_id = e.id{kind_sql}"
+        f" JOIN named ON named.entity_id = e.id{kind_sql}"
         " GROUP BY e.id ORDER BY passages DESC, e.id LIMIT ?",
         (*params, *([kind] if kind else []), limit),
     ).fetchall()

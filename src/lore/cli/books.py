@@ -318,7 +318,9 @@ def extract(
     console.print(
         f"{escape(report.title)}: {report.entities} entities, {report.relations} relations,"
         f" {report.identities} identities from {report.chunks} chunks with {escape(report.model)};"
-        f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage)"
+        f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage, or no"
+        f" name the text had given yet), {report.names_set_aside} names set aside until the text"
+        " gives them"
         + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
         highlight=False,
     )
