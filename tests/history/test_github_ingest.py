@@ -13,10 +13,12 @@ import pytest
 
 from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
+from lore.core.store import forget_stores
 from lore.history import store as sql
 from lore.history.ingest_github import ingest_github
 from lore.history.reviews import review_comments
 from support.fake_github import FakeGitHub
+from support.history_graph import graph_snapshot, stale_degrees
 
 MERGE = "a" * 40
 REFERENCING = "b" * 40
@@ -152,7 +154,7 @@ def test_bounded_run_with_a_clone_pins_git_too(gh: FakeGitHub, history_repo) -> 
     assert not gh.requests("/commits")  # a clone replaces the API for commits
 
 
-def test_injected_failure_then_clean_resume(gh: FakeGitHub) -> None:
+def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "drop", times=50)
     client = GitHubClient(base_url=gh.url, store=sql.open_history(), max_retries=2,
                           backoff=0.01, sleep=lambda s, r: None)
@@ -166,9 +168,11 @@ def test_injected_failure_then_clean_resume(gh: FakeGitHub) -> None:
     assert report.resumed_from_page == 2 and report.items == 6
     assert len(gh.requests("/pulls/2?")) + len(gh.requests("/pulls/2/")) == pulls_before
     _assert_complete_without_duplicates()
+    _assert_same_as_a_straight_run(gh, tmp_path, monkeypatch)
 
 
-def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home) -> None:
+def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tmp_path,
+                                                  monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "slow", seconds=30)
     env = {**os.environ, "LORE_GITHUB_API": gh.url, "LORE_HOME": str(lore_home)}
     code = "from lore.history.ingest_github import ingest_github; ingest_github('acme/widget')"
@@ -186,6 +190,19 @@ def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home) ->
     report = ingest_github("acme/widget")
     assert report.resumed_from_page == 2
     _assert_complete_without_duplicates()
+    _assert_same_as_a_straight_run(gh, tmp_path, monkeypatch)
+
+
+def _assert_same_as_a_straight_run(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
+    """Degrees and edges after the resume equal those of an uninterrupted run in a fresh store
+    (page 1's nodes were left at degree 0 before degrees were kept with the edges)."""
+    assert stale_degrees() == 0
+    resumed = graph_snapshot(1)
+    monkeypatch.setenv("LORE_HOME", str(tmp_path / "straight-home"))
+    forget_stores()
+    ingest_github("acme/widget")
+    assert stale_degrees() == 0
+    assert graph_snapshot(1) == resumed
 
 
 def _assert_complete_without_duplicates() -> None:

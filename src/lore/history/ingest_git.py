@@ -118,14 +118,13 @@ def _ingest(
                 progress.advance(BATCH_COMMITS)
         progress.advance(added % BATCH_COMMITS)
         writer.flush(WRITERS)
-        ingest.link_prs(pull_refs(root), sql.commit_parents(conn, repo.id), head)
+        link_prs(writer, conn, repo.id, pull_refs(root), head)
 
         def checkpoint(c) -> None:
             if not windowed:
                 sql.set_sync(c, repo.id, "git", {"tips": [head], "at": time.time()})
 
         writer.flush(WRITERS, extra=checkpoint)
-        writer.refresh_degrees()
     return GitIngestReport(
         repo=repo.name,
         path=str(root),
@@ -166,8 +165,6 @@ class _CommitIngest:
         self.repo_id = repo_id
         self.people_seen: set[int] = set()
         self.authors: dict[tuple[str, str], tuple[str, str | None, bool]] = {}
-        self.pr_of: dict[str, int] = {}  # sha -> PR number named in its subject
-        self.merges: list[tuple[str, int, list[str], float]] = []
 
     def add(self, c: GitCommit) -> None:
         w, at = self.w, c.committed_at
@@ -188,10 +185,7 @@ class _CommitIngest:
             w.edge(cid, w.node("commit", parent), "PARENT", at)
         pr = pr_from_subject(subject)
         if pr is not None:
-            self.pr_of[c.sha] = pr
             w.edge(cid, w.node("pr", str(pr), f"PR #{pr}", at), "PART_OF", at)
-            if len(c.parents) > 1:
-                self.merges.append((c.sha, pr, c.parents, at))
         added = removed = 0
         for ch in c.changes:
             fid = w.node("file", ch.path, ch.path, at)
@@ -225,36 +219,43 @@ class _CommitIngest:
             ),
         )
 
-    def link_prs(
-        self, pull_heads: dict[str, int], commits: dict[str, tuple[tuple[str, ...], float]], head: str
-    ) -> None:
-        """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
 
-        Walks back from a merge's second parent (or a PR head) until reaching the first-parent
-        line of HEAD or a commit already claimed by another PR. Each commit is claimed once.
-        """
-        mainline: set[str] = set()
-        sha: str | None = head
-        while sha and sha not in mainline:
-            mainline.add(sha)
-            entry = commits.get(sha)
-            sha = entry[0][0] if entry and entry[0] else None
-        claimed = set(self.pr_of)
-        starts = [(pr, list(ps[1:])) for _sha, pr, ps, _at in self.merges]
-        starts += [(pr, [sha]) for sha, pr in sorted(pull_heads.items(), key=lambda x: x[1])]
-        for pr, first in starts:
-            pr_id = None
-            stack = [(sha, True) for sha in first]
-            while stack:
-                sha, is_start = stack.pop()
-                if sha in claimed or sha not in commits or (sha in mainline and not is_start):
-                    continue
-                claimed.add(sha)
-                parents, at = commits[sha]
-                if pr_id is None:
-                    pr_id = self.w.node("pr", str(pr), f"PR #{pr}")
-                cid = self.w.ids.get(("commit", sha))
-                if cid is not None:
-                    self.w.edge(cid, pr_id, "PART_OF", at)
-                if sha not in mainline:
-                    stack.extend((p, False) for p in parents)
+def link_prs(w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], head: str) -> None:
+    """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
+
+    Walks back from a merge's second parent (or a PR head) until reaching the first-parent
+    line of HEAD or a commit already claimed by another PR; each commit is claimed once. Every
+    merge stored so far is considered, oldest first, not only the ones this run read: a run
+    killed before this step leaves its merges to the next one, which must link them exactly as
+    an uninterrupted run would. Links already stored are not written again.
+    """
+    commits = sql.commit_parents(conn, repo_id)
+    named = sql.commit_prs(conn, repo_id)  # sha -> PR named in the subject
+    linked = sql.part_of_links(conn, repo_id)
+    mainline: set[str] = set()
+    sha: str | None = head
+    while sha and sha not in mainline:
+        mainline.add(sha)
+        entry = commits.get(sha)
+        sha = entry[0][0] if entry and entry[0] else None
+    claimed = set(named)
+    merges = sorted((at, sha) for sha, (parents, at) in commits.items()
+                    if len(parents) > 1 and sha in named)
+    starts = [(named[sha], list(commits[sha][0][1:])) for _at, sha in merges]
+    starts += [(pr, [sha]) for sha, pr in sorted(pull_heads.items(), key=lambda x: x[1])]
+    for pr, first in starts:
+        pr_id = None
+        stack = [(sha, True) for sha in first]
+        while stack:
+            sha, is_start = stack.pop()
+            if sha in claimed or sha not in commits or (sha in mainline and not is_start):
+                continue
+            claimed.add(sha)
+            parents, at = commits[sha]
+            if pr_id is None:
+                pr_id = w.node("pr", str(pr), f"PR #{pr}")
+            cid = w.ids.get(("commit", sha))
+            if cid is not None and (cid, pr_id) not in linked:
+                w.edge(cid, pr_id, "PART_OF", at)
+            if sha not in mainline:
+                stack.extend((p, False) for p in parents)

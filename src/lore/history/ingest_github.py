@@ -192,7 +192,6 @@ class _Items:
             self.w.flush(WRITERS, extra=lambda c, s=done_state: sql.set_sync(
                 c, self.repo.id, "github", s))
             self.report.pages += 1
-        self.w.refresh_degrees()
         self.report.window = [lo, hi]
 
     # ------------------------------------------------------------ one item
@@ -406,7 +405,6 @@ def _api_commits(client: GitHubClient, repo: Repo, slug: str, since: str | None,
             added += 1
             progress.advance()
         w.flush(WRITERS)
-    w.refresh_degrees()
     return added
 
 

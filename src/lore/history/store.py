@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lore.core.graph import GraphTables
+from lore.core.graph import GraphTables, refresh_degrees
 from lore.core.store import Migration, Store, open_store
 
 
@@ -172,6 +172,8 @@ CREATE TABLE history_locks (
 """,
     ),
     Migration("history/0002_repo_identity", _unique_repo_identity),
+    # ingests resumed after a kill left degrees at 0 (hub suppression silently off): recount
+    Migration("history/0003_recount_degrees", lambda conn: refresh_degrees(conn, TABLES)),
 ]
 
 
@@ -342,7 +344,7 @@ def upsert_people(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
     conn.executemany(
         "INSERT INTO history_people (node_id, repo_id, name, email, login, is_bot)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
-        " name = CASE WHEN excluded.name != '' THEN excluded.name ELSE name END,"
+        " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
         " email = COALESCE(email, excluded.email), login = COALESCE(login, excluded.login),"
         " is_bot = MAX(is_bot, excluded.is_bot)",
         rows,
@@ -360,6 +362,25 @@ def commit_parents(conn: sqlite3.Connection, repo_id: int) -> dict[str, tuple[tu
         "SELECT sha, parents, committed_at FROM history_commits WHERE repo_id = ?", (repo_id,)
     )
     return {sha: (tuple(parents.split()), at) for sha, parents, at in rows}
+
+
+def commit_prs(conn: sqlite3.Connection, repo_id: int) -> dict[str, int]:
+    """sha -> the PR number its subject names, for every ingested commit naming one."""
+    rows = conn.execute(
+        "SELECT sha, pr_number FROM history_commits WHERE repo_id = ? AND pr_number IS NOT NULL",
+        (repo_id,),
+    )
+    return {sha: pr for sha, pr in rows}
+
+
+def part_of_links(conn: sqlite3.Connection, repo_id: int) -> set[tuple[int, int]]:
+    """(commit node, PR node) of every PART_OF edge stored for the repository."""
+    rows = conn.execute(
+        "SELECT e.src, e.dst FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
+        " WHERE n.repo_id = ? AND n.kind = 'pr' AND e.rel = 'PART_OF'",
+        (repo_id,),
+    )
+    return {(src, dst) for src, dst in rows}
 
 
 def upsert_items(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:

@@ -3,6 +3,10 @@
 Ingest produces hundreds of thousands of rows; per-row round trips would dominate. The writer
 keeps the repository's (kind, key) -> node id map in memory, hands out ids from a reserved
 block, and flushes nodes, edges and detail rows with `executemany` inside one transaction.
+
+The degrees of the nodes a batch touched are recounted in that same transaction, so a degree
+can never disagree with the edges stored, however an ingest ends (killed, failed, resumed):
+hub suppression depends on it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from lore.core.store import Store
 from lore.history import store as sql
 
 _ID_BLOCK = 4096
-_FULL_REFRESH = 20_000  # touched nodes above which recounting every degree is cheaper
 
 
 class GraphWriter:
@@ -32,7 +35,6 @@ class GraphWriter:
         self._refresh: dict[int, tuple[str, float | None]] = {}
         self._edges: list[tuple] = []
         self._rows: dict[str, list[Any]] = {}
-        self.touched: set[int] = set()
         self.nodes_added = 0
         self.edges_added = 0
 
@@ -58,8 +60,6 @@ class GraphWriter:
 
     def edge(self, src: int, dst: int, rel: str, at: float | None) -> None:
         self._edges.append((src, dst, rel, at))
-        self.touched.add(src)
-        self.touched.add(dst)
 
     def rows(self, kind: str, row: Any) -> None:
         """A detail row for `flush` to pass to the store function registered under `kind`."""
@@ -74,7 +74,8 @@ class GraphWriter:
         writers: dict[str, Callable[[sqlite3.Connection, list[Any]], None]],
         extra: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
-        """Write everything buffered, plus `extra` (e.g. a checkpoint), in one transaction."""
+        """Write everything buffered, plus `extra` (e.g. a checkpoint), and the degrees of the
+        nodes whose edges changed, in one transaction."""
         new_ids = set()
         for row in self._new:
             nid = row[0]
@@ -93,7 +94,10 @@ class GraphWriter:
             before = conn.total_changes
             if self._edges:
                 sql.insert_edges(conn, self._edges)
-            self.edges_added += conn.total_changes - before
+            added = conn.total_changes - before
+            if added:
+                refresh_degrees(conn, sql.TABLES, _ends(self._edges))
+            self.edges_added += added
             for kind, rows in self._rows.items():
                 writers[kind](conn, rows)
             if extra is not None:
@@ -101,11 +105,8 @@ class GraphWriter:
         self.nodes_added += len(self._new)
         self._new, self._edges, self._rows, self._refresh = [], [], {}, {}
 
-    def refresh_degrees(self) -> None:
-        """Recount degrees of the nodes whose edges changed since the last call."""
-        with self.store.transaction() as conn:
-            if len(self.touched) > _FULL_REFRESH:
-                refresh_degrees(conn, sql.TABLES)
-            else:
-                refresh_degrees(conn, sql.TABLES, self.touched)
-        self.touched = set()
+
+def _ends(edges: list[tuple]) -> set[int]:
+    ends = {e[0] for e in edges}
+    ends.update(e[1] for e in edges)
+    return ends

@@ -1,0 +1,91 @@
+"""An ingest killed half-way and resumed ends with the same graph as one that ran straight
+through: the same edges (PR links of merges read before the kill included), the same degrees,
+so the same hub suppression and the same walks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from lore.history import queries as q
+from lore.history import store as sql
+from lore.history.ingest_git import ingest_git
+from lore.history.repos import Repo, resolve_repo
+from support.history_graph import graph_snapshot, stale_degrees
+
+# Ingests in small batches and SIGKILLs itself right after the given number of commits is
+# committed to the store: a real process dying mid-run, no cleanup, no finally blocks.
+KILLED_INGEST = """
+import os, signal, sys
+from pathlib import Path
+import lore.history.ingest_git as ingest
+
+ingest.BATCH_COMMITS = int(sys.argv[2])
+kill_at = int(sys.argv[3])
+
+class DieAfterBatches:
+    done = 0
+    def start(self, label, total=None): pass
+    def advance(self, n=1):
+        self.done += n
+        if self.done >= kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+    def wait(self, seconds, reason): pass
+    def note(self, message): pass
+
+ingest.ingest_git(Path(sys.argv[1]), progress=DieAfterBatches())
+"""
+
+
+def _kill_mid_ingest(root: Path, batch: int, kill_at: int) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_INGEST, str(root), str(batch), str(kill_at)],
+        env=dict(os.environ), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == -9, proc.stderr
+
+
+def _walk(repo: Repo, start: str) -> list[tuple]:
+    found = q.walk_from(repo, start, depth=3, max_degree=20, limit=None)["results"]
+    return [(r["kind"], r["key"], r["depth"], r["degree"], r["hub"]) for r in found]
+
+
+def test_killed_git_ingest_resumes_to_the_same_graph(history_repo, tmp_path) -> None:
+    clean_root = tmp_path / "clean-copy"
+    shutil.copytree(history_repo.root, clean_root)
+    # 4 commits a batch, killed after 8: the merge of PR #14 (7th) and the first commit,
+    # which touches 44 files, are stored by the killed run; the resumed run reads the rest
+    _kill_mid_ingest(history_repo.root, batch=4, kill_at=8)
+    killed = resolve_repo(str(history_repo.root))
+    assert q.stats(killed)["commits"] == 8
+    resumed = ingest_git(history_repo.root)
+    assert resumed.commits_added == 3 and resumed.commits_skipped == 8
+    ingest_git(clean_root)
+    clean = resolve_repo(str(clean_root))
+    assert clean.id != killed.id
+
+    assert stale_degrees() == 0
+    after_kill, straight = graph_snapshot(killed.id), graph_snapshot(clean.id)
+    assert after_kill["degrees"] == straight["degrees"]
+    assert after_kill["nodes"] == straight["nodes"]
+    assert after_kill["edges"] == straight["edges"]
+    part_of = {(src, dst) for _k, src, rel, _bk, dst, _at in after_kill["edges"] if rel == "PART_OF"}
+    feature = sql.open_history().connect().execute(
+        "SELECT sha FROM history_commits WHERE repo_id = ? AND subject = 'Feature work on core'",
+        (killed.id,),
+    ).fetchone()[0]
+    assert (feature, "14") in part_of  # the branch commit of a merge read before the kill
+    # the sweeping first commit is a hub in both, so both walks stop at it
+    first = next(d for (k, _key), (label, _at, d) in after_kill["nodes"].items()
+                 if k == "commit" and label == "Add core module")
+    assert first == 44 + 1 + 1  # 44 files, its author, its child's PARENT edge
+    for start in ("src/helpers.py", "src/core.py", "#14"):
+        assert _walk(killed, start) == _walk(clean, start)
+    assert _story(killed, "src/helpers.py") == _story(clean, "src/helpers.py")
+
+
+def _story(repo: Repo, path: str) -> list[dict]:
+    return [{k: v for k, v in e.items() if k != "id"} for e in q.file_history(repo, path)["entries"]]
