@@ -9,7 +9,15 @@ from typer.testing import CliRunner
 from lore.cli.model import app, model_command
 from lore.core.config import update_settings
 from lore.core.embed import get_embedder
-from lore.core.llm import BOOKS_EXTRACT, TASKS, ModelClient, complete_sync, model_subject, totals
+from lore.core.llm import (
+    BOOKS_EXTRACT,
+    TASKS,
+    ModelClient,
+    complete_sync,
+    model_run,
+    model_subject,
+    totals,
+)
 from support.fake_llm import API_KEY, FakeLLM, fake_llm_fixture  # noqa: F401
 
 runner = CliRunner()
@@ -165,3 +173,21 @@ def test_usage_by_subject_and_model(fake_llm: FakeLLM) -> None:
     only_books = json.loads(runner.invoke(app, ["usage", "--subject", "book:", "--json"]).stdout)
     assert list(only_books) == ["book:3"]
     assert runner.invoke(app, ["usage", "--by", "colour"]).exit_code == 2
+
+
+def test_a_command_reports_its_model_use_in_one_line_at_the_end(fake_llm: FakeLLM, capsys) -> None:
+    fake_llm.reply(lambda r: True, "ok")
+    embedder = get_embedder("openai:text-embedding-3-small")
+    with model_command("books add"), model_subject("book:3"):
+        embedder.embed(["first passage", "second passage"])
+        with model_run("books extract"):  # a domain's own run joins the command's
+            complete_sync("read it")
+    err = capsys.readouterr().err
+    assert err.count("model use:") == 1
+    assert "model use: 2 model calls (0 from cache)" in err
+    assert "2 texts embedded in 1 call" in err
+    with model_command("books search"):
+        pass
+    assert capsys.readouterr().err == ""  # no model used, nothing said
+    table = runner.invoke(app, ["usage", "--json"])
+    assert json.loads(table.stdout)["book:3"]["calls"] == 2

@@ -95,3 +95,39 @@ def test_usage_report_refuses_unknown_grouping() -> None:
 
     with pytest.raises(InvalidInput):
         usage_report("colour")
+
+
+def test_embedding_batches_are_calls_counted_under_the_subject(fake_llm: FakeLLM) -> None:
+    from lore.core.embed import get_embedder
+
+    update_settings({"model": {"prices": {"text-embedding-3-small": {"input": 0.02, "output": 0}}}})
+    embedder = get_embedder("openai:text-embedding-3-small")
+    with model_run("books add") as run, model_subject("book:3"):
+        embedder.embed([f"passage {i}" for i in range(100)])  # two batches of 64 and 36
+        embedder.embed(["passage 1"])  # from the cache
+    book = totals(subject="book:3")
+    assert (book.calls, book.embed_calls, book.embedded_texts, book.embed_cache_hits) == (2, 2, 100, 1)
+    assert book.cost is not None and book.cost > 0
+    assert "2 model calls" in book.line() and "100 texts embedded in 2 calls" in book.line()
+    assert totals_by_subject() == {"book:3": book}
+    assert usage_report("run")[run].calls == 2
+
+
+def test_nested_runs_join_the_outer_one(fake_llm: FakeLLM) -> None:
+    fake_llm.reply(lambda r: True, "ok")
+    with model_run("books extract") as outer:
+        complete_sync("a")
+        with model_run("inner step", subject="book:9") as inner:
+            complete_sync("b")
+        complete_sync("c")
+    assert inner == outer
+    assert totals(run_id=outer).calls == 3
+    assert totals(subject="book:9").calls == 1
+
+
+def test_local_use_is_not_called_unpriced() -> None:
+    from lore.core.llm.usage import Totals
+
+    free = Totals(calls=2, embed_calls=2, embedded_texts=50)
+    assert "cost unknown" not in free.line()
+    assert "cost unknown" in Totals(calls=1, unpriced=["gpt-x"]).line()

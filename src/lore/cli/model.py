@@ -21,20 +21,24 @@ NO_CACHE_OPTION = typer.Option(
 
 @contextmanager
 def model_command(label: str, *, no_cache: bool = False, subject: str | None = None) -> Iterator[str]:
-    """A command's model work as one run, with its `--no-cache` applied; yields the run id.
+    """A command's model work as one run, with its `--no-cache` applied and its cost reported
+    in one line on stderr at the end (nothing when no model was used); yields the run id.
 
         with model_command("books extract", no_cache=no_cache):
             report = model_extract.extract_book(book)
     """
     with usage.model_run(label, subject=subject) as run, cache.bypass_cache(no_cache):
         yield run
+    report_model_use(run)
 
 
 def report_model_use(run_id: str) -> None:
-    """One line on stderr at the end of a command: what its model use cost (nothing if none)."""
+    """One line on stderr at the end of a command: what its model use cost (nothing if none).
+
+    `model_command` calls it; call it yourself only for a run made with `model_run`."""
     totals = usage.totals(run_id=run_id)
     if totals.calls or totals.cache_hits or totals.embed_calls or totals.embed_cache_hits:
-        err_console.print(f"model use: {totals.line()}", style="dim", highlight=False)
+        err_console.print(f"model use: {totals.line()}", style="dim", highlight=False, soft_wrap=True)
 
 app = typer.Typer(
     help="Language models and embedders: setup, a test call, the cache and what was spent.",

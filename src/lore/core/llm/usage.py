@@ -76,9 +76,15 @@ def current_subject() -> str | None:
 
 @contextmanager
 def model_run(label: str | None = None, subject: str | None = None) -> Iterator[str]:
-    """Count the calls made inside under a new run (and a default subject); yields the run id."""
-    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    run_token = _run.set((run_id, label))
+    """Count the calls made inside under a new run (and a default subject); yields the run id.
+
+    Inside another run it joins that one (one command is one run, whatever it calls) and only
+    sets the subject.
+    """
+    outer = _run.get()
+    run_id = outer[0] if outer[0] != _PROCESS_RUN else (
+        f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}")
+    run_token = _run.set((run_id, outer[1] if run_id == outer[0] else label))
     subject_token = _subject.set(subject) if subject is not None else None
     try:
         yield run_id
@@ -90,7 +96,8 @@ def model_run(label: str | None = None, subject: str | None = None) -> Iterator[
 
 @contextmanager
 def model_subject(subject: str) -> Iterator[None]:
-    """Count the calls made inside against `subject` (e.g. `book:3`)."""
+    """Count the calls made inside against `subject` (e.g. `book:3`): chat calls and embedding
+    batches alike, whoever makes them."""
     token = _subject.set(subject)
     try:
         yield
@@ -149,12 +156,12 @@ def record(
 class Totals:
     """Model use added up; `cost` is None when no price is known for any model used."""
 
-    calls: int = 0  # chat requests sent to a provider
+    calls: int = 0  # requests a model answered: chat requests and embedding batches
     cache_hits: int = 0  # chat requests the cache answered
     prompt_tokens: int = 0  # spent (cache hits excluded)
     completion_tokens: int = 0
     estimated_tokens: bool = False  # some counts are estimates
-    embed_calls: int = 0  # embedding batches computed
+    embed_calls: int = 0  # of the calls, embedding batches
     embedded_texts: int = 0
     embed_cache_hits: int = 0  # texts whose vectors came from the cache
     cost: float | None = None
@@ -173,11 +180,12 @@ class Totals:
         ]
         if self.embed_calls or self.embed_cache_hits:
             parts.append(
-                f"{self.embedded_texts:,} texts embedded ({self.embed_cache_hits:,} from cache)"
+                f"{self.embedded_texts:,} texts embedded in {self.embed_calls:,}"
+                f" call{'s' if self.embed_calls != 1 else ''} ({self.embed_cache_hits:,} from cache)"
             )
         if self.cost is not None:
-            parts.append(f"${self.cost:.4f}")
-        elif self.calls:
+            parts.append(f"${self.cost:.4f}" + (" (some models unpriced)" if self.unpriced else ""))
+        elif self.unpriced:
             parts.append("cost unknown (add model.prices to config.json)")
         return ", ".join(parts)
 
@@ -238,6 +246,7 @@ def _grouped(
             if cached:
                 t.embed_cache_hits += items
                 continue
+            t.calls += count
             t.embed_calls += count
             t.embedded_texts += items
         t.prompt_tokens += p_tok
