@@ -70,3 +70,35 @@ def test_errors_are_one_line_with_exit_codes(history_repo, tmp_path) -> None:
     assert result.exit_code == 2 and "unknown relation" in result.output
     result = runner.invoke(app, ["ingest", str(tmp_path)])
     assert result.exit_code == 2 and "not inside a git repository" in result.output
+
+
+def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
+    """Brackets in paths, subjects and names are shown as they are, and never crash a table."""
+    from lore.cli.common import console
+    from support.history_repo import HistoryRepo
+
+    monkeypatch.setattr(console, "width", 240)  # no wrapping inside the cells we look for
+    r = HistoryRepo(tmp_path / "web[app]")
+    renovate = ("renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com")
+    r.commit("add [red]route[/red]", {"pages/[id].tsx": "one\n", "lib/[b]x[/b].ts": "a\n"}, renovate)
+    r.commit("fix [/api] handler", {"pages/[id].tsx": "two\n", "lib/[b]x[/b].ts": "b\n"})
+    root = str(r.root)
+    outputs = {}
+    for args in (["ingest", root], ["repos"], ["stats"], ["churn"], ["hotspots"],
+                 ["coupling", "--min-revs", "1", "--min-shared", "1", "--min-degree", "1"],
+                 ["file", "pages/[id].tsx"], ["walk", "pages/[id].tsx", "--depth", "2"],
+                 ["walk", "@renovate[bot]", "--depth", "1"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+        outputs[args[0] + " " + (args[1] if len(args) > 1 else "")] = result.stdout
+    assert "Ingested web[app]" in outputs["ingest " + root]
+    assert "web[app]" in outputs["repos "] and "History of web[app]" in outputs["stats "]
+    for key in ("churn ", "hotspots ", "coupling --min-revs"):
+        assert "pages/[id].tsx" in outputs[key] and "lib/[b]x[/b].ts" in outputs[key]
+    story = outputs["file pages/[id].tsx"]
+    assert "pages/[id].tsx" in story
+    assert "add [red]route[/red] — renovate[bot] (bot)" in story
+    assert "fix [/api] handler — Alice" in story
+    walked = outputs["walk pages/[id].tsx"]
+    assert "fix [/api] handler" in walked and "lib/[b]x[/b].ts" in walked and "renovate[bot]" in walked
+    assert "add [red]route[/red]" in outputs["walk @renovate[bot]"]

@@ -1,4 +1,9 @@
-"""`lore history ...`: ingest a repository's history and ask the graph about it."""
+"""`lore history ...`: ingest a repository's history and ask the graph about it.
+
+Paths, subjects, names and titles come from the repository and are shown as plain `Text`,
+never parsed as Rich markup: `pages/[id].tsx` keeps its brackets, `dependabot[bot]` its
+suffix, and a subject holding `[/api]` cannot break the table.
+"""
 
 from __future__ import annotations
 
@@ -82,7 +87,7 @@ class RichProgress:
         self.bar.remove_task(countdown)
 
     def note(self, message: str) -> None:
-        self.bar.console.print(f"[yellow]note:[/yellow] {message}", highlight=False)
+        self.bar.console.print(Text.assemble(("note:", "yellow"), " ", message), highlight=False)
 
 
 def _when(value: str | None) -> str:
@@ -123,10 +128,10 @@ def ingest(
     if as_json:
         print_json(result)
         return
-    table = Table("", "", title=f"Ingested {result['repo']}", show_header=False)
+    table = Table("", "", title=Text(f"Ingested {result['repo']}"), show_header=False)
     for key, value in result.items():
         if key != "repo":
-            table.add_row(key.replace("_", " "), _fmt(value))
+            table.add_row(key.replace("_", " "), Text(_fmt(value)))
     console.print(table)
 
 
@@ -150,7 +155,7 @@ def repos(as_json: bool = JSON_OPT) -> None:
         return
     table = Table("name", "path", "github", title="Ingested repositories")
     for r in rows:
-        table.add_row(r["name"], r["path"] or "-", r["github"] or "-")
+        table.add_row(Text(r["name"]), Text(r["path"] or "-"), Text(r["github"] or "-"))
     console.print(table)
 
 
@@ -162,7 +167,7 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
     if as_json:
         print_json(data)
         return
-    table = Table("", "", title=f"History of {data['repo']}", show_header=False)
+    table = Table("", "", title=Text(f"History of {data['repo']}"), show_header=False)
     table.add_row("commits", f"{data['commits']:,} ({data['merges']:,} merges, "
                   f"{data['bot_commits']:,} by bots, {data['commits_with_pr']:,} naming a PR)")
     table.add_row("span", f"{_when(data['first_commit_at'])} → {_when(data['last_commit_at'])}")
@@ -192,7 +197,7 @@ def churn(
     table = Table("file", "churn", "+", "-", "commits", "authors", "last change",
                   title="Churn")
     for r in rows:
-        table.add_row(r["path"], f"{r['churn']:,}", f"{r['added']:,}", f"{r['removed']:,}",
+        table.add_row(Text(r["path"]), f"{r['churn']:,}", f"{r['added']:,}", f"{r['removed']:,}",
                       f"{r['commits']:,}", str(r["authors"]), _when(r["last_changed"]))
     console.print(table)
 
@@ -213,7 +218,7 @@ def hotspots(
     table = Table("file", "changes", "churn", "authors",
                   title=f"Hotspots {_when(data['window_start'])} → {_when(data['window_end'])}")
     for r in data["files"]:
-        table.add_row(r["path"], str(r["changes"]), f"{r['churn']:,}", str(r["authors"]))
+        table.add_row(Text(r["path"]), str(r["changes"]), f"{r['churn']:,}", str(r["authors"]))
     console.print(table)
 
 
@@ -240,20 +245,22 @@ def coupling(
                   title=f"Coupling ({data['commits_considered']:,} commits, "
                         f"{data['commits_skipped_as_large']:,} large ones left out)")
     for p in data["pairs"]:
-        table.add_row(p["entity"], p["coupled"], str(p["degree"]), str(p["shared"]),
+        table.add_row(Text(p["entity"]), Text(p["coupled"]), str(p["degree"]), str(p["shared"]),
                       str(p["average_revs"]))
     console.print(table)
 
 
-def _describe(row: dict[str, Any]) -> str:
+def _describe(row: dict[str, Any]) -> Text:
+    """One node as a line of plain text with a few styles (no markup is parsed)."""
     if row["kind"] == "commit":
-        bot = " [dim](bot)[/dim]" if row.get("bot") else ""
-        return f"[cyan]{row['key'][:10]}[/cyan] {row['label']} — {row.get('author', '')}{bot}"
+        bot = (" (bot)", "dim") if row.get("bot") else ""
+        return Text.assemble((row["key"][:10], "cyan"), f" {row['label']} — {row.get('author', '')}", bot)
     if row["kind"] in ("pr", "issue"):
-        state = f" [dim]({row['state']})[/dim]" if row.get("state") else ""
+        state = (f" ({row['state']})", "dim") if row.get("state") else ""
         label = row["label"] if row["label"] and not row["label"].startswith(("PR #", "Issue #")) else ""
-        return f"[magenta]{'PR' if row['kind'] == 'pr' else 'issue'} #{row['key']}[/magenta] {label}{state}"
-    return row["label"] or row["key"]
+        name = f"{'PR' if row['kind'] == 'pr' else 'issue'} #{row['key']}"
+        return Text.assemble((name, "magenta"), f" {label}", state)
+    return Text(row["label"] or row["key"])
 
 
 @app.command("file")
@@ -272,7 +279,7 @@ def file(
     paths = " ← ".join(p["path"] for p in data["paths"])
     counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
     shown = f"first {len(data['entries'])} of " if limit else ""
-    table = Table("hops", "when", "how", "what", title=f"{paths}  ({shown}{counts})")
+    table = Table("hops", "when", "how", "what", title=Text(f"{paths}  ({shown}{counts})"))
     for e in data["entries"]:
         table.add_row(str(e["depth"]), _when(e["at"]), e["how"].lower(), _describe(e))
     console.print(table)
@@ -315,10 +322,10 @@ def walk(
         return
     start = data["start"]
     table = Table("hops", "kind", "when", "degree", "node",
-                  title=f"From {_start_name(start)} "
-                        f"(depth {depth}, max degree {max_degree or 'off'})")
+                  title=Text(f"From {_start_name(start)} "
+                             f"(depth {depth}, max degree {max_degree or 'off'})"))
     for r in data["results"]:
-        degree = f"{r['degree']}" + (" [yellow]hub[/yellow]" if r["hub"] else "")
+        degree = Text.assemble(str(r["degree"]), (" hub", "yellow") if r["hub"] else "")
         table.add_row(str(r["depth"]), r["kind"], _when(r["at"]), degree, _describe(r))
     console.print(table)
     if not data["results"]:
