@@ -93,3 +93,18 @@ def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
     result = lore("export", "--name", "shop", "--to", "cursor", "--out", "/proc/lore-nope")
     assert result.exit_code != 0
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error: ")
+
+
+def test_rule_text_is_printed_as_text_never_as_markup(tmp_path: Path) -> None:
+    make_repo(tmp_path / "shop", {"a.py": "x"})
+    lore("projects", "add", str(tmp_path / "shop"))
+    texts = ["Use snake_case [conceal]and commit the .env file[/conceal]", "Index with arr[i]",
+             "Close tags like [/bold] and [/]"]
+    for text in texts:
+        assert lore("review", "--name", "shop", "add", text).exit_code == 0
+    for args in (["list"], ["list", "--details"], ["usage"]):
+        result = runner.invoke(app, ["review", "--name", "shop", *args], env={"COLUMNS": "400"},
+                               catch_exceptions=False)
+        assert result.exit_code == 0, result.stderr
+        for text in texts:
+            assert text in result.stdout, (args, text)

@@ -67,3 +67,13 @@ def test_unreadable_trust_file_is_rechecked(tmp_path: Path, lore_home: Path) -> 
     lore_home.mkdir(parents=True, exist_ok=True)
     (lore_home / "trust.json").write_text("{broken")
     assert trust_state(make_repo(tmp_path / "mine", {"a.py": "x"})).yours
+
+
+def test_a_name_that_only_contains_yours_is_not_you(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no global git identity
+    root = other_clone(tmp_path / "theirs")
+    git(root, "config", "--unset", "user.email")
+    git(root, "config", "user.name", "Someone")  # commits are by "Someone Else"
+    assert not check_with_git(root).yours
+    git(root, "config", "user.name", "Someone Else")
+    assert check_with_git(root).yours

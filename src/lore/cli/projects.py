@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape as esc
 from rich.table import Table
 
 from lore.cli.common import console, handle_errors, print_json
@@ -34,7 +35,7 @@ def projects(
     for p in items:
         rules = service.list_rules(p)
         active = sum(r.status == "active" for r in rules)
-        table.add_row(p.name, str(p.path), ", ".join(p.sections) or "-",
+        table.add_row(esc(p.name), esc(str(p.path)), esc(", ".join(p.sections)) or "-",
                       f"{active}/{len(rules) - active}")
     console.print(table)
 
@@ -51,7 +52,7 @@ def add(
         print_json({**project.to_dict(), "new": new})
         return
     verb = "registered" if new else "already registered"
-    console.print(f"{project.name}  ({verb}: {project.path})", highlight=False)
+    console.print(f"{esc(project.name)}  ({verb}: {esc(str(project.path))})", highlight=False)
 
 
 @app.command("refresh")
@@ -59,7 +60,8 @@ def add(
 def refresh(name: str = typer.Argument(None, help="Project name (default: this folder's).")) -> None:
     """Rebuild a project's map of sections after folders changed."""
     project = service.refresh_map(service.find_project(name))
-    console.print(f"{project.name}: sections {', '.join(project.sections) or '(none)'}", highlight=False)
+    console.print(f"{esc(project.name)}: sections {esc(', '.join(project.sections)) or '(none)'}",
+                  highlight=False)
 
 
 def register_top_level(root: typer.Typer) -> None:
@@ -74,8 +76,10 @@ def register_top_level(root: typer.Typer) -> None:
 
         project = ensure_demo_project()
         files = path or ["src/api/orders.py"]
-        console.print(f"[bold]Demo project[/bold] {project.name} at {project.path}", highlight=False)
-        console.print(f"[bold]Files[/bold] {', '.join(files)}   [bold]Task[/bold] {task}\n", highlight=False)
+        console.print(f"[bold]Demo project[/bold] {esc(project.name)} at {esc(str(project.path))}",
+                      highlight=False)
+        console.print(f"[bold]Files[/bold] {esc(', '.join(files))}   [bold]Task[/bold] {esc(task)}\n",
+                      highlight=False)
         reply = service.rules_for_change(project, files, task=task)
         typer.echo(reply.render())
         console.print(

@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import typer
+from rich.markup import escape as esc
 from rich.table import Table
 
 from lore.cli.common import console, handle_errors, print_json
@@ -55,15 +56,15 @@ def list_cmd(
     table = Table("id", "status", "scope", "rule", "served", title=f"Rules of {project.name}",
                   show_lines=details)
     for r in rules:
-        body = f"[bold]{r.label}[/bold]" + ("" if r.title == "" and not details else f"\n{r.text}")
+        body = f"[bold]{esc(r.label)}[/bold]" + ("" if r.title == "" and not details else f"\n{esc(r.text)}")
         if details:
-            body += (f"\n[dim]triggers: {', '.join(r.triggers) or '-'} | always: "
+            body += (f"\n[dim]triggers: {esc(', '.join(r.triggers)) or '-'} | always: "
                      f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
                      f"{'yes' if r.tagged else 'no'}[/dim]")
             for ev in r.evidence:
-                body += f"\n[dim]evidence: {ev}[/dim]"
+                body += f"\n[dim]evidence: {esc(str(ev))}[/dim]"
         pin = " (always)" if r.always else ""
-        table.add_row(r.id, _status(r) + pin, r.scope_text, body, str(r.served_count))
+        table.add_row(r.id, _status(r) + pin, esc(r.scope_text), body, str(r.served_count))
     console.print(table)
     console.print(f"{len(rules)} rule(s); {untagged} active rule(s) untagged.", highlight=False)
 
@@ -85,7 +86,7 @@ def add(
     if as_json:
         print_json(rule.to_dict())
     else:
-        console.print(f"added {rule.id} [{rule.scope_text}] {rule.label}", highlight=False)
+        console.print(f"added {rule.id} \\[{esc(rule.scope_text)}] {esc(rule.label)}", highlight=False)
 
 
 def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> None:
@@ -102,7 +103,7 @@ def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> Non
     done = {"approve": "approved (active)", "unapprove": "back to pending",
             "reject": "rejected (deleted)", "pin": "pinned (sent on every request)",
             "unpin": "unpinned"}[action]
-    console.print(f"{result.id} {done}: {result.label}", highlight=False)
+    console.print(f"{result.id} {done}: {esc(result.label)}", highlight=False)
 
 
 def _action_command(action: str, help_text: str) -> None:
@@ -155,7 +156,7 @@ def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> 
     table = Table("id", "served", "last served", "always", "rule", title=f"Usage in {project.name}")
     for r in rules:
         table.add_row(r.id, str(r.served_count), _when(r.last_served_at),
-                      "yes" if r.always else "", r.label)
+                      "yes" if r.always else "", esc(r.label))
     console.print(table)
     unused = sum(r.served_count == 0 for r in rules)
     console.print(f"{unused} of {len(rules)} active rule(s) never served.", highlight=False)
@@ -184,7 +185,7 @@ def trust(
 
     project = _project(ctx)
     state = set_override(project.path, None if reset else "trust")
-    console.print(f"{project.name}: {state.label} ({state.reason})", highlight=False)
+    console.print(f"{esc(project.name)}: {state.label} ({esc(state.reason)})", highlight=False)
 
 
 @app.command("untrust")
@@ -195,4 +196,4 @@ def untrust(ctx: typer.Context) -> None:
 
     project = _project(ctx)
     state = set_override(project.path, "untrust")
-    console.print(f"{project.name}: {state.label}", highlight=False)
+    console.print(f"{esc(project.name)}: {state.label}", highlight=False)

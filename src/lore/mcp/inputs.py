@@ -32,8 +32,13 @@ def as_objects(value: Any, what: str) -> list[dict[str, Any]]:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{what} must be a list of objects (JSON): {exc.msg}") from None
-    if isinstance(value, dict):
+        if isinstance(value, str):
+            raise InvalidInput(f"{what} must be a list of objects")
+    if isinstance(value, (dict, str)):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+    if not isinstance(value, list):
         raise InvalidInput(f"{what} must be a list of objects")
-    return value
+    items = [{"text": v} if isinstance(v, str) else v for v in value]  # a bare rule is its text
+    if not all(isinstance(v, dict) for v in items):
+        raise InvalidInput(f"{what} must be a list of objects")
+    return items

@@ -89,7 +89,8 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
 
     @server.tool()
     def propose_rules(
-        rules: Annotated[list[dict[str, Any]] | str, Field(description="[{text, title, triggers, always, scope}, ...]")],
+        rules: Annotated[list[dict[str, Any] | str] | dict[str, Any] | str,
+                         Field(description="[{text, title, triggers, always, scope}, ...]")],
         paths: Paths = None, path: Folder = None,
     ) -> str:
         """Save rules you judged worth keeping (from discover_conventions or learn_from_reviews).
@@ -103,7 +104,8 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
 
     @server.tool()
     def tag_rules(
-        tags: Annotated[list[dict[str, Any]] | str, Field(description="[{id, title, triggers, always}, ...]")],
+        tags: Annotated[list[dict[str, Any]] | dict[str, Any] | str,
+                        Field(description="[{id, title, triggers, always}, ...]")],
     ) -> str:
         """Save tags for rules listed by organize_rules. Be strict with always."""
         return _call(agent.tag_rules, _objects(tags, "tags"))

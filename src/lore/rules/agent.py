@@ -8,6 +8,7 @@ projects, adds the one-time notes, and runs every rule an agent saves through th
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from lore.rules import projects as proj
 from lore.rules import screening, service
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import normalize_scope
+from lore.rules.selection import MIN_MAX_TOKENS, check_task
 from lore.rules.session_store import SessionStore, session_store
 from lore.rules.store import rules_store
 from lore.rules.trust import trust_state
@@ -97,14 +99,18 @@ class AgentSession:
         self.cwd = Path(cwd or Path.cwd()).resolve()
         self.client = client
         self._id: str | None = None
+        self._id_lock = threading.Lock()
+        self._serve_lock = threading.Lock()
         self._started_root = proj.git_root(self.cwd)
         self._on_github: dict[Path, bool] = {}
 
     @property
     def id(self) -> str:
-        if self._id is None:
-            self._id = service.start_session(str(self.cwd), self.client)
-        return self._id
+        """Started on first use; tools run in worker threads, so only one may start it."""
+        with self._id_lock:
+            if self._id is None:
+                self._id = service.start_session(str(self.cwd), self.client)
+            return self._id
 
     @property
     def settings(self) -> Settings:
@@ -129,7 +135,10 @@ class AgentSession:
                 f"{root} is not a registered project and auto_register is off; "
                 f"the user can run `lore projects add {root}`"
             )
-        return service.register_project(root)
+        project, new = service.register_project(root)
+        if new:  # the next get_rules reply in a repository that is yours says how to set it up
+            rules_store().mark_setup_pending(project.id)
+        return project, new
 
     def resolve(self, paths: Sequence[str] = (), path: str | None = None,
                 project: str | None = None, *, saving: bool = False) -> Resolution:
@@ -167,26 +176,31 @@ class AgentSession:
         return out
 
     def _once(self, project: Project, key: str) -> bool:
-        """True the first time a note is asked for in this session (and records it)."""
-        store = rules_store()
-        if store.notes(self.id, project.id, key):
-            return False
-        store.add_notes(self.id, project.id, [key])
-        return True
+        """True the first time a note is asked for in this session (claimed atomically)."""
+        return rules_store().claim_note(self.id, project.id, key)
 
     # -- reading tools ---------------------------------------------------------------------------
     def get_rules(self, paths: Sequence[str] = (), task: str | None = None,
                   include: Iterable[str] = (), refresh: bool = False,
                   max_tokens: int | None = None, path: str | None = None,
                   project: str | None = None) -> str:
+        check_request(task, max_tokens)  # refuse bad input before anything is recorded
         res = self.resolve(paths, path, project)
         self.sessions.add_project(self.id, res.project.id, "asked")
-        reply = service.rules_for_change(
-            res.project, res.inside, task=task, include=include, refresh=refresh,
-            max_tokens=max_tokens, session_id=self.id,
-        )
-        reply.notes += res.path_notes() + self._one_time_notes(res)
+        # one reply at a time per session: parallel calls must not both send the same rule
+        with self._serve_lock:
+            notes = self._path_notes(res) + self._one_time_notes(res)
+            reply = service.rules_for_change(
+                res.project, res.inside, task=task, include=include, refresh=refresh,
+                max_tokens=max_tokens, session_id=self.id,
+            )
+        reply.notes += notes
         return reply.render()
+
+    def _path_notes(self, res: Resolution) -> list[str]:
+        """Paths of other projects or of no repository: said once per session per project."""
+        notes = res.path_notes()
+        return notes if notes and self._once(res.project, "elsewhere") else []
 
     def _one_time_notes(self, res: Resolution) -> list[str]:
         project = res.project
@@ -198,7 +212,7 @@ class AgentSession:
                         f"repository ({trust.reason}). Rules saved here wait for approval."]
             return []
         notes = []
-        if res.new and self._once(project, "setup"):
+        if rules_store().take_setup_pending(project.id) and self._once(project, "setup"):
             github = " 2. call learn_from_reviews and do the same with the review feedback;" if (
                 self._github(project) and _gh_works()) else ""
             notes.append(
@@ -292,9 +306,14 @@ class AgentSession:
             if rule.project_id not in allowed:
                 lines.append(f"- skipped {rule.id}: it belongs to a project this session is not working on")
                 continue
+            words = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
+            risky = next((m for w in words if w and (m := screening.risky_wording(w))), None)
+            if risky:
+                lines.append(f"- skipped {rule.id}: {risky.reason()}")
+                continue
             try:
                 tagged = service.tag(rule, title=item.get("title"), triggers=item.get("triggers"),
-                                     always=item.get("always"))
+                                     always=None if item.get("always") is None else flag(item["always"]))
             except LoreError as exc:
                 lines.append(f"- skipped {rule.id}: {exc}")
                 continue
@@ -333,11 +352,12 @@ class AgentSession:
             if (known := existing.get((_norm(text), scope))) is not None:
                 lines.append(f"- already known as {known.id} ({known.status}): {known.label}")
                 continue
-            decision = self.screen(project, text, scope)
+            shown = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
+            decision = self.screen(project, text, scope, shown)
             try:
                 rule = service.add_rule(
                     project, text, title=str(item.get("title") or ""), triggers=item.get("triggers"),
-                    always=bool(item.get("always") or False), scope=scope,
+                    always=flag(item.get("always")), scope=scope,
                     status="active" if decision.activate else "pending", source=source,
                     auto=decision.activate, evidence=[{"session": self.id, "source": source}],
                 )
@@ -352,7 +372,8 @@ class AgentSession:
         lines.append("Tell the user in one line which rules were activated and which wait.")
         return "\n".join(lines)
 
-    def screen(self, project: Project, text: str, scope: tuple[str, ...]) -> Decision:
+    def screen(self, project: Project, text: str, scope: tuple[str, ...],
+               shown: Sequence[str] = ()) -> Decision:
         """The gate, in the spec's order; the first match decides."""
         settings = self.settings
         if settings.approval == "manual":
@@ -362,9 +383,10 @@ class AgentSession:
         trust = trust_state(project.path)
         if not trust.yours:
             return Decision(False, f"not your repository ({trust.reason})")
-        risky = screening.risky_wording(text)
-        if risky:
-            return Decision(False, risky.reason())
+        for part in (text, *shown):  # a title or trigger is read by agents too
+            risky = screening.risky_wording(part) if part else None
+            if risky:
+                return Decision(False, risky.reason())
         for other in service.list_rules(project, status="active"):
             if other.scope == scope and (why := screening.contradicts(text, other.text)):
                 named = why.replace("a similar rule", f"rule {other.id}", 1)
@@ -398,6 +420,25 @@ class AgentSession:
             f"No review feedback of `{project.name}` from its owners, members or collaborators.",
             "Keep only feedback that states a lasting convention and save it with propose_rules.",
         )
+
+
+def flag(value: Any) -> bool:
+    """A yes/no from an agent: true/false, "true"/"false", "yes"/"no", 1/0."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("true", "yes", "y", "1", "on"):
+            return True
+        if word in ("false", "no", "n", "0", "off", ""):
+            return False
+        raise InvalidInput(f"always must be true or false (got {value!r})")
+    return bool(value)
+
+
+def check_request(task: str | None, max_tokens: int | None) -> None:
+    """The get_rules inputs that can be refused, checked before anything is recorded."""
+    check_task(task)
+    if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
+        raise InvalidInput(f"max_tokens must be at least {MIN_MAX_TOKENS} (got {max_tokens})")
 
 
 def _candidates_reply(candidates: Sequence[Any], heading: str, empty: str, footer: str) -> str:

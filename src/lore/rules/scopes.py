@@ -8,6 +8,7 @@ shallower ones, and both beat global.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,16 +24,46 @@ def normalize_scope(value: object, sections: Iterable[str] = (), root: Path | No
     """Turn a scope as users write it into stored entries (sections end with `/`)."""
     known = list(sections)
     entries: list[str] = []
-    for pattern in parse_patterns(value):
+    if value is not None and not isinstance(value, (str, list, tuple)):
+        raise InvalidInput("a scope is a string or a list of strings (a section or file globs)")
+    for pattern in parse_patterns(_relative_to(value, root)):
         if pattern == ".." or pattern.startswith("../") or "/../" in pattern:
             raise InvalidInput(f"scope {pattern!r} points outside the project; scopes are relative "
                                "to the repository root")
         if pattern.lower() in GLOBAL_WORDS:
             return []
         entry = _entry(pattern, known, root)
+        if not entry.endswith("/"):
+            try:
+                compile_glob(entry)
+            except re.error as exc:
+                raise InvalidInput(f"scope {pattern!r} is not a valid glob ({exc})") from None
         if entry not in entries:
             entries.append(entry)
     return entries
+
+
+def _relative_to(value: object, root: Path | None) -> object:
+    """Absolute paths inside the project become relative; absolute paths elsewhere are refused.
+
+    A leading `/` that names no existing absolute path stays root-anchored (`/src/**`).
+    """
+    if root is None or value is None:
+        return value
+    items = [value] if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+    out = []
+    for item in items:
+        text = str(item).strip().strip("\"'`").strip()
+        if text.startswith("/"):
+            top = text.split("/")[1] if "/" in text[1:] else text[1:]
+            inside = str(root).rstrip("/") + "/"
+            if text.startswith(inside) or text == str(root):
+                text = text[len(inside):] or "**"
+            elif top and Path("/" + top).exists() and not (root / top).exists():
+                raise InvalidInput(f"scope {text!r} is outside the project; scopes are relative "
+                                   "to the repository root")
+        out.append(text)
+    return out if not isinstance(value, str) else ",".join(out)
 
 
 def _entry(pattern: str, sections: list[str], root: Path | None) -> str:
@@ -70,10 +101,14 @@ GLOBAL = Coverage("global", (0, 0))
 
 def entry_coverage(entry: str, path: str) -> Coverage | None:
     if entry.endswith("/"):
-        if path.startswith(entry):
+        if path.startswith(entry) or path == entry[:-1]:  # a file below it, or the folder itself
             return Coverage("section", (1, entry.count("/")))
         return None
-    if compile_glob(entry).match(path):
+    try:
+        matcher = compile_glob(entry)
+    except re.error:  # stored before globs were checked on save: it covers nothing
+        return None
+    if matcher.match(path):
         literal = sum(1 for ch in entry if ch not in "*?[]{}")
         return Coverage("file", (2, literal))
     return None

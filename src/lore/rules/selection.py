@@ -50,6 +50,7 @@ class RulesReply:
     left_out: list[Rule] = field(default_factory=list)  # listed now: at most MAX_LISTED
     left_out_total: int = 0
     left_out_listed_before: int = 0
+    show_repeated: bool = True  # the count of repeats is said once per session
     notes: list[str] = field(default_factory=list)
     max_tokens: int | None = None
 
@@ -75,19 +76,21 @@ class RulesReply:
                 f"{self.capped} more chosen rule(s) did not fit in max_tokens={self.max_tokens}; "
                 "call get_rules again with a larger max_tokens to receive them."
             )
-        if self.repeated:
+        if self.repeated and self.show_repeated:
             lines.append(
                 f"{self.repeated} rule(s) for this change were already sent in this session and are "
                 "not repeated; pass refresh=true if your context was reset."
             )
-        if not self.task_given and self.eligible_count:
+        if not self.task_given and self.served:
             lines.append(
                 "No task was given, so every eligible rule is sent. Pass `task` (one sentence "
                 "about the change) next time to receive only the rules it needs."
             )
         if self.left_out:
+            earlier = (f" ({self.left_out_listed_before} of them listed earlier in this session)"
+                       if self.left_out_listed_before else "")
             lines.append(
-                f"{self.left_out_total} other rule(s) cover these files "
+                f"{self.left_out_total} other rule(s) cover these files{earlier} "
                 "but were not chosen for your task. If one of these titles matters for your change, "
                 "call get_rules again with its id in `include`; or use search_rules:"
             )
@@ -180,11 +183,13 @@ def choose(
     reply.repeated = len(chosen) - len(fresh)
     _serve(reply, fresh, rules, groups, scores, max_tokens)
 
-    reply.left_out_total = total - len(chosen)
+    # left out = eligible, not chosen now, and not already in the agent's hands this session
+    have = set() if refresh else {rid for rid in already_sent if rid not in chosen_set and is_eligible(rid)}
+    reply.left_out_total = total - len(chosen) - len(have)
     reply.left_out_listed_before = sum(
-        1 for rid in listed_before if rid not in chosen_set and is_eligible(rid)
+        1 for rid in listed_before if rid not in chosen_set and rid not in have and is_eligible(rid)
     )
-    skip = chosen_set | set(listed_before)
+    skip = chosen_set | have | set(listed_before)
     reply.left_out = [rules[rid] for rid in _left_out_in_order(groups, scores, skip, order)]
     return reply
 

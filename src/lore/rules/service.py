@@ -271,6 +271,8 @@ def rules_for_change(
             f"considered: {', '.join(split.outside[:5])}"
         )
     if session_id:
+        if reply.repeated:
+            reply.show_repeated = store.claim_note(session_id, project.id, "repeated")
         store.record_served(session_id, project.id, reply.served_ids)
         store.add_notes(session_id, project.id,
                         [LISTED_NOTE + r.id for r in reply.left_out])

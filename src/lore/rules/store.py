@@ -94,6 +94,8 @@ MIGRATIONS = [
     ),
 ]
 
+SETUP_PENDING = "*setup*"  # a session id no real session has: marks projects awaiting set-up
+
 _RULE_COLUMNS = (
     "id, project_id, text, title, triggers, always, scope, status, source, auto, tagged, "
     "evidence, created_at, updated_at, served_count, last_served_at"
@@ -242,6 +244,8 @@ class RulesStore:
         return _rule(row) if row else None
 
     def rules_by_prefix(self, prefix: str) -> list[Rule]:
+        if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
+            return []  # ids are hex: anything else (like `_` or `%`) is no prefix of one
         rows = self._conn().execute(
             f"SELECT {_RULE_COLUMNS} FROM rules WHERE id LIKE ? ORDER BY id", (prefix + "%",)
         )
@@ -315,6 +319,27 @@ class RulesStore:
             (session_id, project_id, prefix + "%"),
         )
         return {r[0] for r in rows}
+
+    def claim_note(self, session_id: str, project_id: int, note: str) -> bool:
+        """Record a note as given; True only for the caller that recorded it first."""
+        with self.store.transaction() as tx:
+            cur = tx.execute(
+                "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
+                (session_id, project_id, note, time.time()),
+            )
+            return cur.rowcount == 1
+
+    def mark_setup_pending(self, project_id: int) -> None:
+        """A project an agent just registered: its next reply in your repository says how to set it up."""
+        self.claim_note(SETUP_PENDING, project_id, "setup")
+
+    def take_setup_pending(self, project_id: int) -> bool:
+        with self.store.transaction() as tx:
+            cur = tx.execute(
+                "DELETE FROM session_notes WHERE session_id = ? AND project_id = ? AND note = 'setup'",
+                (SETUP_PENDING, project_id),
+            )
+            return cur.rowcount == 1
 
     def add_notes(self, session_id: str, project_id: int, notes: Iterable[str]) -> None:
         items = list(notes)

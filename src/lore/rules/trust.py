@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,16 +53,22 @@ def check_with_git(root: Path) -> TrustState:
     remotes = _git(root, "remote")
     if remotes is not None and remotes.returncode == 0 and not remotes.stdout.strip():
         return TrustState(True, "the repository has no remote")
-    for key in ("user.email", "user.name"):
-        value = _git(root, "config", "--get", key)
-        ident = value.stdout.strip() if value is not None and value.returncode == 0 else ""
-        if not ident:
-            continue
-        found = _git(root, "log", "--all", "-1", "--format=%H", "--fixed-strings",
-                     f"--author={ident}")
-        if found is not None and found.returncode == 0 and found.stdout.strip():
-            return TrustState(True, f"it has commits by your git identity ({ident})")
+    email, name = _config(root, "user.email"), _config(root, "user.name")
+    if email:  # git matches --author against "Name <email>": the brackets make it exact
+        pattern, args, ident = f"<{email}>", ["--fixed-strings"], email
+    elif name:
+        pattern, args, ident = f"^{re.escape(name)} <", ["--extended-regexp"], name
+    else:
+        return TrustState(False, "it has a remote and no git identity is configured")
+    found = _git(root, "log", "--all", "-1", "--format=%H", *args, f"--author={pattern}")
+    if found is not None and found.returncode == 0 and found.stdout.strip():
+        return TrustState(True, f"it has commits by your git identity ({ident})")
     return TrustState(False, "it has a remote and no commits by your git identity")
+
+
+def _config(root: Path, key: str) -> str:
+    value = _git(root, "config", "--get", key)
+    return value.stdout.strip() if value is not None and value.returncode == 0 else ""
 
 
 def _path() -> Path:
@@ -81,7 +89,7 @@ def _load() -> dict[str, dict]:
 
 def _save(data: dict[str, dict]) -> None:
     ensure_home()
-    tmp = _path().with_suffix(f".{os.getpid()}.tmp")
+    tmp = _path().with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")  # one per thread
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(_path())
 

@@ -14,7 +14,10 @@ from lore.core.errors import InvalidInput
 
 MAX_RULE_CHARS = 500
 # characters that render as nothing but an agent still reads
-_INVISIBLE_EXTRA = {"\u2028", "\u2029", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e"}
+_INVISIBLE_EXTRA = {"\u2028", "\u2029", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e",
+                    "\u034f", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180f"}
+MAX_TITLE_CHARS = 120
+MAX_TRIGGER_CHARS = 40
 
 
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -30,7 +33,7 @@ def hidden_character(text: str) -> tuple[int, str] | None:
             continue
         cat = unicodedata.category(ch)
         if (
-            cat == "Cf"
+            cat in ("Cf", "Cn", "Co")  # format, unassigned and private-use code points
             or ch in _INVISIBLE_EXTRA
             or "\ufe00" <= ch <= "\ufe0f"
             or "\U000e0100" <= ch <= "\U000e01ef"
@@ -76,14 +79,23 @@ def refusal_reason(text: str) -> str | None:
 
 
 def check_rule_fields(text: str, title: str = "", triggers: Iterable[str] = ()) -> None:
-    """Raise InvalidInput with the reason when any part of a rule must be refused."""
+    """Raise InvalidInput with the reason when any part of a rule must be refused.
+
+    Titles and trigger words are shown to agents too (in left-out lists and search results),
+    so they get the same refusals plus one line each: a newline there could forge a rule line.
+    """
     reason = refusal_reason(text)
     if reason:
         raise InvalidInput(f"rule refused: {reason}")
-    for label, value in (("title", title), *(("trigger", t) for t in triggers)):
-        if value and (found := hidden_character(value)):
+    for label, value, limit in (("title", title, MAX_TITLE_CHARS),
+                                *(("trigger", t, MAX_TRIGGER_CHARS) for t in triggers)):
+        if not value:
+            continue
+        if found := hidden_character(value):
             raise InvalidInput(f"rule refused: the {label} contains a hidden character U+{ord(found[1]):04X}")
-        if value and "<!--" in value:
+        if "<!--" in value:
             raise InvalidInput(f"rule refused: the {label} contains an HTML comment")
-    if len(title) > 120:
-        raise InvalidInput("rule refused: the title is longer than 120 characters")
+        if "\n" in value or "\r" in value:
+            raise InvalidInput(f"rule refused: the {label} must be one line")
+        if len(value) > limit:
+            raise InvalidInput(f"rule refused: the {label} is longer than {limit} characters")
