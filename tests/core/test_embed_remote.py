@@ -70,3 +70,13 @@ def test_two_servers_with_one_embedding_model_name_are_cached_apart(fake_llm: Fa
         embedder.embed(["alpha", "beta"])
         assert other.count("embeddings") == 1
     assert fake_llm.count("embeddings") == 1
+
+
+def test_every_embedding_request_is_accounted(fake_llm: FakeLLM) -> None:
+    index = VectorIndex("notes", get_embedder("openai:text-embedding-3-small"))
+    index.add_texts([("a", "alpha", None), ("b", "beta", None)])  # no dimension probe first
+    assert fake_llm.count("embeddings") == 1
+    index.search("gamma", k=1)  # a new query: one call
+    assert get_embedder("openai:text-embedding-3-large").dim == 8  # nothing known yet: a probe
+    assert fake_llm.count("embeddings") == 3
+    assert totals().calls == totals().embed_calls == 3

@@ -286,8 +286,13 @@ class VectorIndex:
         self.collection = collection
         self.space = space
         self.model = space.name
-        self.dim = int(space.dim)
         self.store = vector_store(store)
+
+    @property
+    def dim(self) -> int:
+        """Asked of the space only when needed: a server embedder learns it from its first
+        vectors, so an index that starts by embedding never pays for a probe."""
+        return int(self.space.dim)
 
     # writes ---------------------------------------------------------------------------------
 

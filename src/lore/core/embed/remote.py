@@ -40,7 +40,9 @@ class RemoteEmbedder(Embedder):
     @property
     def dim(self) -> int:
         if self._dim is None:
-            self._dim = cache.known_dim(self.cache_name) or int(self._embed_batch(["dimension"]).shape[1])
+            # a probe is a model call like any other: made through embed, so it is counted
+            self._dim = cache.known_dim(self.cache_name) or int(
+                self.embed(["dimension"], progress=False).shape[1])
         return self._dim
 
     def _prepare_query(self, text: str) -> str:
