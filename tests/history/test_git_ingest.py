@@ -84,9 +84,12 @@ def test_file_history_follows_renames_in_time(history_repo) -> None:
     assert prs == {13: 2, 14: 2}
     commits = [e for e in story["entries"] if e["depth"] == 1]
     assert [c["at"] for c in commits] == sorted((c["at"] for c in commits), reverse=True)
-    # the reused path has its own, short history
+    # the reused path has its own, short history: every entry, not only the newest
     fresh = q.file_history(repo, "src/util.py")
-    assert next(e["label"] for e in fresh["entries"] if e["kind"] == "commit").startswith("New util")
+    assert [p["path"] for p in fresh["paths"]] == ["src/util.py"]
+    assert [(e["depth"], e["kind"], e["label"]) for e in fresh["entries"]] == [
+        (1, "commit", "New util, unrelated to the old one")
+    ]
 
 
 def test_second_run_adds_only_new_commits(history_repo) -> None:

@@ -410,12 +410,47 @@ def _choices(values: list[str] | None, allowed: tuple[str, ...], what: str) -> l
     return out or None
 
 
+_EARLIEST, _LATEST = -1e18, 1e18
+
+
+def file_lineage(repo: Repo, file_id: int) -> list[tuple[int, float, float]]:
+    """The file that holds a path now, followed back through its renames: one (path node,
+    from, until) per path it had, newest first.
+
+    Only backwards from the current file: its stretch at the path starts where it was added or
+    renamed in, so a different file that held the same path earlier (renamed away or deleted,
+    then the path reused) contributes nothing. A path nobody holds any more gives the last file
+    that held it.
+    """
+    conn = _conn()
+    segments: list[tuple[int, float, float]] = []
+    fid: int | None = file_id
+    until = _LATEST
+    while fid is not None and fid not in {s[0] for s in segments}:
+        events = sql.path_events(conn, repo.id, fid)
+        cap = until if until < _LATEST else (sql.last_change(conn, fid) or _LATEST)
+        began = max(
+            ((at, event == "R", other) for at, event, other in events if event in "AR" and at <= cap),
+            key=lambda b: (b[0], b[1]),  # a rename in beats an add at the same second
+            default=None,
+        )
+        ended = max((at for at, event, _o in events if event in "DX" and at < cap), default=None)
+        if ended is not None and (began is None or ended > began[0]):
+            segments.append((fid, ended, until))  # began before what was stored: from the gap
+            break
+        segments.append((fid, began[0] if began else _EARLIEST, until))
+        if began is None or not began[1]:
+            break
+        fid, until = began[2], began[0]
+    return segments
+
+
 def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, Any]:
     """Every commit, PR and issue behind a file, nearest first, across renames."""
     node = resolve_file(repo, path)
     conn = _conn()
-    lineage = sql.file_lineage(conn, node["id"])
-    segments = [(fid, until) for fid, _path, until in lineage]
+    segments = file_lineage(repo, node["id"])
+    names = sql.file_paths(conn, [s[0] for s in segments])
     rows = sql.file_timeline(conn, segments)
     entries = [
         {
@@ -435,7 +470,12 @@ def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, A
     return {
         "file": node["key"],
         "paths": [
-            {"path": p, "renamed_away_at": iso(u) if u < 1e17 else None} for _fid, p, u in lineage
+            {
+                "path": names[fid],
+                "since": iso(since) if since > _EARLIEST else None,
+                "renamed_away_at": iso(until) if until < _LATEST else None,
+            }
+            for fid, since, until in segments
         ],
         "counts": counts,
         "entries": _describe(conn, entries),

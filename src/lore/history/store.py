@@ -560,43 +560,64 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def file_lineage(conn: sqlite3.Connection, file_id: int) -> list[tuple[int, str, float | None]]:
-    """The file and every earlier path it was renamed from: (node id, path, renamed away at).
+def path_events(conn: sqlite3.Connection, repo_id: int, file_id: int) -> list[tuple[float, str, int | None]]:
+    """What happened to a path, as (time, event, other file id), oldest first.
 
-    Follows RENAMED_FROM backwards in time only, so an old path that was later reused by an
-    unrelated file contributes only its history before the rename.
+    `A` added, `R` renamed here from `other`, `D` deleted, `X` renamed away to `other`. The
+    changes table has one row per commit; RENAMED_FROM edges add renames known only from a
+    PR's file list.
     """
-    return conn.execute(
+    rows = conn.execute(
         """
-WITH RECURSIVE lineage(id, until) AS (
-    SELECT ?, NULL
-    UNION
-    SELECT e.dst, e.at FROM lineage l JOIN history_edges e ON e.src = l.id
-    WHERE e.rel = 'RENAMED_FROM' AND (l.until IS NULL OR e.at <= l.until)
-)
-SELECT l.id, n.key, MIN(COALESCE(l.until, 1e18)) FROM lineage l
-JOIN history_nodes n ON n.id = l.id GROUP BY l.id ORDER BY 3 DESC, n.key
+SELECT ch.at, ch.status, o.id FROM history_changes ch
+LEFT JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path
+WHERE ch.file_id = ?2 AND ch.status IN ('A', 'R', 'D')
+UNION
+SELECT e.at, 'R', e.dst FROM history_edges e WHERE e.src = ?2 AND e.rel = 'RENAMED_FROM'
+UNION
+SELECT e.at, 'X', e.src FROM history_edges e INDEXED BY history_edges_dst
+WHERE e.dst = ?2 AND e.rel = 'RENAMED_FROM'
+ORDER BY 1
 """,
-        (file_id,),
+        (repo_id, file_id),
     ).fetchall()
+    return [(at, event, other) for at, event, other in rows if at is not None]
 
 
-def file_timeline(conn: sqlite3.Connection, segments: Sequence[tuple[int, float]]) -> list[sqlite3.Row]:
-    """Every commit, PR and issue behind a file's paths, nearest first, then newest first.
+def last_change(conn: sqlite3.Connection, file_id: int) -> float | None:
+    """The time of the latest commit or PR that modified the path."""
+    return conn.execute(
+        "SELECT MAX(at) FROM history_edges INDEXED BY history_edges_dst"
+        " WHERE dst = ? AND rel = 'MODIFIED'",
+        (file_id,),
+    ).fetchone()[0]
 
-    Depth 1: commits that changed a path (before it was renamed away) and PRs whose file
-    list has it; depth 2: the PRs those commits belong to; depth 3: issues and PRs those PRs
-    close or mention.
+
+def file_paths(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(f"SELECT id, key FROM history_nodes WHERE id IN ({marks})", list(ids))
+    return {nid: key for nid, key in rows}
+
+
+def file_timeline(
+    conn: sqlite3.Connection, segments: Sequence[tuple[int, float, float]]
+) -> list[sqlite3.Row]:
+    """Every commit, PR and issue behind a file, nearest first, then newest first.
+
+    `segments` are (path node, from, until): the stretches of time each path held the file.
+    Depth 1: commits that changed a path inside its stretch and PRs whose file list has it;
+    depth 2: the PRs those commits belong to; depth 3: issues and PRs those PRs close or
+    mention.
     """
-    values = ", ".join("(?, ?)" for _ in segments)
+    values = ", ".join("(?, ?, ?)" for _ in segments)
     params: list[Any] = [x for seg in segments for x in seg]
     return conn.execute(
         f"""
-WITH seg(file_id, until) AS (VALUES {values}),
+WITH seg(file_id, since, until) AS (VALUES {values}),
 touching AS (
     SELECT e.src AS id, MIN(e.at) AS at FROM seg s
     JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
-    WHERE e.rel = 'MODIFIED' AND e.at <= s.until GROUP BY e.src
+    WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
 ),
 prs AS (
     SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
