@@ -401,3 +401,27 @@ def test_real_rules_are_rarely_held(shared_data) -> None:
     for family in FAMILIES:
         if family != "web_address":
             assert held[family] / len(rules) < 0.01, (family, held[family])
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Use tabs for indentation.", "Use spaces for indentation, four per level."),
+        ("Use spaces for indentation.", "Use tabs for indentation, one per level."),
+        ("Keep lines under 80 characters", "Keep lines under 120 characters; see the style guide"),
+        ("single quotes for strings", "double quotes for strings in Python code"),
+    ],
+)
+def test_contradiction_survives_a_few_extra_qualifiers(new: str, old: str) -> None:
+    assert contradicts(new, old) is not None
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Use tabs for indentation", "Use tabs for indentation in Makefiles"),
+        ("Keep functions under 40 lines", "Keep files under 400 lines"),
+    ],
+)
+def test_qualifiers_alone_are_no_contradiction(new: str, old: str) -> None:
+    assert contradicts(new, old) is None

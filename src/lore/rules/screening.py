@@ -682,6 +682,18 @@ def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
     return shared / len(a | b) >= 0.65 or (small <= large and len(large - small) <= 1 and len(small) >= 2)
 
 
+def _related(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One rule's subject inside the other's, give or take a few qualifiers.
+
+    Enough when the two also pick clashing alternatives or numbers, which are strong signals
+    ("Use tabs for indentation" against "Use spaces for indentation, four per level").
+    """
+    if not a or not b:
+        return False
+    small, large = sorted((a, b), key=len)
+    return small <= large and len(large - small) <= 3
+
+
 def _preview(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 3].rstrip() + "..."
@@ -700,7 +712,7 @@ def contradicts(new_text: str, existing_text: str) -> str | None:
     where = f'a similar rule ("{_preview(existing_text)}")'
     # "Use tabs." against "Use spaces.": nothing but the choice, and that is enough
     bare_choice = not new.subject and not old.subject and min(new.words, old.words) >= 2
-    if bare_choice or _similar(new.subject, old.subject):
+    if bare_choice or _similar(new.subject, old.subject) or _related(new.subject, old.subject):
         for group in new.choices:
             clash = _choice_clash(group, new, old)
             if clash == ("", ""):
@@ -718,11 +730,11 @@ def contradicts(new_text: str, existing_text: str) -> str | None:
                 return f'contradicts {where}: one prefers {pref.preference[0]} to {pref.preference[1]}'
             if plain.rejects & pref.wants and not plain.rejects & pref.rejects:
                 return f'contradicts {where}: one rules out {pref.preference[0]}, the other prefers it'
-    if new.preference or old.preference or not _similar(new.about, old.about):
+    if new.preference or old.preference:
         return None
-    if new.negated != old.negated:
+    if new.negated != old.negated and _similar(new.about, old.about):
         return f'contradicts {where}: "{new.sign}" against "{old.sign}"'
-    if (new.numbers and old.numbers and max(len(new.numbers), len(old.numbers)) <= _MAX_NUMBERS
+    if (new.numbers and old.numbers and _related(new.about, old.about) and max(len(new.numbers), len(old.numbers)) <= _MAX_NUMBERS
             and not (new.numbers <= old.numbers or old.numbers <= new.numbers)):
         mine = ", ".join(sorted(new.numbers - old.numbers))
         theirs = ", ".join(sorted(old.numbers - new.numbers))
