@@ -5,8 +5,10 @@ and, once `lore books extract` has run with a model, the model layer (typed enti
 with quotes, relations, identities). `source="auto"` uses the model layer when there is one.
 
 Everything here is computed from rows under the reader's cap, so an entity first named after
-the cap has no node, no alias and no count. Even the name shown is chosen among the visible
-forms: a character known so far only as "Hope" is not shown as "Jefferson Hope".
+the cap has no node, no alias and no count. Which names form one entity and what kind it is are
+decided under the cap too (the grouping is a timeline of links, `name_groups`), and the name
+shown is chosen among the visible forms: a character known so far only as "Hope" is not shown
+as "Jefferson Hope", and "Prophet" does not join "Mormon" before the text says "Mormon Prophet".
 """
 
 from __future__ import annotations
@@ -176,7 +178,7 @@ def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False, source: s
     rows = sql.cooccurrences(conn, caps, None, limit)
     ids = sorted({r["source"] for r in rows} | {r["target"] for r in rows})
     names = _names(conn, caps, ids)
-    kinds = sql.entity_kinds(conn, ids)
+    kinds = sql.group_kinds(conn, caps, ids)
     return {
         **head,
         "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.names import extract_names
+from lore.books.name_groups import name_index
+from lore.books.names import form_kind
 from lore.books.parsed import ParsedBook, count_words
 from lore.books.passage_vectors import index_passages, remove_passages
 from lore.books.passages import passages
@@ -123,18 +124,17 @@ def add_book(
     for i, chapter in enumerate(parsed.chapters):
         spans.append(passages(chapter.text))
         tick("passages", i + 1, len(parsed.chapters))
-    tick("names", 0, 1)
-    entities = extract_names([c.text for c in parsed.chapters])
-    tick("names", 1, 1)
     with db.transaction() as tx:
-        book_id = _write(tx, parsed, spans, entities, path, digest)
+        book_id = _write(tx, parsed, spans, path, digest)
+        tick("names", 0, 1)
+        store_names(tx, book_id, [c.text for c in parsed.chapters])
+        tick("names", 1, 1)
         index_passages(db, book_id, sql.passages_for_embedding(tx, book_id), tick)
     tick("done", 1, 1)
     return get_book(book_id, store=db)
 
 
-def _write(tx: Any, parsed: ParsedBook, spans: list[Any], entities: list[Any], path: Path,
-           digest: str) -> int:
+def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: str) -> int:
     words = [count_words(c.text) for c in parsed.chapters]
     book_id = sql.insert_book(
         tx, title=parsed.title, authors=parsed.authors, series=parsed.series,
@@ -148,22 +148,37 @@ def _write(tx: Any, parsed: ParsedBook, spans: list[Any], entities: list[Any], p
         sql.insert_chapter(tx, book_id, seq, chapter.title, chapter.text, n_words, len(chapter_spans))
         rows += [(seq, k, s.start, s.end, chapter.text[s.start : s.end])
                  for k, s in enumerate(chapter_spans, start=1)]
-    ids = sql.insert_passages(tx, book_id, rows)
-    starts: dict[int, list[int]] = {}
-    for seq, chapter_spans in enumerate(spans, start=1):
-        starts[seq] = [s.end for s in chapter_spans]
-    mention_rows = []
-    for entity in entities:
-        entity_id = sql.insert_entity(tx, book_id, entity.name, entity.kind)
-        for m in entity.mentions:
-            seq = m.chapter + 1
-            k = _passage_of(starts[seq], m.start)
-            if k is None:
-                continue
-            mention_rows.append((entity_id, book_id, ids[(seq, k)], seq, k, m.start, m.end,
-                                 m.surface, m.form))
-    sql.insert_mentions(tx, mention_rows)
+    sql.insert_passages(tx, book_id, rows)
     return book_id
+
+
+def store_names(tx: Any, book_id: int, texts: list[str] | None = None) -> None:
+    """Find a book's names and write them: one entity row per name form, every mention in its
+    passage, and the timeline of which full name each short form joins (`name_groups`)."""
+    texts = sql.chapter_texts(tx, book_id) if texts is None else texts
+    ends: dict[int, list[int]] = {}
+    ids: dict[tuple[int, int], int] = {}
+    for r in sql.passage_spans(tx, book_id):
+        ends.setdefault(r["chapter_seq"], []).append(r["end"])
+        ids[(r["chapter_seq"], r["passage_seq"])] = r["id"]
+    mentions, links = name_index(texts)
+    forms: dict[str, int] = {}
+    for name in dict.fromkeys(m.form for m in mentions):
+        forms[name] = sql.insert_entity(tx, book_id, name, form_kind(name))
+    mention_rows = []
+    for m in mentions:
+        seq = m.chapter + 1
+        k = _passage_of(ends.get(seq, []), m.start)
+        if k is not None:
+            mention_rows.append((forms[m.form], book_id, ids[(seq, k)], seq, k, m.start, m.end,
+                                 m.surface, m.form, int(bool(m.titles))))
+    sql.insert_mentions(tx, mention_rows)
+    link_rows = []
+    for link in links:
+        seq = link.chapter + 1
+        k = _passage_of(ends.get(seq, []), link.start) or len(ends.get(seq, [])) or 1
+        link_rows.append((book_id, forms[link.form], forms[link.target], seq, k))
+    sql.insert_name_links(tx, link_rows)
 
 
 def _passage_of(ends: list[int], offset: int) -> int | None:

@@ -1,21 +1,22 @@
-"""The deterministic name extractor: the graph a book gets without any model.
+"""The deterministic name finder: the names a book gets without any model.
 
 Names are runs of capitalised words ("Mr. Sherlock Holmes", "Salt Lake City"). A run loses
 its sentence-initial common word ("The", "Then"), words that are usually written in lower case
 ("Science" in a heading) are not names, and honorifics are handled so that "Mr. Sherlock
-Holmes" is "Sherlock Holmes" while "Mr. Bennet" and "Mrs. Bennet" stay two people. A short
-form joins a full name only when exactly one candidate fits ("Holmes" -> "Sherlock Holmes";
-"Bingley" stays itself in a book with Mr., Miss and Caroline Bingley).
+Holmes" states "Sherlock Holmes" while "Mr. Bennet" and "Mrs. Bennet" stay two names.
 
-Every occurrence is kept as a mention with its chapter offsets, so first appearances, counts
-and aliases are decided at query time under the reader's cap.
+Each decision about a run is made with the text up to that run, never with what comes later:
+"usually written in lower case" and "capitalised mid-sentence" are counts as of the run's
+position, so whether a word in chapter 3 is a name does not depend on chapter 10. Which short
+form joins which full name is `name_groups`' job, as a timeline over the same reading order.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from collections import defaultdict
+from dataclasses import dataclass
 
 MALE = {"Mr", "Mister", "Sir", "Lord", "Master", "Monsieur", "King", "Prince", "Duke", "Count",
         "Baron", "Father", "Brother", "Uncle", "Signor", "Herr", "Don"}
@@ -37,9 +38,10 @@ NOT_NAMES = set(
     Mr Mrs Miss Ms Dr Esq Street Road Square Mister Doctor Colonel Captain Major Inspector Lady
     """.split()
 )
-# words that open sentences without naming anyone, even in a book too short to show it
-COMMON = frozenset(
-    """
+# words that open sentences without naming anyone. Whether a word is "usually written in lower
+# case" is judged with the text read so far, so the opening chapters have little to go on: this
+# list stands in for what any English text shows sooner or later.
+_COMMON_WORDS = """
     the a an and but or nor so yet for then than when while where whence why how what who whom
     which that this these those there here now once after before since until though although
     if unless because as at by in on of off to from with without into onto upon over under
@@ -49,8 +51,22 @@ COMMON = frozenset(
     be is are was were been being will would shall should can could may might must let poor
     dear good well oh ah perhaps indeed surely certainly however meanwhile later soon presently
     suddenly finally above below between within behind beside besides along across around
+    sometimes often never always already almost nearly quite rather really probably possibly
+    scarcely hardly merely simply twice thrice afterwards instead otherwise therefore thus hence
+    yesterday today tonight tomorrow everywhere somewhere nowhere anywhere whatever whoever
+    whenever wherever whether either neither nothing something anything everything nobody
+    somebody anybody everybody none someone anyone everyone yours ours theirs mine hers myself
+    yourself himself herself itself ourselves themselves six seven eight nine ten eleven twelve
+    twenty hundred thousand second third half
+    ha hah hum hem hm pooh pshaw bah hush eh nay yea lo hark ugh hurrah bravo hallo hullo hello
+    thank thanks please pray fancy look come go see tell give take make think know hear wait stop
+    listen remember mind try why never
+    it's that's there's here's what's who's where's how's i'm i've i'll i'd you're you've you'll
+    you'd he's she's we're we've we'll they're they've they'll don't doesn't didn't can't won't
+    isn't wasn't aren't weren't couldn't wouldn't shouldn't mustn't haven't hasn't hadn't let's
+    ain't shan't
     """.split()
-)
+COMMON = frozenset(_COMMON_WORDS) | frozenset(w.replace("'", "’") for w in _COMMON_WORDS)
 PLACE_WORDS = {"Street", "Road", "Gardens", "Square", "Lane", "Hall", "Park", "House", "City",
                "Yard", "Hotel", "Terrace", "Place", "Court", "River", "Lake", "Hill", "Moor",
                "Station", "Castle", "Abbey", "Church", "Inn", "Bridge", "Avenue", "Crescent",
@@ -72,13 +88,8 @@ class Mention:
     end: int
     surface: str  # the exact text, e.g. "Mr.\xa0Sherlock Holmes"
     form: str  # the name it states, e.g. "Sherlock Holmes"
-
-
-@dataclass
-class Entity:
-    name: str
-    kind: str
-    mentions: list[Mention] = field(default_factory=list)
+    titles: tuple[str, ...] = ()  # honorifics it was said with, e.g. ("Mr",)
+    full: bool = False  # two or more name words: a full name that short forms can join
 
 
 @dataclass
@@ -91,35 +102,68 @@ class _Run:
     initial: bool  # sentence-initial
 
 
-def extract_names(chapters: list[str]) -> list[Entity]:
-    """Entities with their mentions, over the chapter texts of one book."""
-    lower = Counter(w for text in chapters for w in _LOWER_WORD.findall(text))
-    for word in COMMON:
-        lower[word] += 1
+class _Tally:
+    """Occurrences of words by position in the book, to count them as of any position."""
+
+    def __init__(self, always: frozenset[str] = frozenset()):
+        self.at: dict[str, list[int]] = defaultdict(list)
+        self.always = always  # counted once from the start (common words)
+
+    def add(self, key: str, position: int) -> None:
+        self.at[key].append(position)  # callers add in reading order, so each list is sorted
+
+    def as_of(self, position: int) -> _AsOf:
+        return _AsOf(self, position)
+
+
+class _AsOf:
+    """A tally's counts up to a position: what the text has shown so far."""
+
+    def __init__(self, tally: _Tally, position: int):
+        self.tally = tally
+        self.position = position
+
+    def __getitem__(self, key: str) -> int:
+        seen = self.tally.at.get(key)
+        return (bisect_right(seen, self.position) if seen else 0) + (key in self.tally.always)
+
+    def __contains__(self, key: str) -> bool:
+        return self[key] > 0
+
+
+def find_mentions(chapters: list[str]) -> list[Mention]:
+    """Every name mention in reading order, each decided with the text up to it."""
+    base, total = [], 0
+    for text in chapters:
+        base.append(total)
+        total += len(text) + 1
+    lower = _Tally(always=COMMON)
+    for i, text in enumerate(chapters):
+        for word in _LOWER_WORD.finditer(text):
+            lower.add(word.group(), base[i] + word.start())
     runs = [run for i, text in enumerate(chapters) for run in _runs(i, text)]
-    mid_caps = Counter(name for run in runs for name in _evidence(run))
+    mid_caps = _Tally()
+    for run in runs:
+        for name in _evidence(run):
+            mid_caps.add(name, base[run.chapter] + run.start)
     kept: list[_Run] = []
     for run in runs:
-        trimmed = _trim(run, chapters[run.chapter], lower, mid_caps)
+        at = base[run.chapter] + run.end
+        trimmed = _trim(run, chapters[run.chapter], lower.as_of(at), mid_caps.as_of(at))
         if trimmed is not None:
             kept.append(trimmed)
-    mid_forms = Counter(_form(run) for run in kept if not run.initial)
-    kept = [run for run in kept if _plausible(run, lower, mid_caps, mid_forms)]
-    resolve = _resolver(kept)
-    entities: dict[str, Entity] = {}
+    mid_forms = _Tally()
     for run in kept:
-        form = _form(run)
-        canonical = resolve.get(form, form)
-        entity = entities.get(canonical)
-        if entity is None:
-            entity = entities[canonical] = Entity(canonical, _kind(canonical, run))
-        elif entity.kind == "name" and run.titles:
-            entity.kind = "person"
-        text = chapters[run.chapter]
-        entity.mentions.append(
-            Mention(run.chapter, run.start, run.end, text[run.start : run.end], form)
-        )
-    return sorted(entities.values(), key=lambda e: (-len(e.mentions), e.name))
+        if not run.initial:
+            mid_forms.add(_form(run), base[run.chapter] + run.start)
+    out = []
+    for run in kept:
+        at = base[run.chapter] + run.end
+        if _plausible(run, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
+            text = chapters[run.chapter]
+            out.append(Mention(run.chapter, run.start, run.end, text[run.start : run.end], _form(run),
+                               tuple(run.titles), len(_core(run)) >= 2))
+    return out
 
 
 def _evidence(run: _Run) -> list[str]:
@@ -210,7 +254,7 @@ def _after_abbreviation(text: str, dot: int) -> bool:
     return bool(match and match.group(1) in ABBREVIATED)
 
 
-def _trim(run: _Run, text: str, lower: Counter[str], mid_caps: Counter[str]) -> _Run | None:
+def _trim(run: _Run, text: str, lower: _AsOf, mid_caps: _AsOf) -> _Run | None:
     """Drop a sentence-initial common word and possessive/all-caps noise; None if nothing is left."""
     names = list(run.names)
     titles = list(run.titles)
@@ -239,7 +283,7 @@ def _trim(run: _Run, text: str, lower: Counter[str], mid_caps: Counter[str]) -> 
     return _Run(run.chapter, start, run.end, titles, names, initial)
 
 
-def _plausible(run: _Run, lower: Counter[str], mid_caps: Counter[str], mid_forms: Counter[str]) -> bool:
+def _plausible(run: _Run, lower: _AsOf, mid_caps: _AsOf, mid_forms: _AsOf) -> bool:
     names = [n for n in run.names if n not in CONNECTORS]
     if run.titles:
         return True
@@ -271,12 +315,13 @@ def _form(run: _Run) -> str:
     return core
 
 
-def _title_of(form: str) -> str | None:
+def title_of(form: str) -> str | None:
+    """The honorific a short form is said with ("Mr" in "Mr. Holmes"), if any."""
     head = form.split(" ", 1)[0].rstrip(".")
     return head if head in TITLES and " " in form else None
 
 
-def _gender(title: str | None) -> str:
+def gender(title: str | None) -> str:
     if title in MALE:
         return "m"
     if title in FEMALE:
@@ -284,63 +329,17 @@ def _gender(title: str | None) -> str:
     return "n"
 
 
-def _resolver(runs: list[_Run]) -> dict[str, str]:
-    """Map short forms ("Holmes", "Mr. Holmes", "Sir Henry") to the one full name they fit."""
-    full_titles: dict[str, set[str]] = defaultdict(set)
-    counts: Counter[str] = Counter()
-    for run in runs:
-        form = _form(run)
-        counts[form] += 1
-        if len(_core(run)) >= 2:
-            full_titles[form].update(run.titles)
-    full = set(full_titles)
-    by_last: dict[str, set[str]] = defaultdict(set)
-    by_first: dict[str, set[str]] = defaultdict(set)
-    for name in full:
-        words = name.split()
-        by_last[words[-1]].add(name)
-        by_first[words[0]].add(name)
-    resolve: dict[str, str] = {}
-    titled = [f for f in counts if _title_of(f) and f not in full]
-    for form in titled:
-        title = _title_of(form)
-        word = form.split(" ", 1)[1]
-        pool = by_first[word] if title in FIRST_NAME_TITLES else by_last[word] | (
-            by_first[word] if title in {"Lady", "Lord", "Miss", "Master"} else set()
-        )
-        fits = [f for f in pool if _compatible(title, full_titles[f])]
-        if len(fits) == 1:
-            resolve[form] = fits[0]
-    owners: dict[str, set[str]] = defaultdict(set)
-    for form in counts:
-        target = resolve.get(form, form)
-        words = form.split()
-        if form in full:
-            owners[words[-1]].add(target)
-            owners[words[0]].add(target)
-        elif _title_of(form):
-            owners[words[-1]].add(target)
-    for form in counts:
-        if form in full or _title_of(form) or " " in form:
-            continue
-        candidates = owners.get(form, set()) - {form}
-        if len(candidates) == 1:
-            resolve[form] = next(iter(candidates))
-    return resolve
-
-
-def _compatible(title: str | None, seen: set[str]) -> bool:
-    gender = _gender(title)
-    seen_genders = {_gender(t) for t in seen} - {"n"}
-    if gender == "n":
+def compatible(title: str | None, seen: set[str]) -> bool:
+    """Whether a titled short form can be a full name seen with these titles."""
+    mine = gender(title)
+    seen_genders = {gender(t) for t in seen} - {"n"}
+    if mine == "n":
         return not (seen_genders - {"m"}) or not seen_genders
-    return gender in seen_genders
+    return mine in seen_genders
 
 
-def _kind(name: str, run: _Run) -> str:
-    words = name.split()
-    if words[-1] in PLACE_WORDS:
+def form_kind(form: str) -> str:
+    """What a name says about itself: a place ("Baker Street"), a person ("Mr. Bennet"), or not."""
+    if form.split()[-1] in PLACE_WORDS:
         return "place"
-    if run.titles or _title_of(name):
-        return "person"
-    return "name"
+    return "person" if title_of(form) else "name"

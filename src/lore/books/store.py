@@ -157,6 +157,43 @@ MIGRATIONS.append(
     )
 )
 
+# Which short form joins which full name ("Holmes" -> "Sherlock Holmes") changes as the book goes
+# on, so it is a timeline: a link row says that from its chapter/passage on, the mentions of
+# `entity_id` (one row per name form) count as `target_id` (itself: as no one else any more).
+# Queries take, per form, the last link under the reader's cap. Mentions carry whether they
+# were said with an honorific, which is what makes a name a person; also counted under the cap.
+MIGRATIONS.append(
+    Migration(
+        "books/0003_name_timeline",
+        """
+        ALTER TABLE book_mentions ADD COLUMN titled INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE book_name_links (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            entity_id INTEGER NOT NULL REFERENCES book_entities(id) ON DELETE CASCADE,
+            target_id INTEGER NOT NULL REFERENCES book_entities(id) ON DELETE CASCADE,
+            chapter_seq INTEGER NOT NULL,
+            passage_seq INTEGER NOT NULL
+        );
+        CREATE INDEX book_name_links_cap ON book_name_links (book_id, chapter_seq, passage_seq);
+        CREATE INDEX book_name_links_entity ON book_name_links (entity_id, chapter_seq, passage_seq);
+        """,
+    )
+)
+
+
+def _rebuild_names(conn: sqlite3.Connection) -> None:
+    """Books imported before the timeline had names grouped over the whole book: find again."""
+    from lore.books.library import store_names
+
+    for (book_id,) in conn.execute("SELECT id FROM books").fetchall():
+        conn.execute("DELETE FROM book_mentions WHERE book_id = ?", (book_id,))
+        conn.execute("DELETE FROM book_entities WHERE book_id = ?", (book_id,))
+        store_names(conn, book_id)
+
+
+MIGRATIONS.append(Migration("books/0004_names_as_read", _rebuild_names))
+
 END = 1 << 30  # "no passage limit within the cap chapter", and "the whole book" as a chapter
 
 
@@ -250,12 +287,38 @@ def insert_entity(conn: sqlite3.Connection, book_id: int, name: str, kind: str) 
 
 
 def insert_mentions(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
-    """Rows of (entity_id, book_id, passage_id, chapter_seq, passage_seq, start, end, surface, form)."""
+    """Rows of (entity_id, book_id, passage_id, chapter_seq, passage_seq, start, end, surface, form,
+    titled)."""
     conn.executemany(
         "INSERT INTO book_mentions (entity_id, book_id, passage_id, chapter_seq, passage_seq,"
-        " start, end, surface, form) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " start, end, surface, form, titled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+
+
+def insert_name_links(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, int, int, int]]) -> None:
+    """Rows of (book_id, entity_id, target_id, chapter_seq, passage_seq)."""
+    conn.executemany(
+        "INSERT INTO book_name_links (book_id, entity_id, target_id, chapter_seq, passage_seq)"
+        " VALUES (?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def chapter_texts(conn: sqlite3.Connection, book_id: int) -> list[str]:
+    """Every chapter's text in reading order (to find names again)."""
+    rows = conn.execute(
+        "SELECT text FROM book_chapters WHERE book_id = ? ORDER BY chapter_seq", (book_id,))
+    return [r[0] for r in rows]
+
+
+def passage_spans(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]:
+    """Every passage's id and chapter offsets, in reading order (to place name mentions)."""
+    return conn.execute(
+        "SELECT id, chapter_seq, passage_seq, start, end FROM book_passages WHERE book_id = ?"
+        " ORDER BY chapter_seq, passage_seq",
+        (book_id,),
+    ).fetchall()
 
 
 def delete_book(conn: sqlite3.Connection, book_id: int) -> None:
@@ -265,6 +328,7 @@ def delete_book(conn: sqlite3.Connection, book_id: int) -> None:
         (book_id,),
     )
     conn.execute("DELETE FROM book_mentions WHERE book_id = ?", (book_id,))
+    conn.execute("DELETE FROM book_name_links WHERE book_id = ?", (book_id,))
     clear_model_layer(conn, book_id)
     conn.execute("DELETE FROM books WHERE id = ?", (book_id,))
 
@@ -360,19 +424,59 @@ def passages_for_embedding(conn: sqlite3.Connection, book_id: int) -> list[sqlit
     ).fetchall()
 
 
+def _names_cte(caps: Sequence[Cap]) -> tuple[str, list[int]]:
+    """The cap; `fe`: every name form of the capped books with `eid`, the entity it stands for at
+    the reader's position (its last link at or before the cap, else itself); and `vm`: the
+    visible mentions with their `eid`. (`fe` drives the join: one index lookup per form.)"""
+    cte, params = _cap_cte(caps)
+    last_link = (
+        "SELECT l.target_id FROM book_name_links l WHERE l.entity_id = e.id"
+        " AND (l.chapter_seq < cap.ch OR (l.chapter_seq = cap.ch AND l.passage_seq <= cap.ps))"
+        " ORDER BY l.chapter_seq DESC, l.passage_seq DESC, l.id DESC LIMIT 1"
+    )
+    return (
+        f"{cte}, fe(entity_id, eid) AS MATERIALIZED (SELECT e.id, COALESCE(({last_link}), e.id)"
+        " FROM book_entities e JOIN cap ON e.book_id = cap.book_id),"
+        " vm AS (SELECT m.*, fe.eid FROM fe CROSS JOIN book_mentions m ON m.entity_id = fe.entity_id"
+        f" JOIN cap ON {visible('m')})"
+    ), params
+
+
+# A group's kind under the cap: its name's own (a place, a titled person), or a person once any
+# visible mention of it was said with an honorific.
+_GROUP_KIND = (
+    "CASE WHEN e.kind = 'place' THEN 'place' WHEN e.kind = 'person' OR MAX(vm.titled) = 1"
+    " THEN 'person' ELSE 'name' END"
+)
+
+
 def entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
                 limit: int) -> list[sqlite3.Row]:
-    """Entities with at least one visible mention: visible count and first visible chapter."""
-    cte, params = _cap_cte(caps)
-    kind_sql = " AND e.kind = ?" if kind else ""
+    """Entities with at least one visible mention: visible mentions, passages, first chapter."""
+    cte, params = _names_cte(caps)
+    having = " HAVING kind = ?" if kind else ""
     return conn.execute(
-        f"{cte} SELECT e.id, e.book_id, e.kind, COUNT(*) AS mentions,"
-        " MIN(m.chapter_seq) AS first_chapter, COUNT(DISTINCT m.chapter_seq) AS chapters"
-        f" FROM book_mentions m JOIN cap ON {visible('m')}"
-        f" JOIN book_entities e ON e.id = m.entity_id{kind_sql}"
-        " GROUP BY e.id ORDER BY mentions DESC, e.id LIMIT ?",
+        f"{cte} SELECT vm.eid AS id, e.book_id, {_GROUP_KIND} AS kind, COUNT(*) AS mentions,"
+        " COUNT(DISTINCT vm.passage_id) AS passages, MIN(vm.chapter_seq) AS first_chapter,"
+        " COUNT(DISTINCT vm.chapter_seq) AS chapters"
+        f" FROM vm JOIN book_entities e ON e.id = vm.eid GROUP BY vm.eid{having}"
+        " ORDER BY mentions DESC, vm.eid LIMIT ?",
         (*params, *([kind] if kind else []), limit),
     ).fetchall()
+
+
+def group_kinds(conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Sequence[int]) -> dict[int, str]:
+    """The kind of each entity as the visible text shows it."""
+    if not entity_ids:
+        return {}
+    cte, params = _names_cte(caps)
+    marks = ",".join("?" for _ in entity_ids)
+    rows = conn.execute(
+        f"{cte} SELECT vm.eid, {_GROUP_KIND} FROM vm JOIN book_entities e ON e.id = vm.eid"
+        f" WHERE vm.eid IN ({marks}) GROUP BY vm.eid",
+        (*params, *entity_ids),
+    )
+    return {r[0]: r[1] for r in rows}
 
 
 def visible_forms(conn: sqlite3.Connection, caps: Sequence[Cap],
@@ -380,23 +484,22 @@ def visible_forms(conn: sqlite3.Connection, caps: Sequence[Cap],
     """The names each entity goes by in the visible text, with counts."""
     if not entity_ids:
         return []
-    cte, params = _cap_cte(caps)
+    cte, params = _names_cte(caps)
     marks = ",".join("?" for _ in entity_ids)
     return conn.execute(
-        f"{cte} SELECT m.entity_id, m.form, COUNT(*) AS n, MIN(m.chapter_seq) AS first_chapter"
-        f" FROM book_mentions m JOIN cap ON {visible('m')}"
-        f" WHERE m.entity_id IN ({marks}) GROUP BY m.entity_id, m.form",
+        f"{cte} SELECT vm.eid AS entity_id, vm.form, COUNT(*) AS n, MIN(vm.chapter_seq) AS first_chapter"
+        f" FROM vm WHERE vm.eid IN ({marks}) GROUP BY vm.eid, vm.form",
         (*params, *entity_ids),
     ).fetchall()
 
 
 def entities_by_form(conn: sqlite3.Connection, caps: Sequence[Cap], name: str) -> list[sqlite3.Row]:
     """Entities that a visible mention calls by this name (case-insensitive)."""
-    cte, params = _cap_cte(caps)
+    cte, params = _names_cte(caps)
     return conn.execute(
-        f"{cte} SELECT m.entity_id, COUNT(*) AS n FROM book_mentions m JOIN cap ON {visible('m')}"
-        " WHERE m.form = ? COLLATE NOCASE OR m.surface = ? COLLATE NOCASE"
-        " GROUP BY m.entity_id ORDER BY n DESC",
+        f"{cte} SELECT vm.eid AS entity_id, COUNT(*) AS n FROM vm"
+        " WHERE vm.form = ? COLLATE NOCASE OR vm.surface = ? COLLATE NOCASE"
+        " GROUP BY vm.eid ORDER BY n DESC",
         (*params, name, name),
     ).fetchall()
 
@@ -404,13 +507,12 @@ def entities_by_form(conn: sqlite3.Connection, caps: Sequence[Cap], name: str) -
 def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
                  limit: int) -> list[sqlite3.Row]:
     """Names starting with the prefix (any word of the name), among visible mentions."""
-    cte, params = _cap_cte(caps)
+    cte, params = _names_cte(caps)
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return conn.execute(
-        f"{cte} SELECT m.entity_id, m.form, COUNT(*) AS n FROM book_mentions m"
-        f" JOIN cap ON {visible('m')}"
-        " WHERE m.form LIKE ? ESCAPE '\\' OR m.form LIKE ? ESCAPE '\\'"
-        " GROUP BY m.entity_id, m.form ORDER BY n DESC, m.form LIMIT ?",
+        f"{cte} SELECT vm.eid AS entity_id, vm.form, COUNT(*) AS n FROM vm"
+        " WHERE vm.form LIKE ? ESCAPE '\\' OR vm.form LIKE ? ESCAPE '\\'"
+        " GROUP BY vm.eid, vm.form ORDER BY n DESC, vm.form LIMIT ?",
         (*params, f"{escaped}%", f"% {escaped}%", limit),
     ).fetchall()
 
@@ -418,13 +520,12 @@ def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
 def entity_mentions(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int,
                     limit: int) -> list[sqlite3.Row]:
     """Visible mentions of an entity in reading order, with their passage."""
-    cte, params = _cap_cte(caps)
+    cte, params = _names_cte(caps)
     return conn.execute(
-        f"{cte} SELECT m.chapter_seq, m.passage_seq, m.start, m.end, m.surface, p.id AS passage_id,"
-        " p.text, p.start AS passage_start"
-        f" FROM book_mentions m JOIN cap ON {visible('m')}"
-        " JOIN book_passages p ON p.id = m.passage_id"
-        " WHERE m.entity_id = ? ORDER BY m.chapter_seq, m.passage_seq, m.start LIMIT ?",
+        f"{cte} SELECT vm.chapter_seq, vm.passage_seq, vm.start, vm.end, vm.surface,"
+        " p.id AS passage_id, p.text, p.start AS passage_start"
+        " FROM vm JOIN book_passages p ON p.id = vm.passage_id"
+        " WHERE vm.eid = ? ORDER BY vm.chapter_seq, vm.passage_seq, vm.start LIMIT ?",
         (*params, entity_id, limit),
     ).fetchall()
 
@@ -434,26 +535,17 @@ def cooccurrences(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int 
     """Pairs of entities named in the same visible passage: passages shared, first chapter.
 
     With `entity_id`, only that entity's neighbours (a graph walk of one hop)."""
-    cte, params = _cap_cte(caps)
-    focus = " AND a.entity_id = ?" if entity_id is not None else ""
-    pair = "a.entity_id != b.entity_id" if entity_id is not None else "a.entity_id < b.entity_id"
+    cte, params = _names_cte(caps)
+    focus = " AND a.eid = ?" if entity_id is not None else ""
+    pair = "a.eid != fb.eid" if entity_id is not None else "a.eid < fb.eid"
     return conn.execute(
-        f"{cte} SELECT a.entity_id AS source, b.entity_id AS target,"
-        " COUNT(DISTINCT a.passage_id) AS passages, MIN(a.chapter_seq) AS first_chapter"
-        f" FROM book_mentions a JOIN cap ON {visible('a')}"
-        f" JOIN book_mentions b ON b.passage_id = a.passage_id AND {pair}"
-        f" WHERE 1{focus} GROUP BY a.entity_id, b.entity_id"
+        f"{cte} SELECT a.eid AS source, fb.eid AS target, COUNT(DISTINCT a.passage_id) AS passages,"
+        " MIN(a.chapter_seq) AS first_chapter FROM vm a"
+        " JOIN book_mentions b ON b.passage_id = a.passage_id AND b.entity_id != a.entity_id"
+        f" JOIN fe fb ON fb.entity_id = b.entity_id WHERE {pair}{focus} GROUP BY a.eid, fb.eid"
         " ORDER BY passages DESC, source, target LIMIT ?",
         (*params, *([entity_id] if entity_id is not None else []), limit),
     ).fetchall()
-
-
-def entity_kinds(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> dict[int, str]:
-    if not entity_ids:
-        return {}
-    marks = ",".join("?" for _ in entity_ids)
-    rows = conn.execute(f"SELECT id, kind FROM book_entities WHERE id IN ({marks})", tuple(entity_ids))
-    return {r[0]: r[1] for r in rows}
 
 
 def count_visible_passages(conn: sqlite3.Connection, caps: Sequence[Cap]) -> int:
