@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
@@ -72,7 +73,8 @@ def show(
         table.add_row("API key", chat["api_key"] or "-", sources.get("api_key", ""))
         table.add_row("structured output", chat["structured"], "")
     for name, entry in info["tasks"].items():
-        table.add_row(f"task {name}", entry["model"] or "[yellow]none[/yellow]", entry["from"])
+        table.add_row(f"task {name}", escape(entry["model"]) if entry["model"] else
+                      "[yellow]none[/yellow]", escape(entry["from"]))
     table.add_row("embedder", info["embedder"], "")
     table.add_row("vector search", info["vector_search"], "")
     limits = info["limits"]
