@@ -71,8 +71,8 @@ def test_full_text_and_vector_search_filter_inside_the_query(mystery: library.Bo
     db = sql.books_store()
     conn = db.connect()
     cap = [Cap(mystery.id, 2)]
-    assert sql.fts_search(conn, cap, '"clara"', 50) == []
-    assert sql.fts_search(conn, [Cap(mystery.id, 5)], '"clara"', 50)
+    assert sql.term_hits(conn, cap, '"clara"') == []
+    assert sql.term_hits(conn, [Cap(mystery.id, 5)], '"clara"')
     visible = sql.count_visible_passages(conn, cap)
     hits = vector_search(db, cap, "Clara Vane poisoned the colonel", k=10_000)
     # the filter runs in the scan, before the top-k: every visible passage, nothing else

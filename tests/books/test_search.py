@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lore.books import library, search
 from lore.core.config import update_settings
+from lore.core.store import Store
+from support.books import make_epub, mystery_book
 
 QUESTION = "Who poisoned the colonel?"
 
@@ -61,3 +65,30 @@ def test_the_relevance_floor_is_per_embedder_and_configurable(mystery: library.B
 def test_question_words_are_not_search_terms() -> None:
     assert search.content_terms("Who is the murderer of Enoch Drebber?") == ["murderer", "enoch", "drebber"]
     assert search.content_terms("What? Who? Why?") == []
+
+
+def test_scores_do_not_depend_on_text_past_the_cap(tmp_path: Path, mystery_epub: Path) -> None:
+    """Two books with the same first two chapters, each alone in a library: at chapter 2 every
+    number must be the same, however often the hidden chapters (or other books) use the words."""
+    spec = mystery_book()
+    spec.title = "The Vane Inheritance, revised"
+    for chapter in spec.chapters[2:]:
+        chapter.paragraphs += ["The teapot, the silver teapot, the lodge teapot: Penrose and Hale"
+                               " spoke of the teapot at the lodge again and again."] * 6
+    revised_epub = make_epub(tmp_path / "revised.epub", spec)
+    query = "Penrose, Hale and the silver teapot at the lodge"
+    keep = ("chapter", "passage", "text", "score", "bm25", "cosine", "coverage")
+
+    def found(epub: Path, store: Store) -> list[dict]:
+        book = library.add_book(epub, store=store)
+        library.set_progress(book.id, 2, store=store)
+        result = search.search_book(book.id, query, k=10, store=store).as_dict()
+        assert result["verdict"] == "found" and result["hits"]
+        return [{k: h[k] for k in keep} for h in result["hits"]]
+
+    alone = Store(tmp_path / "one" / "lore.db")
+    original = found(mystery_epub, alone)
+    assert original == found(revised_epub, Store(tmp_path / "two" / "lore.db"))
+    assert all(h["bm25"] is not None for h in original if h["coverage"] > 0)
+    found(revised_epub, alone)  # another book in the same library changes nothing either
+    assert found(mystery_epub, alone) == original

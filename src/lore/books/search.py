@@ -1,7 +1,8 @@
 """Hybrid passage search under the reader's cap, and the spoiler-free "not reached yet" probe.
 
 Two rankings of the visible passages, fused with reciprocal-rank fusion:
-- BM25 from SQLite FTS5 (porter-stemmed words), and
+- BM25 over the passages SQLite FTS5 finds (porter-stemmed words), scored from the statistics
+  of the visible passages only (FTS5's own `bm25()` counts every passage of every book), and
 - cosine similarity from the passage vectors (filters applied inside the scan).
 
 A fused hit is kept only when it clears the relevance floor: it holds most of the question's
@@ -27,6 +28,7 @@ from lore.core.config import load_settings
 from lore.core.store import Store
 
 RRF_K = 60
+BM25_K1, BM25_B = 1.2, 0.75
 CANDIDATES = 50
 COVERAGE_FLOOR = 0.8
 # cosine similarity a passage must reach to count as relevant, per embedder (scales differ)
@@ -66,7 +68,7 @@ class PassageHit:
     end: int
     text: str
     score: float  # fused (reciprocal-rank) score
-    bm25: float | None = None
+    bm25: float | None = None  # from the statistics of the visible passages only
     cosine: float | None = None
     coverage: float = 0.0
 
@@ -162,7 +164,7 @@ def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> 
         PassageHit(
             passage_id=pid, book_id=r["book_id"], chapter=r["chapter_seq"], passage=r["passage_seq"],
             start=r["start"], end=r["end"], text=r["text"], score=round(fused[pid], 6),
-            bm25=lexical["bm25"].get(pid), cosine=vectors.get(pid),
+            bm25=lexical["bm25"].get(pid), cosine=_rounded(vectors.get(pid)),
             coverage=round(lexical["coverage"].get(pid, 0.0), 3),
         )
         for pid in keep if (r := rows.get(pid)) is not None
@@ -172,19 +174,33 @@ def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> 
 
 
 def _lexical(conn: Any, caps: list[Cap], terms: list[str], limit: int) -> dict[str, Any]:
-    """BM25 order of visible passages, and each candidate's IDF-weighted share of the terms."""
+    """BM25 order of visible passages, and each candidate's IDF-weighted share of the terms.
+
+    BM25 is computed here from the visible passages alone (how many there are, their mean
+    length, how many hold each term), not by FTS5, whose statistics cover every passage of
+    every book: a score must not change with text the reader cannot see."""
     empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}}
     if not terms:
         return empty
-    rows = sql.fts_search(conn, caps, " OR ".join(f'"{t}"' for t in terms), limit)
-    if not rows:
-        return empty
-    order = [r["id"] for r in rows]
-    total = sql.count_visible_passages(conn, caps)
-    weights, holders = {}, {}
+    total, mean_size = sql.visible_size(conn, caps)
+    scores: dict[int, float] = {}
+    weights: dict[str, float] = {}
+    holders: dict[str, set[int]] = {}
     for term in terms:
-        df, holders[term] = sql.term_stats(conn, caps, f'"{term}"', order)
+        rows = sql.term_hits(conn, caps, f'"{term}"')
+        df = len(rows)
+        holders[term] = {r["id"] for r in rows}
         weights[term] = math.log(1.0 + total / (df + 0.5))
+        idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+        for r in rows:
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * r["size"] / max(mean_size, 1.0))
+            scores[r["id"]] = scores.get(r["id"], 0.0) + idf * r["tf"] * (BM25_K1 + 1.0) / (r["tf"] + norm)
+    order = sorted(scores, key=lambda pid: (-scores[pid], pid))[:limit]
     whole = sum(weights.values()) or 1.0
     coverage = {pid: sum(w for t, w in weights.items() if pid in holders[t]) / whole for pid in order}
-    return {"order": order, "bm25": {r["id"]: round(r["score"], 4) for r in rows}, "coverage": coverage}
+    return {"order": order, "bm25": {pid: round(scores[pid], 4) for pid in order}, "coverage": coverage}
+
+
+def _rounded(value: float | None) -> float | None:
+    """Four decimals: the last bits of a float32 dot product vary with the index's shape."""
+    return None if value is None else round(value, 4)

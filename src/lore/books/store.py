@@ -391,16 +391,18 @@ def chapter_outline(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]
 # -- capped reads -------------------------------------------------------------------------------
 
 
-def fts_search(conn: sqlite3.Connection, caps: Sequence[Cap], match: str, limit: int) -> list[sqlite3.Row]:
-    """BM25-ranked passages matching an FTS5 expression, among visible passages only."""
+def term_hits(conn: sqlite3.Connection, caps: Sequence[Cap], match: str) -> list[sqlite3.Row]:
+    """Visible passages matching an FTS5 expression: id, length, and how often it matches (tf).
+
+    No `bm25()` here: FTS5 computes it from statistics over every passage of every book, which
+    would make a score depend on text past the cap. Callers score from these capped counts."""
     cte, params = _cap_cte(caps)
+    marked = "highlight(book_passages_fts, 0, char(1), '')"
     return conn.execute(
-        f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text,"
-        " bm25(book_passages_fts) AS score"
+        f"{cte} SELECT p.id, length(p.text) AS size, length({marked}) - length(p.text) AS tf"
         " FROM book_passages_fts CROSS JOIN book_passages p ON p.id = book_passages_fts.rowid"
-        f" CROSS JOIN cap ON {visible('p')}"
-        " WHERE book_passages_fts MATCH ? ORDER BY score, p.id LIMIT ?",
-        (*params, match, limit),
+        f" CROSS JOIN cap ON {visible('p')} WHERE book_passages_fts MATCH ?",
+        (*params, match),
     ).fetchall()
 
 
@@ -548,24 +550,18 @@ def cooccurrences(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int 
     ).fetchall()
 
 
-def count_visible_passages(conn: sqlite3.Connection, caps: Sequence[Cap]) -> int:
+def visible_size(conn: sqlite3.Connection, caps: Sequence[Cap]) -> tuple[int, float]:
+    """How many passages are visible, and their mean length in characters."""
     cte, params = _cap_cte(caps)
-    row = conn.execute(f"{cte} SELECT COUNT(*) FROM book_passages p JOIN cap ON {visible('p')}", params)
-    return int(row.fetchone()[0])
-
-
-def term_stats(conn: sqlite3.Connection, caps: Sequence[Cap], match: str,
-               candidates: Sequence[int]) -> tuple[int, set[int]]:
-    """How many visible passages match an FTS5 expression, and which of the candidates do."""
-    cte, params = _cap_cte(caps)
-    marks = ",".join("?" for _ in candidates) or "NULL"
     row = conn.execute(
-        f"{cte} SELECT COUNT(*), json_group_array(p.id) FILTER (WHERE p.id IN ({marks}))"
-        " FROM book_passages_fts CROSS JOIN book_passages p ON p.id = book_passages_fts.rowid"
-        f" CROSS JOIN cap ON {visible('p')} WHERE book_passages_fts MATCH ?",
-        (*params, *candidates, match),
+        f"{cte} SELECT COUNT(*), AVG(length(p.text)) FROM book_passages p JOIN cap ON {visible('p')}",
+        params,
     ).fetchone()
-    return int(row[0]), set(json.loads(row[1] or "[]"))
+    return int(row[0]), float(row[1] or 0.0)
+
+
+def count_visible_passages(conn: sqlite3.Connection, caps: Sequence[Cap]) -> int:
+    return visible_size(conn, caps)[0]
 
 
 # -- the model layer ----------------------------------------------------------------------------
