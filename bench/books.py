@@ -122,6 +122,7 @@ def timed(fn, runs: int) -> list[float]:
 def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, float]]:
     from lore.books import library, search
     from lore.books import store as sql
+    from lore.books.query import content_terms
     from lore.books.store import END, Cap
 
     fresh_home()
@@ -135,7 +136,7 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
     uncapped = timed(lambda i: search.search_book(book.id, queries[i], spoilers=True), runs)
     conn = sql.books_store().connect()
     half, whole = [Cap(book.id, max(1, book.chapters // 2))], [Cap(book.id, END)]
-    terms = [" OR ".join(f'"{t}"' for t in search.content_terms(q)) or '"the"' for q in queries]
+    terms = [" OR ".join(f'"{t}"' for t in content_terms(q)) or '"the"' for q in queries]
     fts_capped = timed(lambda i: sql.term_hits(conn, half, terms[i]), runs)
     fts_uncapped = timed(lambda i: sql.term_hits(conn, whole, terms[i]), runs)
     return [

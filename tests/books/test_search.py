@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lore.books import library, search
+from lore.books.query import content_terms, names_the_role, parse
 from lore.core.config import update_settings
 from lore.core.store import Store
 from support.books import make_epub, mystery_book
@@ -63,8 +64,8 @@ def test_the_relevance_floor_is_per_embedder_and_configurable(mystery: library.B
 
 
 def test_question_words_are_not_search_terms() -> None:
-    assert search.content_terms("Who is the murderer of Enoch Drebber?") == ["murderer", "enoch", "drebber"]
-    assert search.content_terms("What? Who? Why?") == []
+    assert content_terms("Who is the murderer of Enoch Drebber?") == ["murderer", "enoch", "drebber"]
+    assert content_terms("What? Who? Why?") == []
 
 
 def test_scores_do_not_depend_on_text_past_the_cap(tmp_path: Path, mystery_epub: Path) -> None:
@@ -92,3 +93,58 @@ def test_scores_do_not_depend_on_text_past_the_cap(tmp_path: Path, mystery_epub:
     assert all(h["bm25"] is not None for h in original if h["coverage"] > 0)
     found(revised_epub, alone)  # another book in the same library changes nothing either
     assert found(mystery_epub, alone) == original
+
+
+def test_a_question_stands_for_the_words_a_story_uses() -> None:
+    killer = parse("Who is the killer?")
+    assert killer.terms == ["killer"] and {"murderer", "murdered", "slain"} <= set(killer.groups[0])
+    assert killer.role is not None and "murderer" in killer.role and "murdered" not in killer.role
+    wrote = parse("Who wrote RACHE on the wall?")
+    assert wrote.terms == ["wrote", "rache", "wall"] and "written" in wrote.groups[0]
+    assert wrote.role is None  # who did something: any passage saying it may answer
+    assert set(parse("Who was the murderer of Enoch Drebber?").role or ()) == set(killer.role)
+    assert parse("Who is the Cheshire Cat?").role is None  # a name: asks about them
+    assert parse("What does Rache mean?").terms == ["rache"]
+
+
+def _names(text: str, *names: str) -> list[tuple[int, int]]:
+    return [(text.index(n), text.index(n) + len(n)) for n in names]
+
+
+def test_a_who_is_question_wants_a_name_in_the_role() -> None:
+    role = parse("Who is the killer?").role
+    assert role is not None
+    for text, name in [
+        ("let me introduce you to Mr. Jefferson Hope, the murderer of Enoch Drebber.", "Mr. Jefferson Hope"),
+        ("They said Arthur was the real killer all along.", "Arthur"),
+        ("The murderer is Mr. Arthur Penrose, and he knew it.", "Mr. Arthur Penrose"),
+        ("We know the culprit: Clara Vane.", "Clara Vane"),
+    ]:
+        assert names_the_role(text, _names(text, name), role), text
+    for text, name in [
+        ("In all probability the murderer had a florid face, said Holmes.", "Holmes"),
+        ("Enoch Drebber, the murdered man, lay on the floor.", "Enoch Drebber"),
+        ("the murder of Enoch Drebber", "Enoch Drebber"),
+    ]:
+        assert not names_the_role(text, _names(text, name), role), text
+
+
+def test_who_is_the_killer_waits_for_the_passage_that_names_one(tmp_path: Path) -> None:
+    spec = mystery_book()
+    spec.title = "The Glove"
+    spec.chapters[1].paragraphs.append("The murderer left a single grey glove by the fire.")
+    spec.chapters[3].paragraphs.append("Mr. Arthur Penrose, the murderer of the colonel, confessed it all.")
+    book = library.add_book(make_epub(tmp_path / "glove.epub", spec))
+    library.set_progress(book.id, 3)
+    early = search.search_book(book.id, "Who is the killer?")
+    assert (early.verdict, early.hits) == (search.NOT_REACHED, [])  # not the glove: no one named
+    library.set_progress(book.id, 4)
+    named = search.search_book(book.id, "Who is the killer?")
+    assert named.verdict == search.FOUND and "the murderer of the colonel" in named.hits[0].text
+    assert all("glove" not in h.text for h in named.hits)
+    # nothing in the book names a poisoner: what it says about poisoning is the best there is
+    library.set_progress(book.id, 4)
+    assert search.search_book(book.id, "Who is the poisoner?").verdict == search.NOT_REACHED
+    library.set_progress(book.id, 5)
+    said = search.search_book(book.id, "Who is the poisoner?")
+    assert said.verdict == search.FOUND and "poisoned the old colonel" in said.hits[0].text

@@ -1,28 +1,32 @@
 """Hybrid passage search under the reader's cap, and the spoiler-free "not reached yet" probe.
 
-Two rankings of the visible passages, fused with reciprocal-rank fusion:
+A question is first read (`query.parse`): its content words, each standing for the words a
+story may use for it ("killer": murderer, murdered, slain...), and, for "who is the ROLE?", the
+role a passage must give someone by name. Two rankings of the visible passages are fused with
+reciprocal-rank fusion:
 - BM25 over the passages SQLite FTS5 finds (porter-stemmed words), scored from the statistics
   of the visible passages only (FTS5's own `bm25()` counts every passage of every book), and
 - cosine similarity from the passage vectors (filters applied inside the scan).
 
 A fused hit is kept only when it clears the relevance floor: it holds most of the question's
-content words (IDF-weighted coverage), or its cosine similarity clears the floor set for the
-embedder in use (every embedder's scores live on its own scale). When nothing visible clears
-it, one uncapped probe (the same two searches, no model call) tells "the book does not say"
-from "you haven't reached the part that answers this", and returns nothing else: no passage,
-no chapter, no score.
+content (IDF-weighted coverage of its word groups), or its cosine similarity clears the floor
+set for the embedder in use (every embedder's scores live on its own scale). A "who is the
+ROLE?" question is answered by passages naming someone as the role; when none does, here or
+further on, the relevant passages are the answer. When nothing visible answers, one uncapped
+probe (the same searches, no model call) tells "the book does not say" from "you haven't
+reached the part that answers this", and returns nothing else: no passage, no chapter, no score.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lore.books import store as sql
 from lore.books.library import Book, caps_for, find_book, series_books
 from lore.books.passage_vectors import embedder, vector_search
+from lore.books.query import Query, names_the_role, parse
 from lore.books.store import END, Cap
 from lore.core.config import load_settings
 from lore.core.store import Store
@@ -30,7 +34,7 @@ from lore.core.store import Store
 RRF_K = 60
 BM25_K1, BM25_B = 1.2, 0.75
 CANDIDATES = 50
-COVERAGE_FLOOR = 0.8
+COVERAGE_FLOOR = 0.75
 # cosine similarity a passage must reach to count as relevant, per embedder (scales differ)
 RELEVANCE_FLOORS = {
     "hash-ngram-v1": 0.5,
@@ -38,18 +42,6 @@ RELEVANCE_FLOORS = {
     "nomic-embed-text": 0.62,
 }
 DEFAULT_FLOOR = 0.6
-QUESTION_WORDS = frozenset(
-    """
-    a an the and or but of to in on at by for from with into onto over under as about than
-    is are was were be been being am do does did done doing has have had having will would
-    shall should can could may might must who whom whose what which when where why how
-    that this these those there here it its it's he him his she her hers they them their
-    i me my we us our you your yours not no yes so if then else also just only very
-    tell say says said know knew book story chapter happen happens happened
-    someone somebody something anyone anything everyone everything
-    """.split()
-)
-
 FOUND, NOT_REACHED, NOT_IN_BOOK = "found", "not_reached", "not_in_book"
 MESSAGES = {
     FOUND: "",
@@ -87,15 +79,6 @@ class SearchResult:
         return asdict(self)
 
 
-def content_terms(query: str) -> list[str]:
-    """The words of a question that carry its meaning, lower-cased, in order, once each."""
-    seen: list[str] = []
-    for word in re.findall(r"[^\W_]+", query.lower()):
-        if word not in QUESTION_WORDS and len(word) > 1 and word not in seen:
-            seen.append(word)
-    return seen[:12]
-
-
 def relevance_floor(name: str) -> float:
     """The cosine floor for an embedder: config `books.relevance_floor.<name>` wins."""
     configured = load_settings().section("books").get("relevance_floor", {})
@@ -128,28 +111,35 @@ def search_books(books: list[Book], query: str, k: int = 5, *, spoilers: bool = 
     space = embedder()
     floor = relevance_floor(space.name)
     caps = caps_for(books, spoilers=spoilers)
-    hits = ranked(db, caps, query, floor, CANDIDATES)
     result = SearchResult(query=query, verdict=FOUND, message="", embedder=space.name,
                           floor=floor, books=[b.id for b in books])
-    if hits:
-        result.hits = hits[:k]
+    question = parse(query)
+    answers, related = ranked(db, caps, question, floor, CANDIDATES)
+    if answers:
+        result.hits = answers[:k]
         return result
-    beyond = any(c.chapter < END for c in caps) and bool(
-        ranked(db, [Cap(c.book_id, END) for c in caps], query, floor, CANDIDATES)
+    beyond = any(c.chapter < END for c in caps)
+    ahead, ahead_related = (
+        ranked(db, [Cap(c.book_id, END) for c in caps], question, floor, CANDIDATES) if beyond else ([], [])
     )
-    result.verdict = NOT_REACHED if beyond else NOT_IN_BOOK
+    if not ahead and related:  # nothing names the one asked for, here or later: what is said
+        result.hits = related[:k]
+        return result
+    result.verdict = NOT_REACHED if ahead or ahead_related else NOT_IN_BOOK
     result.message = MESSAGES[result.verdict]
     return result
 
 
-def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> list[PassageHit]:
-    """Visible passages that clear the relevance floor, best first by fused rank."""
-    if not query or all(c.chapter <= 0 for c in caps):
-        return []
+def ranked(db: Store, caps: list[Cap], question: Query, floor: float,
+           limit: int) -> tuple[list[PassageHit], list[PassageHit]]:
+    """Visible passages that clear the relevance floor, best first by fused rank: those that
+    answer the question, and all the relevant ones. They are the same list, except for "who is
+    the ROLE?", whose answers must name someone as the role."""
+    if not question.text or all(c.chapter <= 0 for c in caps):
+        return [], []
     conn = db.connect()
-    terms = content_terms(query)
-    lexical = _lexical(conn, caps, terms, limit)
-    vectors = {int(h.key): h.score for h in vector_search(db, caps, query, limit)}
+    lexical = _lexical(conn, caps, question.groups, limit)
+    vectors = {int(h.key): h.score for h in vector_search(db, caps, question.text, limit)}
     fused: dict[int, float] = {}
     for rank, pid in enumerate(lexical["order"]):
         fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
@@ -160,7 +150,7 @@ def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> 
         if lexical["coverage"].get(pid, 0.0) >= COVERAGE_FLOOR or vectors.get(pid, -1.0) >= floor
     ]
     rows = {r["id"]: r for r in sql.passages_by_id(conn, caps, keep)}
-    out = [
+    related = [
         PassageHit(
             passage_id=pid, book_id=r["book_id"], chapter=r["chapter_seq"], passage=r["passage_seq"],
             start=r["start"], end=r["end"], text=r["text"], score=round(fused[pid], 6),
@@ -169,35 +159,43 @@ def ranked(db: Store, caps: list[Cap], query: str, floor: float, limit: int) -> 
         )
         for pid in keep if (r := rows.get(pid)) is not None
     ]
-    out.sort(key=lambda h: (-h.score, h.passage_id))
-    return out
+    related.sort(key=lambda h: (-h.score, h.passage_id))
+    if question.role is None:
+        return related, related
+    names: dict[int, list[tuple[int, int]]] = {}
+    for m in sql.names_in_passages(conn, caps, [h.passage_id for h in related]):
+        names.setdefault(m["passage_id"], []).append((m["start"], m["end"]))
+    answers = [h for h in related if names_the_role(h.text, names.get(h.passage_id, []), question.role)]
+    return answers, related
 
 
-def _lexical(conn: Any, caps: list[Cap], terms: list[str], limit: int) -> dict[str, Any]:
-    """BM25 order of visible passages, and each candidate's IDF-weighted share of the terms.
+def _lexical(conn: Any, caps: list[Cap], groups: list[tuple[str, ...]], limit: int) -> dict[str, Any]:
+    """BM25 order of visible passages, and each candidate's IDF-weighted share of the question.
 
-    BM25 is computed here from the visible passages alone (how many there are, their mean
-    length, how many hold each term), not by FTS5, whose statistics cover every passage of
-    every book: a score must not change with text the reader cannot see."""
+    Each group is one content word of the question with its synonyms: a passage holds the word
+    when it holds any of them. BM25 is computed here from the visible passages alone (how many
+    there are, their mean length, how many hold each group), not by FTS5, whose statistics
+    cover every passage of every book: a score must not change with text the reader cannot see."""
     empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}}
-    if not terms:
+    if not groups:
         return empty
     total, mean_size = sql.visible_size(conn, caps)
     scores: dict[int, float] = {}
-    weights: dict[str, float] = {}
-    holders: dict[str, set[int]] = {}
-    for term in terms:
-        rows = sql.term_hits(conn, caps, f'"{term}"')
+    weights: list[float] = []
+    holders: list[set[int]] = []
+    for group in groups:
+        rows = sql.term_hits(conn, caps, " OR ".join(f'"{w}"' for w in group))
         df = len(rows)
-        holders[term] = {r["id"] for r in rows}
-        weights[term] = math.log(1.0 + total / (df + 0.5))
+        holders.append({r["id"] for r in rows})
+        weights.append(math.log(1.0 + total / (df + 0.5)))
         idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
         for r in rows:
             norm = BM25_K1 * (1.0 - BM25_B + BM25_B * r["size"] / max(mean_size, 1.0))
             scores[r["id"]] = scores.get(r["id"], 0.0) + idf * r["tf"] * (BM25_K1 + 1.0) / (r["tf"] + norm)
     order = sorted(scores, key=lambda pid: (-scores[pid], pid))[:limit]
-    whole = sum(weights.values()) or 1.0
-    coverage = {pid: sum(w for t, w in weights.items() if pid in holders[t]) / whole for pid in order}
+    whole = sum(weights) or 1.0
+    coverage = {pid: sum(w for w, held in zip(weights, holders, strict=True) if pid in held) / whole
+                for pid in order}
     return {"order": order, "bm25": {pid: round(scores[pid], 4) for pid in order}, "coverage": coverage}
 
 

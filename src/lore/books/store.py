@@ -419,6 +419,21 @@ def passages_by_id(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequence[
     ).fetchall()
 
 
+def names_in_passages(conn: sqlite3.Connection, caps: Sequence[Cap],
+                      ids: Sequence[int]) -> list[sqlite3.Row]:
+    """The names found in visible passages: passage id and offsets into the passage's text."""
+    if not ids:
+        return []
+    cte, params = _cap_cte(caps)
+    marks = ",".join("?" for _ in ids)
+    return conn.execute(
+        f"{cte} SELECT m.passage_id, m.start - p.start AS start, m.end - p.start AS end"
+        f" FROM book_mentions m JOIN cap ON {visible('m')} JOIN book_passages p ON p.id = m.passage_id"
+        f" WHERE m.passage_id IN ({marks})",
+        (*params, *ids),
+    ).fetchall()
+
+
 def passages_for_embedding(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row]:
     return conn.execute(
         "SELECT id, chapter_seq, passage_seq, text FROM book_passages WHERE book_id = ? ORDER BY id",
