@@ -126,6 +126,19 @@ def test_windowed_ingest_keeps_only_that_era(history_repo) -> None:
     assert full.commits_added == 9 and full.commits_skipped == 2
 
 
+def test_a_windowed_run_links_only_branch_commits_to_a_merged_pr(history_repo) -> None:
+    """HEAD is outside the window, yet the main line is known: a merge's walk stops there."""
+    ingest_git(history_repo.root, until="2023-11-25 12:00")
+    subjects = {r[0] for r in _conn().execute("SELECT subject FROM history_commits")}
+    assert "Merge pull request #14 from carol/feature" in subjects and "Rebased change" not in subjects
+    in_14 = {
+        _conn().execute("SELECT subject FROM history_commits WHERE sha = ?", (sha,)).fetchone()[0]
+        for sha, pr in _edges("PART_OF")
+        if pr == "14"
+    }
+    assert in_14 == {"Merge pull request #14 from carol/feature", "Feature work on core"}
+
+
 def test_hub_suppression_on_a_sweeping_commit(history_repo) -> None:
     ingest_git(history_repo.root)
     repo = resolve_repo(str(history_repo.root))

@@ -113,7 +113,7 @@ def refresh_degrees(
 ) -> None:
     """Recount edges per node (all nodes, or only those given) into the degree table and column.
 
-    Ingest calls this after writing edges so a walk never counts edges at query time.
+    A repair (or a domain writing edges some other way); `add_edges` keeps degrees as it goes.
     """
     n, e, d = tables.nodes, tables.edges, tables.degrees
     if node_ids is None:
@@ -148,6 +148,44 @@ def refresh_degrees(
         f" WHERE id IN (SELECT id FROM graph_touched)"
     )
     conn.execute("DELETE FROM graph_touched")
+
+
+def add_edges(conn: sqlite3.Connection, tables: GraphTables, rows: Iterable[tuple]) -> int:
+    """Insert edges (src, dst, rel, at) and count each new one into both ends' degrees.
+
+    Run it inside the caller's transaction: the edges and the degrees then commit together or
+    not at all, so a degree never disagrees with the stored edges, whatever stops a writer.
+    An edge already stored (or repeated in `rows`) keeps its first time and counts once. The
+    cost is that of the rows given, however many edges the touched nodes already have.
+    Returns how many edges were new.
+    """
+    n, e, d = tables.nodes, tables.edges, tables.degrees
+    conn.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS graph_new_edges (src INTEGER NOT NULL,"
+        " dst INTEGER NOT NULL, rel TEXT NOT NULL, at REAL, PRIMARY KEY (src, dst, rel))"
+        " WITHOUT ROWID"
+    )
+    conn.execute("DELETE FROM graph_new_edges")
+    conn.executemany("INSERT OR IGNORE INTO graph_new_edges (src, dst, rel, at) VALUES (?, ?, ?, ?)", rows)
+    conn.execute(
+        f"DELETE FROM graph_new_edges WHERE EXISTS (SELECT 1 FROM {e} x WHERE x.src ="
+        f" graph_new_edges.src AND x.dst = graph_new_edges.dst AND x.rel = graph_new_edges.rel)"
+    )
+    added = conn.execute(
+        f"INSERT INTO {e} (src, dst, rel, at) SELECT src, dst, rel, at FROM graph_new_edges"
+    ).rowcount
+    if added:
+        ends = "SELECT src AS node, rel FROM graph_new_edges UNION ALL SELECT dst, rel FROM graph_new_edges"
+        conn.execute(
+            f"INSERT INTO {d} (node_id, rel, n) SELECT node, rel, COUNT(*) FROM ({ends})"
+            f" WHERE true GROUP BY node, rel ON CONFLICT (node_id, rel) DO UPDATE SET n = n + excluded.n"
+        )
+        conn.execute(
+            f"UPDATE {n} SET degree = degree + g.c FROM (SELECT node, COUNT(*) AS c FROM ({ends})"
+            f" GROUP BY node) AS g WHERE {n}.id = g.node"
+        )
+    conn.execute("DELETE FROM graph_new_edges")
+    return added
 
 
 def walk(

@@ -274,6 +274,11 @@ def origin_url(repo: Path) -> str:
         return ""
 
 
+def first_parent_line(repo: Path, head: str) -> set[str]:
+    """The shas on HEAD's first-parent line (the main line merges land on)."""
+    return set(git_output(repo, "rev-list", "--first-parent", head).split())
+
+
 def pull_refs(repo: Path) -> dict[str, int]:
     """Commit sha -> PR number for every `refs/pull/N/head` present in the clone."""
     out = git_output(repo, "for-each-ref", "--format=%(objectname) %(refname)", "refs/pull")

@@ -14,6 +14,7 @@ from lore.core.errors import InvalidInput
 from lore.history import store as sql
 from lore.history.gitlog import (
     GitCommit,
+    first_parent_line,
     git_output,
     github_slug,
     origin_url,
@@ -118,7 +119,7 @@ def _ingest(
                 progress.advance(BATCH_COMMITS)
         progress.advance(added % BATCH_COMMITS)
         writer.flush(WRITERS)
-        link_prs(writer, conn, repo.id, pull_refs(root), head)
+        link_prs(writer, conn, repo.id, pull_refs(root), first_parent_line(root, head))
 
         def checkpoint(c) -> None:
             if not windowed:
@@ -220,24 +221,22 @@ class _CommitIngest:
         )
 
 
-def link_prs(w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], head: str) -> None:
+def link_prs(
+    w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], mainline: set[str]
+) -> None:
     """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
 
     Walks back from a merge's second parent (or a PR head) until reaching the first-parent
     line of HEAD or a commit already claimed by another PR; each commit is claimed once. Every
     merge stored so far is considered, oldest first, not only the ones this run read: a run
     killed before this step leaves its merges to the next one, which must link them exactly as
-    an uninterrupted run would. Links already stored are not written again.
+    an uninterrupted run would. Links already stored are not written again. The main line
+    comes from git, not from the commits stored, so a windowed run (which stores only part of
+    it) cannot mistake main-line commits for branch commits.
     """
     commits = sql.commit_parents(conn, repo_id)
     named = sql.commit_prs(conn, repo_id)  # sha -> PR named in the subject
     linked = sql.part_of_links(conn, repo_id)
-    mainline: set[str] = set()
-    sha: str | None = head
-    while sha and sha not in mainline:
-        mainline.add(sha)
-        entry = commits.get(sha)
-        sha = entry[0][0] if entry and entry[0] else None
     claimed = set(named)
     merges = sorted((at, sha) for sha, (parents, at) in commits.items()
                     if len(parents) > 1 and sha in named)

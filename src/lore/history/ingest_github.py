@@ -31,7 +31,7 @@ from lore.core.github import (
     api_base,
     discover_token,
 )
-from lore.core.graph import refresh_degrees
+from lore.core.graph import add_edges
 from lore.history import store as sql
 from lore.history.gitlog import repo_root
 from lore.history.identity import closing_refs, is_bot, person_key, pr_from_subject
@@ -377,10 +377,7 @@ def _keyword_closes(repo: Repo, slug: str, report: GitHubIngestReport) -> None:
             rows.append((pr["node_id"], issue_id, "CLOSES", closed_at or pr["merged_at"]))
     if rows:
         with store.transaction() as tx:
-            before = tx.total_changes
-            sql.insert_edges(tx, rows)
-            report.keyword_closes = tx.total_changes - before
-            refresh_degrees(tx, sql.TABLES, [r[0] for r in rows] + [r[1] for r in rows])
+            report.keyword_closes = add_edges(tx, sql.TABLES, rows)
 
 
 def _api_commits(client: GitHubClient, repo: Repo, slug: str, since: str | None,

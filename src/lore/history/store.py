@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from lore.core.graph import GraphTables, refresh_degrees
@@ -313,11 +313,6 @@ def refresh_nodes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
         " WHERE id = ?3",
         rows,
     )
-
-
-def insert_edges(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
-    """rows: (src, dst, rel, at); an edge already present keeps its first time."""
-    conn.executemany("INSERT OR IGNORE INTO history_edges (src, dst, rel, at) VALUES (?, ?, ?, ?)", rows)
 
 
 def insert_commits(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:

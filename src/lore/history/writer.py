@@ -4,9 +4,9 @@ Ingest produces hundreds of thousands of rows; per-row round trips would dominat
 keeps the repository's (kind, key) -> node id map in memory, hands out ids from a reserved
 block, and flushes nodes, edges and detail rows with `executemany` inside one transaction.
 
-The degrees of the nodes a batch touched are recounted in that same transaction, so a degree
-can never disagree with the edges stored, however an ingest ends (killed, failed, resumed):
-hub suppression depends on it.
+Each new edge is counted into its two ends' degrees in that same transaction
+(`core.graph.add_edges`), so a degree can never disagree with the edges stored, however an
+ingest ends (killed, failed, resumed): hub suppression depends on it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from lore.core.graph import refresh_degrees
+from lore.core.graph import add_edges
 from lore.core.store import Store
 from lore.history import store as sql
 
@@ -91,13 +91,8 @@ class GraphWriter:
                 sql.insert_nodes(conn, [tuple(r) for r in self._new])
             if updates:
                 sql.refresh_nodes(conn, updates)
-            before = conn.total_changes
             if self._edges:
-                sql.insert_edges(conn, self._edges)
-            added = conn.total_changes - before
-            if added:
-                refresh_degrees(conn, sql.TABLES, _ends(self._edges))
-            self.edges_added += added
+                self.edges_added += add_edges(conn, sql.TABLES, self._edges)
             for kind, rows in self._rows.items():
                 writers[kind](conn, rows)
             if extra is not None:
@@ -105,8 +100,3 @@ class GraphWriter:
         self.nodes_added += len(self._new)
         self._new, self._edges, self._rows, self._refresh = [], [], {}, {}
 
-
-def _ends(edges: list[tuple]) -> set[int]:
-    ends = {e[0] for e in edges}
-    ends.update(e[1] for e in edges)
-    return ends
