@@ -174,6 +174,37 @@ def test_malformed_front_matter_is_reported_per_file(tmp_path: Path) -> None:
     assert rules["Use type hints."].scope == ("**/*.py",)
 
 
+def test_malformed_scope_values_are_reported_and_never_become_scopes(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {
+        "src/a.py": "", "src/b.ts": "",
+        ".cursor/rules/maybe.mdc": "---\nalwaysApply: maybe\nglobs: src/**/*.py\n---\nUse type hints.\n",
+        ".github/instructions/colon.instructions.md": "---\napplyTo: : : [\n  - nope\n---\nRun gofmt.\n",
+        ".github/instructions/bare.instructions.md": "---\napplyTo: : : [\n---\nRun go vet.\n",
+        ".cursor/rules/open.mdc": "---\nglobs: [src/**/*.ts\n---\nPrefer interfaces.\n",
+        ".cursor/rules/partly.mdc": "---\nglobs: src/**/*.ts, [bad\n---\nUse strict mode.\n",
+        ".cursor/rules/quoted.mdc": '---\nglobs: "src/*.py", "tests/*.py"\n---\nName tests test_*.\n',
+    })
+    report = memorize(repo)
+    files = {f.path: f for f in report.files}
+    maybe = files[".cursor/rules/maybe.mdc"]
+    assert any("alwaysApply: 'maybe' is not true or false" in p for p in maybe.problems)
+    colon = files[".github/instructions/colon.instructions.md"]
+    assert "applyTo could not be read" in colon.skipped
+    assert any(p.startswith("line 3: list item under applyTo") for p in colon.problems)
+    bare = files[".github/instructions/bare.instructions.md"]
+    assert "applyTo could not be read" in bare.skipped and "never closed" in " ".join(bare.problems)
+    unclosed = files[".cursor/rules/open.mdc"]
+    assert "globs could not be read" in unclosed.skipped and "never closed" in unclosed.problems[0]
+    partly = files[".cursor/rules/partly.mdc"]
+    assert partly.scope == ["src/**/*.ts"] and "'[bad' has a `[` that is never closed" in partly.problems[-1]
+    assert files[".cursor/rules/quoted.mdc"].problems == []
+    scopes = {r.text: r.scope for r in service.list_rules(report.project, status=None)}
+    assert scopes == {"Use type hints.": ("src/**/*.py",), "Use strict mode.": ("src/**/*.ts",),
+                      "Name tests test_*.": ("src/*.py", "tests/*.py")}
+    result = CliRunner().invoke(app, ["memorize", str(repo)])
+    assert "front matter: line 3: list item under applyTo" in result.output.replace("\n", " ")
+
+
 def test_exported_files_are_never_imported_again(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"AGENTS.md": "# Team notes\n- Keep PRs small.\n", "a.py": ""})
     project, _ = service.register_project(repo)

@@ -28,6 +28,7 @@ class FrontMatter:
     problems: list[str] = field(default_factory=list)
     present: bool = False
     closed: bool = True
+    unreadable: frozenset[str] = frozenset()  # keys whose value could not be read as written
 
     def get(self, *keys: str) -> Any:
         """The first of `keys` present (keys compared case-insensitively)."""
@@ -37,17 +38,21 @@ class FrontMatter:
                 return lowered[key.lower()]
         return None
 
-    def flag(self, key: str) -> bool | None:
+    def is_unreadable(self, *keys: str) -> bool:
+        lowered = {k.lower() for k in self.unreadable}
+        return any(key.lower() in lowered for key in keys)
+
+    def flag(self, key: str) -> tuple[bool | None, str | None]:
+        """A true/false value and, when it is neither, the problem to report (it reads as false)."""
         value = self.get(key)
         if isinstance(value, bool) or value is None:
-            return value
+            return value, None
         text = str(value).strip().lower()
         if text in ("true", "yes", "on", "1"):
-            return True
+            return True, None
         if text in ("false", "no", "off", "0", ""):
-            return False
-        self.problems.append(f"{key}: {value!r} is not true or false; read as false")
-        return False
+            return False, None
+        return False, f"{key}: {value!r} is not true or false; read as false"
 
 
 def split_front_matter(text: str) -> FrontMatter:
@@ -57,18 +62,25 @@ def split_front_matter(text: str) -> FrontMatter:
         return FrontMatter({}, text, 1)
     for end in range(1, len(lines)):
         if lines[end].strip() in ("---", "..."):
-            header = lines[1:end]
-            values, problems = parse_header(header, first_line=2)
+            values, problems, unreadable = _parse(lines[1:end], first_line=2)
             body = "\n".join(lines[end + 1:])
-            return FrontMatter(values, body, end + 2, problems, present=True)
+            return FrontMatter(values, body, end + 2, problems, present=True, unreadable=unreadable)
     return FrontMatter({}, text, 1, ["front matter starts with `---` on line 1 but is never closed"],
                        present=True, closed=False)
 
 
 def parse_header(lines: list[str], first_line: int = 1) -> tuple[dict[str, Any], list[str]]:
     """Read `key: value` lines and `- item` lists; return values and per-line problems."""
+    values, problems, _ = _parse(lines, first_line)
+    return values, problems
+
+
+def _parse(lines: list[str], first_line: int) -> tuple[dict[str, Any], list[str], frozenset[str]]:
+    """Values, per-line problems, and the keys whose value had a problem (so that a caller never
+    uses a half-read value as, say, a scope)."""
     values: dict[str, Any] = {}
     problems: list[str] = []
+    unreadable: set[str] = set()
     current: str | None = None  # key waiting for block list items or folded text
     for offset, raw in enumerate(lines):
         number = first_line + offset
@@ -80,10 +92,16 @@ def parse_header(lines: list[str], first_line: int = 1) -> tuple[dict[str, Any],
             if current is None:
                 problems.append(f"line {number}: list item without a key: {stripped[:60]!r}")
                 continue
+            existing = values.get(current)
+            if existing not in ("", None) and not isinstance(existing, list):
+                problems.append(f"line {number}: list item under {current}, which already has a value "
+                                f"on its own line; both left out: {stripped[:60]!r}")
+                unreadable.add(current)
+                continue
             item, problem = _scalar(stripped[1:].strip())
             if problem:
-                problems.append(f"line {number}: {problem}")
-            existing = values.get(current)
+                problems.append(f"line {number}: {current}: {problem}")
+                unreadable.add(current)
             values[current] = [*existing, item] if isinstance(existing, list) else [item]
             continue
         match = _KEY.match(stripped) if not raw[:1].isspace() else None
@@ -103,8 +121,11 @@ def parse_header(lines: list[str], first_line: int = 1) -> tuple[dict[str, Any],
         value, problem = _value(rest)
         if problem:
             problems.append(f"line {number}: {key}: {problem}")
+            unreadable.add(key)
+        else:
+            unreadable.discard(key)
         values[key] = value
-    return values, problems
+    return values, problems, frozenset(unreadable)
 
 
 def _value(text: str) -> tuple[Any, str | None]:
@@ -136,6 +157,8 @@ def _scalar(text: str) -> tuple[Any, str | None]:
         inner = text[1:end]
         inner = inner.replace("''", "'") if quote == "'" else _unescape(inner)
         trailing = text[end + 1:].strip()
+        if trailing.startswith(","):
+            return text, None  # `"a", "b"`: a comma list, split by whoever reads it
         if trailing and not trailing.startswith("#"):
             return inner, f"text after the closing quote ignored: {trailing[:40]!r}"
         return inner, None

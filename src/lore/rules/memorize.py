@@ -171,11 +171,14 @@ def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: s
     if not front.closed:
         result.skipped = "front matter is never closed; fix the `---` lines and run again"
         return result
+    scope = _scope(kind, base, front, result)
+    if scope is None:
+        return result
+    result.scope = scope
     body, removed = strip_generated_block(front.body)
     if removed:
         result.notes.append("skipped the block written by `lore export`")
     body = _strip_comments(body, front.body_line, result)
-    result.scope = _scope(kind, base, front, result)
     title = str(front.get("description", "name", "title") or "")
     split = split_markdown(body, first_line=front.body_line, default_title=title)
     result.notes += split.dropped
@@ -205,22 +208,55 @@ def _strip_comments(body: str, first_line: int, result: FileImport) -> str:
     return body
 
 
-def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list[str]:
-    """The file's scope: its front matter's patterns, else its folder (root files are global)."""
-    patterns: list[str] = []
-    if kind == "copilot-instructions":
-        patterns = parse_patterns(front.get("applyTo"))
-    elif kind == "cursor":
-        always = front.flag("alwaysApply")
-        if not always:
-            patterns = parse_patterns(front.get("globs"))
-            if front.present and not patterns and not front.get("description"):
-                result.notes.append("no globs, no alwaysApply and no description: imported as global")
-    elif kind in ("claude-rules", "windsurf-rules", "cline"):
-        patterns = parse_patterns(front.get("paths", "globs"))
-    if not patterns or any(p in ("*", "**", "**/*") for p in patterns):
+_SCOPE_KEYS = {"copilot-instructions": ("applyTo",), "cursor": ("globs",),
+               "claude-rules": ("paths", "globs"), "windsurf-rules": ("paths", "globs"), "cline": ("paths", "globs")}
+
+
+def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list[str] | None:
+    """The file's scope: its front matter's patterns, else its folder (root files are global).
+
+    None (and the file skipped) when the file names a scope none of which could be read: its
+    rules would otherwise apply to every file. Each pattern that cannot be read is reported and
+    left out; it never becomes a scope of its own."""
+    keys = _SCOPE_KEYS.get(kind, ())
+    if kind == "cursor":
+        always, problem = front.flag("alwaysApply")
+        if problem:
+            result.problems.append(problem)
+        if always:
+            keys = ()
+    key = next((k for k in keys if front.get(k) not in (None, "", [])), keys[0] if keys else "")
+    raw = front.get(key) if key else None
+    patterns = [] if front.is_unreadable(key) else parse_patterns(raw)
+    good = []
+    for pattern in patterns:
+        problem = _malformed(pattern)
+        if problem:
+            result.problems.append(f"{key}: {pattern!r} {problem}; left out")
+        else:
+            good.append(pattern)
+    if raw not in (None, "", []) and not good:
+        result.skipped = (f"{key} could not be read, and without it the rules would apply to every file; "
+                          "fix the front matter and run again")
+        return None
+    if kind == "cursor" and keys and front.present and not good and not front.get("description"):
+        result.notes.append("no globs, no alwaysApply and no description: imported as global")
+    if not good or any(p in ("*", "**", "**/*") for p in good):
         return [base + "/"] if base else []
-    return [_under(base, p) for p in patterns]
+    return [_under(base, p) for p in good]
+
+
+def _malformed(pattern: str) -> str | None:
+    """Why a glob cannot be what its author meant: an unbalanced `[`/`]` or `{`/`}`."""
+    for open_, close in (("[", "]"), ("{", "}")):
+        depth = 0
+        for ch in pattern:
+            depth += (ch == open_) - (ch == close)
+            if depth < 0:
+                return f"has a `{close}` without a `{open_}`"
+        if depth:
+            return f"has a `{open_}` that is never closed"
+    return None
 
 
 def _under(base: str, pattern: str) -> str:
