@@ -28,6 +28,8 @@ from lore.rules.splitting import split_markdown
 MAX_FILE_BYTES = 2_000_000
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _SKIP_DIRS = {"node_modules", ".git", ".venv", "venv", "dist", "build", "target", "vendor"}
+_INSTRUCTION_FOLDERS = {".cursor", ".claude", ".github", ".windsurf", ".clinerules"}
+_OUTSIDE = "a link to a place outside the repository ({}); not read"
 
 
 @dataclass
@@ -116,14 +118,38 @@ def instruction_files(root: Path) -> list[str]:
         found.update(p for p in out.split("\0") if p and kind_of(p))
     except (OSError, subprocess.SubprocessError):
         pass
-    for rel in _walk(root):
+    files, _ = _walk(root)
+    for rel in files:
         if kind_of(rel):
             found.add(rel)
     return sorted(p for p in found if (root / p).is_file())
 
 
-def _walk(root: Path, depth: int = 6) -> list[str]:
-    out: list[str] = []
+def linked_folders_outside(root: Path) -> list[str]:
+    """Instruction folders (`.cursor/rules`, `.claude`, `.clinerules`, ...) that are links to a
+    place outside the repository: never read, and reported."""
+    _, links = _walk(root)
+    return [rel for rel in links if _holds_instructions(rel) and _outside(root, rel)]
+
+
+def _holds_instructions(rel: str) -> bool:
+    name = PurePosixPath(rel).name
+    return name in _INSTRUCTION_FOLDERS or any(kind_of(f"{rel}/x{ext}") for ext in (".md", ".mdc"))
+
+
+def _outside(root: Path, rel: str) -> bool:
+    """Whether `rel` (a link, or a path through one) resolves outside the repository."""
+    try:
+        return not (root / rel).resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        return True
+
+
+def _walk(root: Path, depth: int = 6) -> tuple[list[str], list[str]]:
+    """Files under `root`, and linked folders (not followed: their targets are walked where they
+    are, or lie outside)."""
+    files: list[str] = []
+    links: list[str] = []
 
     def visit(folder: Path, level: int) -> None:
         try:
@@ -131,14 +157,16 @@ def _walk(root: Path, depth: int = 6) -> list[str]:
         except OSError:
             return
         for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
+            if entry.is_dir() and entry.is_symlink():
+                links.append(entry.relative_to(root).as_posix())
+            elif entry.is_dir():
                 if entry.name not in _SKIP_DIRS and level < depth:
                     visit(entry, level + 1)
             elif entry.is_file():
-                out.append(entry.relative_to(root).as_posix())
+                files.append(entry.relative_to(root).as_posix())
 
     visit(root, 0)
-    return out
+    return files, links
 
 
 # -- reading one file --------------------------------------------------------------------------------
@@ -149,6 +177,9 @@ def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: s
     base = base if base is not None else (detected[1] if detected else "")
     result = FileImport(rel, kind)
     path = root / rel
+    if _outside(root, rel):
+        result.skipped = _OUTSIDE.format(_target(path))
+        return result
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             result.skipped = f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
@@ -190,6 +221,13 @@ def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: s
     if not result.candidates and not result.skipped:
         result.notes.append("no rule text found")
     return result
+
+
+def _target(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):
+        return "a loop of links"
 
 
 def _strip_comments(body: str, first_line: int, result: FileImport) -> str:
@@ -268,18 +306,23 @@ def _under(base: str, pattern: str) -> str:
 # -- the command -------------------------------------------------------------------------------------
 def memorize(path: str | Path) -> MemorizeReport:
     """Import every instruction file of the repository holding `path` (or just `path`, a file)."""
-    target = Path(path).expanduser().resolve()
-    if not target.exists():
+    given = Path(path).expanduser().absolute()
+    if not given.exists():
         raise InvalidInput(f"{path} does not exist")
-    project, _ = service.register_project(target)
-    root = project.path
-    if target.is_file():
-        rel = target.relative_to(root).as_posix()
+    if given.is_file():  # the file itself may be a link: where it points is checked when read
+        project, _ = service.register_project(given.parent.resolve())
+        root = project.path
+        rel = (given.parent.resolve() / given.name).relative_to(root).as_posix()
         files = [read_instruction_file(root, rel)]
     else:
-        rels = [r for r in instruction_files(root)
-                if target == root or (root / r).resolve().is_relative_to(target)]
+        target = given.resolve()
+        project, _ = service.register_project(target)
+        root = project.path
+        inside = target.relative_to(root).as_posix() if target != root else ""
+        rels = [r for r in instruction_files(root) if not inside or r.startswith(inside + "/")]
         files = [read_instruction_file(root, r) for r in rels]
+        files += [FileImport(r, "folder", skipped=_OUTSIDE.format(_target(root / r)))
+                  for r in linked_folders_outside(root) if not inside or r.startswith(inside + "/")]
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="pending", source="memorize")
     _attribute(files, saved)
