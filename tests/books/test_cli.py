@@ -71,6 +71,12 @@ def test_errors_are_one_line_with_meaningful_exit_codes(tmp_path: Path, mystery_
     broken.write_bytes(b"PK\x03\x04 broken")
     code, _, err = _run("add", str(broken))
     assert code == 2 and "not a readable EPUB" in err and err.strip().count("\n") == 0
+    code, _, err = _run("add", str(tmp_path))
+    assert code == 2 and "is a folder" in err and err.strip().count("\n") == 0
+    (tmp_path / "notes.docx").write_text("Some notes.\n\nNothing more.", encoding="utf-8")
+    code, _, err = _run("add", str(tmp_path / "notes.docx"))
+    assert code == 2 and "not a book Lore can read" in err and err.strip().count("\n") == 0
+    assert _json("list") == []
     code, _, err = _run("show", "no such book")
     assert code == 3 and "no book matches" in err
     _json("add", str(mystery_epub))
@@ -119,3 +125,16 @@ def test_alices_bracketed_verse_keeps_its_brackets(shared_data: Path) -> None:
     code, out, err = _run("search", str(book["id"]), "later editions continued as follows", "-k", "2")
     assert code == 0, err
     assert "[later editions continued as follows" in out
+
+
+def test_characters_count_mentions_and_passages_apart(tmp_path: Path) -> None:
+    spec = mystery_book()
+    spec.chapters[0].paragraphs.insert(1, "They called Hale, Hale and again Hale: the name rang out three times.")
+    book = _json("add", str(make_epub(tmp_path / "hale.epub", spec)))
+    _run("progress", str(book["id"]), "1")
+    hale = next(e for e in _json("characters", str(book["id"]))["entities"] if e["name"] == "Hale")
+    assert (hale["mentions"], hale["passages"]) == (3, 1)
+    code, out, _ = _run("characters", str(book["id"]))
+    assert code == 0 and "mentions" in out and "passages" in out
+    row = next(line for line in out.splitlines() if "Hale" in line)
+    assert [cell.strip() for cell in row.split("│")[3:5]] == ["3", "1"]

@@ -113,7 +113,7 @@ def test_plain_text_chapters_from_headings(tmp_path: Path) -> None:
     ids=["empty", "corrupt-zip", "corrupt-pdf", "binary"],
 )
 def test_unusable_files_get_a_one_line_reason(tmp_path: Path, make, reason: str) -> None:
-    path = tmp_path / ("broken.bin" if reason == "binary data" else "broken.epub")
+    path = tmp_path / ("broken.txt" if reason == "binary data" else "broken.epub")
     make(path)
     with pytest.raises(InvalidInput) as err:
         read_book(path)
@@ -143,3 +143,19 @@ def test_an_epub_without_text_and_a_missing_file(tmp_path: Path) -> None:
 def test_a_pdf_of_blank_pages_says_it_has_no_text(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="no extractable text"):
         read_book(make_pdf(tmp_path / "blank.pdf", [[], []]))
+
+
+def test_plain_text_is_read_only_from_text_names(tmp_path: Path) -> None:
+    text = book_text(mystery_book())
+    for name in ("vane.md", "vane.text", "VANE.TXT", "vane"):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert len(read_book(tmp_path / name).chapters) == 5, name
+    (tmp_path / "notes.docx").write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidInput) as err:
+        read_book(tmp_path / "notes.docx")
+    assert "notes.docx: not a book Lore can read" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_folder_is_named_as_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="is a folder"):
+        read_book(tmp_path)

@@ -30,11 +30,12 @@ class EntitySummary:
     id: int
     name: str
     kind: str
-    mentions: int
+    mentions: int  # times named (with a model layer: passages about it)
     first_chapter: int
     chapters: int
     aliases: list[str] = field(default_factory=list)
     source: str = "names"  # "names" (no model) or "model"
+    passages: int = 0  # passages it appears in
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,7 +93,7 @@ def characters(ref: str | int, *, kind: str | None = None, limit: int = 50, sour
     return book, [
         EntitySummary(id=r["id"], name=names[r["id"]][0], kind=r["kind"], mentions=r["mentions"],
                       first_chapter=r["first_chapter"], chapters=r["chapters"],
-                      aliases=names[r["id"]][1])
+                      aliases=names[r["id"]][1], passages=r["passages"])
         for r in rows
     ]
 
@@ -153,6 +154,7 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
         "kind": summary["kind"],
         "aliases": aliases,
         "mentions": summary["mentions"],
+        "passages": summary["passages"],
         "first_chapter": summary["first_chapter"],
         "chapters": summary["chapters"],
         "appearances": seen,

@@ -99,6 +99,8 @@ def add_book(
     path = Path(path).expanduser()
     tick = progress or (lambda stage, done, total: None)
     db = _store(store)
+    if path.is_dir():
+        raise InvalidInput(f"{path} is a folder: name one book file (EPUB, PDF or plain text)")
     if not path.is_file():
         raise NotFound(f"no such file: {path}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -26,7 +26,7 @@ def entity_rows(conn: Any, caps: list[Cap], kind: str | None, limit: int) -> lis
     rows = sql.model_entity_list(conn, caps, kind, limit)
     names = display_names(conn, caps, [r["id"] for r in rows])
     return [
-        {"id": r["id"], "name": names[r["id"]][0], "kind": r["kind"], "mentions": r["passages"],
+        {"id": r["id"], "name": names[r["id"]][0], "kind": r["kind"], "mentions": r["passages"], "passages": r["passages"],
          "first_chapter": r["first_chapter"], "chapters": r["chapters"], "aliases": names[r["id"]][1]}
         for r in rows
     ]

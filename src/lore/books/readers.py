@@ -1,4 +1,5 @@
-"""Which reader a file needs, decided by its first bytes rather than its name."""
+"""Which reader a file needs, decided by its first bytes; plain text also by its name (a .docx
+that happens to decode as text is not a book)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ TEXT_SUFFIXES = {".txt", ".text", ".md", ""}
 def read_book(path: Path) -> ParsedBook:
     """A parsed book from an EPUB, PDF or plain-text file; one-line `InvalidInput` when unusable."""
     path = Path(path)
+    if path.is_dir():
+        raise InvalidInput(f"{path} is a folder: name one book file (EPUB, PDF or plain text)")
     if not path.is_file():
         raise NotFound(f"no such file: {path}")
     size = path.stat().st_size
@@ -32,6 +35,9 @@ def read_book(path: Path) -> ParsedBook:
         return read_epub(path)
     if path.suffix.lower() == ".pdf":
         raise InvalidInput(f"{path.name}: not a readable PDF (no PDF header)")
+    if path.suffix.lower() not in TEXT_SUFFIXES:
+        raise InvalidInput(f"{path.name}: not a book Lore can read (EPUB, PDF, or plain text named"
+                           " .txt, .text, .md or without an extension)")
     return read_text(path)
 
 

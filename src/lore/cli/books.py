@@ -177,11 +177,13 @@ def characters_cmd(
         print_json({"book": {"id": info.id, "title": info.title},
                     "position": info.as_dict()["position"], "entities": [e.as_dict() for e in found]})
         return
-    table = Table("name", "kind", "passages", "first chapter", "also called",
+    named = not found or found[0].source == "names"  # the model layer counts passages only
+    table = Table("name", "kind", *(["mentions"] if named else []), "passages", "first chapter",
+                  "also called",
                   title=escape(f"{info.title}: names up to {info.position.describe(info.chapters)}"))
     for e in found:
-        table.add_row(escape(e.name), escape(e.kind), str(e.mentions), str(e.first_chapter),
-                      escape(", ".join(e.aliases[:4])))
+        table.add_row(escape(e.name), escape(e.kind), *([str(e.mentions)] if named else []),
+                      str(e.passages), str(e.first_chapter), escape(", ".join(e.aliases[:4])))
     console.print(table)
     if not found:
         console.print(_nothing_yet(info), highlight=False)
@@ -201,7 +203,7 @@ def profile_cmd(
         print_json(data)
         return
     console.print(f"[bold]{escape(data['name'])}[/bold] ({escape(data['kind'])}) -"
-                  f" {_count(data['mentions'], 'passage')}"
+                  f" {_count(data['passages'], 'passage')}"
                   f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
                   highlight=False)
     if data["aliases"]:
