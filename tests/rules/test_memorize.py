@@ -111,7 +111,7 @@ def test_rerunning_adds_nothing(tmp_path: Path) -> None:
     again = memorize(repo)
     assert len(first.saved.added) == 12
     assert again.saved.added == [] and again.saved.merged == []
-    assert again.saved.repeats == 12
+    assert again.saved.repeats == 13  # every piece: the rule in AGENTS.md and CLAUDE.md counts twice
     assert len(service.list_rules(again.project)) == 12
 
 
@@ -124,6 +124,47 @@ def test_same_text_in_a_new_file_adds_evidence_not_a_rule(tmp_path: Path) -> Non
     assert report.saved.added == [] and len(report.saved.merged) == 1
     merged = report.saved.merged[0]
     assert {e["file"] for e in merged.evidence} == {"AGENTS.md", "CLAUDE.md", "docs/AGENTS.md"}
+
+
+def _columns(report) -> dict[str, int]:
+    data = report.to_dict()
+    return {k: data[k] for k in ("added", "merged", "repeats", "refused")}
+
+
+def _assert_adds_up(report) -> None:
+    """Each piece in exactly one column, per file and in the summary, and the files' columns sum
+    to the summary's."""
+    summary = _columns(report)
+    assert sum(summary.values()) == report.to_dict()["pieces"] == sum(len(f.candidates) for f in report.files)
+    for f in report.files:
+        row = f.to_dict()
+        assert row["added"] + row["merged"] + row["repeats"] + len(row["refused"]) == row["pieces"], f.path
+    assert summary == {"added": sum(f.added for f in report.files), "merged": sum(f.merged for f in report.files),
+                       "repeats": sum(f.repeats for f in report.files),
+                       "refused": sum(len(f.refused) for f in report.files)}
+
+
+def test_every_piece_is_counted_once_and_the_columns_add_up(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {
+        "AGENTS.md": "- Keep PRs small.\n- Keep PRs small.\n- Use tabs\u200b here.\n- Write tests.\n- **\n",
+        "CLAUDE.md": "- keep PRs small\n- Use tabs\u200b here.\n- Name things well.\n",
+    })
+    first = memorize(repo)
+    _assert_adds_up(first)
+    assert _columns(first) == {"added": 3, "merged": 2, "repeats": 0, "refused": 3}
+    files = {f.path: f for f in first.files}
+    assert (files["AGENTS.md"].added, files["AGENTS.md"].merged, len(files["AGENTS.md"].refused)) == (2, 1, 2)
+    assert (files["CLAUDE.md"].added, files["CLAUDE.md"].merged, len(files["CLAUDE.md"].refused)) == (1, 1, 1)
+    assert any("no words" in r for r in files["AGENTS.md"].refused)
+
+    (repo / "docs").mkdir()
+    (repo / "docs" / "AGENTS.md").write_text("- Write tests.\n- Ship it.\n")
+    again = memorize(repo)
+    _assert_adds_up(again)
+    assert _columns(again) == {"added": 1, "merged": 1, "repeats": 5, "refused": 3}
+    result = CliRunner().invoke(app, ["memorize", str(repo)])
+    assert "10 piece(s): 0 new pending rule(s), 0 merged into another rule, 7 already known, 3 refused" \
+        in " ".join(result.output.split())
 
 
 def test_long_files_split_under_the_limit_at_natural_boundaries(tmp_path: Path) -> None:
@@ -283,11 +324,11 @@ def test_every_shared_rule_file_imports_without_a_crash(tmp_path: Path, shared_d
         assert all(len(c.text) <= MAX_RULE_CHARS for c in f.candidates)
     total = len(service.list_rules(report.project))
     assert total == len(report.saved.added) > 0
+    _assert_adds_up(report)
     print(f"\n{len(report.files)} files -> {total} rules; per file:")
     for f in sorted(report.files, key=lambda f: -len(f.candidates))[:10]:
         print(f"  {len(f.candidates):5d} pieces {f.added:5d} new {len(f.refused):3d} refused  {f.path}")
-    refused = sum(len(f.refused) for f in report.files)
-    print(f"  ... refused pieces (hidden characters etc.): {refused}")
+    print("  summary:", report.to_dict()["pieces"], "pieces =", _columns(report))
 
 
 def test_read_one_file_without_saving(tmp_path: Path) -> None:

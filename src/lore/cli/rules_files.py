@@ -96,8 +96,9 @@ def register(root: typer.Typer) -> None:
                 console.print(f"[yellow]{escape(f.path)}[/yellow]: {escape(text)}", highlight=False)
         s = report.saved
         console.print(
-            f"{len(s.added)} new pending rule(s), {len(s.merged)} merged, {s.repeats} already known, "
-            f"{len(s.refused)} refused. Review: lore review --name {report.project.name} list --pending",
+            f"{len(s.outcomes)} piece(s): {s.count('new')} new pending rule(s), {s.count('merged')} merged "
+            f"into another rule, {s.count('known')} already known, {s.count('refused')} refused. "
+            f"Review: lore review --name {report.project.name} list --pending",
             highlight=False,
         )
 
@@ -176,9 +177,11 @@ def register(root: typer.Typer) -> None:
         if as_json:
             print_json(report.to_dict())
             return
-        table = Table("document", "pieces", "new", "known", "refused", title=f"train → project {report.project.name}")
+        table = Table("document", "pieces", "new", "merged", "known", "refused",
+                      title=f"train → project {report.project.name}")
         for f in report.files:
-            _add(table, f.path, str(len(f.candidates)), str(f.added), str(f.repeats), str(len(f.refused)))
+            _add(table, f.path, str(len(f.candidates)), str(f.added), str(f.merged), str(f.repeats),
+                 str(len(f.refused)))
         console.print(table)
         for f in report.files:
             for line in [*f.refused, *f.notes, *(f"front matter: {p}" for p in f.problems)]:

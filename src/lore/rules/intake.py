@@ -58,6 +58,7 @@ class Candidate:
 class Refused:
     candidate: Candidate
     reason: str
+    index: int = -1  # the candidate's position in what was saved
 
     def line(self) -> str:
         where = self.candidate.evidence[0] if self.candidate.evidence else {}
@@ -65,14 +66,27 @@ class Refused:
         return f"{place}: {self.reason}"
 
 
+OUTCOMES = ("new", "merged", "known", "refused")
+
+
 @dataclass
 class Saved:
-    """What saving did: new rules, evidence added to existing ones, exact repeats, refusals."""
+    """What saving did, as rules and as one outcome per candidate given, so that every candidate
+    is counted exactly once: "new" (it made a rule), "merged" (its place was added to a rule made
+    by another candidate or stored before), "known" (text and place already stored) or
+    "refused"."""
 
     added: list[Rule] = field(default_factory=list)
-    merged: list[Rule] = field(default_factory=list)
-    repeats: int = 0
-    refused: list[Refused] = field(default_factory=list)
+    merged: list[Rule] = field(default_factory=list)  # stored rules that gained evidence
+    refused: list[Refused] = field(default_factory=list)  # one per refused candidate
+    outcomes: list[str] = field(default_factory=list)  # in the order the candidates were given
+
+    def count(self, outcome: str) -> int:
+        return self.outcomes.count(outcome)
+
+    @property
+    def repeats(self) -> int:
+        return self.count("known")
 
 
 def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candidate]]:
@@ -109,20 +123,30 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
         raise InvalidInput(f"unknown rule source {source!r}; one of {', '.join(SOURCES)}")
     if status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; active or pending")
-    result = Saved()
+    result = Saved(outcomes=[""] * len(candidates))
     store = rules_store()
     existing: dict[str, Rule] = {}
     for rule in store.rules(project.id):
         existing.setdefault(normalize_text(rule.text), rule)
+    given: dict[str, list[int]] = {}  # normalised text -> positions of the candidates saying it
+    for i, cand in enumerate(candidates):
+        if cand.key:
+            given.setdefault(cand.key, []).append(i)
+        else:
+            result.outcomes[i] = "refused"
+            result.refused.append(Refused(cand, "no words once markdown marks are left out", i))
     fresh: list[dict[str, Any]] = []
     for key, cand in merge_candidates(candidates):
         found = existing.get(key)
         if found is not None:
-            new_evidence = [ev for ev in cand.evidence if ev not in found.evidence]
-            if not new_evidence:
-                result.repeats += 1
+            known = list(found.evidence)
+            for i in given[key]:
+                places = [ev for ev in candidates[i].evidence if ev not in known]
+                result.outcomes[i] = "merged" if places else "known"
+                known += places
+            if len(known) == len(found.evidence):
                 continue
-            updated = store.update_rule(found.id, {"evidence": [*found.evidence, *new_evidence]})
+            updated = store.update_rule(found.id, {"evidence": known})
             if updated is not None:
                 existing[key] = updated
                 result.merged.append(updated)
@@ -130,8 +154,15 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
         try:
             fields = _fields(project, cand, status, source)
         except InvalidInput as exc:
-            result.refused.append(Refused(cand, str(exc).removeprefix("rule refused: ")))
+            reason = str(exc).removeprefix("rule refused: ")
+            for i in given[key]:
+                result.outcomes[i] = "refused"
+                result.refused.append(Refused(candidates[i], reason, i))
             continue
+        first, *others = given[key]
+        result.outcomes[first] = "new"
+        for i in others:
+            result.outcomes[i] = "merged"
         fresh.append(fields)
     for start in range(0, len(fresh), BATCH):
         result.added += store.insert_rules(project.id, fresh[start:start + BATCH])

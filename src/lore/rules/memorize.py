@@ -44,8 +44,8 @@ class FileImport:
     notes: list[str] = field(default_factory=list)  # stripped comments, dropped code
     skipped: str = ""  # why the whole file was not imported
     added: int = 0
-    merged: int = 0
-    repeats: int = 0
+    merged: int = 0  # pieces whose place was added to a rule another piece made or stored before
+    repeats: int = 0  # pieces already known, text and place
     refused: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,9 +62,11 @@ class MemorizeReport:
     saved: Saved
 
     def to_dict(self) -> dict[str, Any]:
+        """Every piece in exactly one of added, merged, repeats and refused."""
         return {"project": self.project.name, "files": [f.to_dict() for f in self.files],
-                "added": len(self.saved.added), "merged": len(self.saved.merged),
-                "repeats": self.saved.repeats, "refused": len(self.saved.refused)}
+                "pieces": len(self.saved.outcomes), "added": self.saved.count("new"),
+                "merged": self.saved.count("merged"), "repeats": self.saved.count("known"),
+                "refused": self.saved.count("refused")}
 
 
 # -- which files ----------------------------------------------------------------------------------
@@ -325,24 +327,25 @@ def memorize(path: str | Path) -> MemorizeReport:
                   for r in linked_folders_outside(root) if not inside or r.startswith(inside + "/")]
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="pending", source="memorize")
-    _attribute(files, saved)
+    attribute(files, saved)
     return MemorizeReport(project, files, saved)
 
 
-def _attribute(files: list[FileImport], saved: Saved) -> None:
-    """Count, per file, the rules added, merged, repeated and refused."""
-    by_file = {f.path: f for f in files}
-    for rule in saved.added:
-        for ev in rule.evidence[:1]:
-            if ev.get("file") in by_file:
-                by_file[ev["file"]].added += 1
-    for rule in saved.merged:
-        for ev in rule.evidence[-1:]:
-            if ev.get("file") in by_file:
-                by_file[ev["file"]].merged += 1
-    for refused in saved.refused:
-        for ev in refused.candidate.evidence[:1]:
-            if ev.get("file") in by_file:
-                by_file[ev["file"]].refused.append(f"line {ev.get('line')}: {refused.reason}")
+def attribute(files: list[FileImport], saved: Saved) -> None:
+    """Count each file's pieces by what became of them; `saved` holds one outcome per piece, in
+    the order of the files' candidates, so the files' columns add up to the summary's."""
+    reasons = {r.index: r.reason for r in saved.refused}
+    position = 0
     for f in files:
-        f.repeats = max(0, len(f.candidates) - f.added - f.merged - len(f.refused))
+        for cand in f.candidates:
+            outcome = saved.outcomes[position]
+            if outcome == "new":
+                f.added += 1
+            elif outcome == "merged":
+                f.merged += 1
+            elif outcome == "known":
+                f.repeats += 1
+            else:
+                line = cand.evidence[0].get("line") if cand.evidence else "?"
+                f.refused.append(f"line {line}: {reasons.get(position, 'refused')}")
+            position += 1

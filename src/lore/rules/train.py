@@ -13,7 +13,7 @@ from typing import Any
 from lore.core.errors import InvalidInput
 from lore.rules import projects as proj
 from lore.rules.intake import Saved, save_candidates
-from lore.rules.memorize import FileImport, read_instruction_file
+from lore.rules.memorize import FileImport, attribute, read_instruction_file
 from lore.rules.models import Project
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst", ".text", "")
@@ -27,7 +27,7 @@ class TrainReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"project": self.project.name, "files": [f.to_dict() for f in self.files],
-                "added": [r.id for r in self.saved.added], "merged": len(self.saved.merged),
+                "added": [r.id for r in self.saved.added], "merged": self.saved.count("merged"),
                 "repeats": self.saved.repeats,
                 "refused": [r.line() for r in self.saved.refused]}
 
@@ -53,12 +53,5 @@ def train(project: Project, paths: list[str | Path], scope: str | None = None) -
         files.append(found)
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="active", source="trained")
-    counted = {f.path: f for f in files}
-    for rule in saved.added:
-        counted[rule.evidence[0]["file"]].added += 1
-    for refused in saved.refused:
-        ev = refused.candidate.evidence[0]
-        counted[ev["file"]].refused.append(f"line {ev.get('line')}: {refused.reason}")
-    for f in files:
-        f.repeats = max(0, len(f.candidates) - f.added - len(f.refused))
+    attribute(files, saved)
     return TrainReport(project, files, saved)
