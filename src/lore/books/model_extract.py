@@ -27,7 +27,7 @@ from lore.books.library import find_book
 from lore.books.model_schema import SYSTEM, ChunkFacts, chunk_prompt
 from lore.books.name_evidence import NameFinder, Position
 from lore.books.names import TITLES
-from lore.core.llm import ModelClient, model_run, totals
+from lore.core.llm import BOOKS_EXTRACT, ModelClient, model_run, totals
 from lore.core.quotes import find_quote
 from lore.core.store import Store
 
@@ -113,7 +113,7 @@ def extract_book(ref: str | int, *, store: Store | None = None,
     db = sql.books_store(store)
     book = find_book(ref, db)
     subject = subject_of(book.id)
-    client = ModelClient(task="books.extract", subject=subject)
+    client = ModelClient(task=BOOKS_EXTRACT, subject=subject)
     label = client.spec().label  # raises NeedsModel (with how to set one up) before any work
     rows = sql.chapter_passages(db.connect(), book.id)
     chunks = chunks_of(rows)

@@ -13,6 +13,7 @@ from typing import Any
 
 from lore.books.store import END, Cap
 from lore.core.embed import Embedder, get_embedder
+from lore.core.llm import model_subject
 from lore.core.store import Store
 from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 
@@ -44,7 +45,8 @@ def index_passages(store: Store, book_id: int, rows: Sequence[Any],
     done = 0
     for start in range(0, total, BATCH):
         batch = rows[start : start + BATCH]
-        vectors = index.space.embed([r["text"] for r in batch], progress=False)  # type: ignore[attr-defined]
+        with model_subject(f"book:{book_id}"):  # embedding calls are counted against the book
+            vectors = index.space.embed([r["text"] for r in batch], progress=False)  # type: ignore[attr-defined]
         index.add(
             (str(r["id"]), vec, {"book_id": book_id, "chapter_seq": r["chapter_seq"],
                                  "passage_seq": r["passage_seq"]})

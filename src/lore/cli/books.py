@@ -17,6 +17,7 @@ from rich.table import Table
 
 from lore.books import entities, library, model_extract, search
 from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.cli.model import NO_CACHE_OPTION, model_command
 
 app = typer.Typer(
     help="Books: import EPUB/PDF/text, set your reading position, search and explore spoiler-free.",
@@ -48,6 +49,7 @@ def add(
     series_index: float = typer.Option(None, "--series-index", help="Position in the series."),
     title: str = typer.Option(None, "--title", help="Title (overrides the file's)."),
     author: str = typer.Option(None, "--author", help="Author (overrides the file's)."),
+    no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print the book as JSON."),
 ) -> None:
     """Import a book: chapters, passages, full-text index, names and passage vectors."""
@@ -60,8 +62,9 @@ def add(
             bar.update(task, description=escape(f"{file.name}: {STAGES.get(stage, stage)}"),
                        completed=done, total=total)
 
-        book = library.add_book(file, series=series, series_index=series_index, title=title,
-                                author=author, progress=tick)
+        with model_command("books add", no_cache=no_cache):
+            book = library.add_book(file, series=series, series_index=series_index, title=title,
+                                    author=author, progress=tick)
     if as_json:
         print_json(book.as_dict())
         return
@@ -301,6 +304,7 @@ def search_cmd(
 @handle_errors
 def extract(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """With a model: characters, places, groups, objects, events, relations and identities,
@@ -313,7 +317,8 @@ def extract(
         def tick(stage: str, done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = model_extract.extract_book(book, progress=tick)
+        with model_command("books extract", no_cache=no_cache):
+            report = model_extract.extract_book(book, progress=tick)
     if as_json:
         print_json(report.as_dict())
         return
@@ -333,12 +338,14 @@ def extract(
 @handle_errors
 def reindex(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Embed a book's passages again with the embedder configured now (after switching)."""
     from lore.books.passage_vectors import embedder
 
-    info, count = library.reindex(book)
+    with model_command("books reindex", no_cache=no_cache):
+        info, count = library.reindex(book)
     if as_json:
         print_json({"id": info.id, "title": info.title, "passages": count, "embedder": embedder().name})
         return
