@@ -88,3 +88,53 @@ def test_lint_command_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     dirty = CliRunner().invoke(app, ["review", "--name", project.name, "lint", "--json"])
     assert dirty.exit_code == 1
     assert [f["kind"] for f in json.loads(dirty.output)["findings"]] == ["duplicate"]
+
+
+def test_tabs_against_spaces_is_found_whatever_else_the_rules_say(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    add = service.add_rule
+    four = add(project, "Use four spaces for indentation.", scope="**/*.py", title="Indent")
+    tabs = add(project, "Use tabs for indentation.", scope="**/*.py", title="Tabs")
+    python = add(project, "Indent Python code with 4 spaces.", scope="src/", title="Python indent")
+    agrees = add(project, "Never indent with tabs.", scope="web/**/*.ts", title="No tabs")
+    add(project, "Use spaces around operators in TypeScript.", scope="web/**/*.ts", title="Operators")
+    for name in ("billing", "orders", "search", "payments", "auth", "reports", "mailer", "cache"):
+        add(project, f"Document the {name} module and its indentation helpers in the README.",
+            title=f"Docs {name}")  # sharing words with the others, contradicting none
+    pairs = {frozenset(f.rule_ids) for f in _kinds(lint_rules(project))["contradiction"]}
+    assert pairs == {frozenset({four.id, tabs.id}), frozenset({python.id, tabs.id})}
+    assert all(agrees.id not in pair for pair in pairs)
+
+
+@pytest.mark.parametrize("block", [1300, 37])
+def test_the_pre_filter_keeps_every_pair_the_checks_flag(shared_data: Path, block: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """On real rules plus known contradictions, all in one scope, the pairs lint compares include
+    every pair the gate's check flags when all pairs are compared (in one block, and in many)."""
+    from lore.rules import lint
+
+    monkeypatch.setattr(lint, "BLOCK", block)
+    from lore.rules.frontmatter import split_front_matter
+    from lore.rules.lint import _related_pairs
+    from lore.rules.models import Rule
+    from lore.rules.screening import contradicts
+    from lore.rules.splitting import split_markdown
+
+    texts: list[str] = []
+    for path in sorted((shared_data / "rules" / "cursor" / "rules").glob("*.mdc"))[:40]:
+        body = split_front_matter(path.read_text(encoding="utf-8", errors="replace")).body
+        texts += [p.text for p in split_markdown(body).pieces][:8]
+    texts += ["Use four spaces for indentation.", "Use tabs for indentation.",
+              "Indent Python code with 4 spaces.", "Keep lines within 80 characters.",
+              "Keep lines within 120 characters.", "Use single quotes for strings.",
+              "Use double quotes for strings.", "Do not use global state in handlers.",
+              "Use global state in handlers.", "Prefer named exports.", "Prefer default exports.",
+              "Write components as functional components.", "Write components as class components.",
+              "Make everything async.", "Keep it sync.", "Always prefer tabs.", "Use spaces."]
+    rules = [Rule(id=f"r{i}", project_id=1, text=text, title="") for i, text in enumerate(dict.fromkeys(texts))]
+    flagged = {(i, j) for i in range(len(rules)) for j in range(i + 1, len(rules))
+               if contradicts(rules[i].text, rules[j].text)}
+    assert len(flagged) >= 9
+    compared = [(min(i, j), max(i, j)) for i, j in _related_pairs(rules)]
+    assert len(compared) == len(set(compared))  # each pair once
+    assert flagged <= set(compared)

@@ -4,48 +4,38 @@
   entries are all dead is never served.
 - Duplicates: the same normalised text twice; near-duplicates: 80% of their words shared.
 - Contradictions: rules with overlapping scopes that say opposite things ("tabs" against
-  "spaces", "do" against "never", "max 80" against "max 120"). The screening gate's check is
-  used when it is present, and this module's own pairwise check in any case.
+  "spaces", "do" against "never", "max 80" against "max 120"). The screening gate's
+  `contradicts` decides, so lint reports exactly what the gate would hold back; a prefix filter
+  that keeps every pair it could flag spares comparing all n²/2 pairs.
 - Untagged rules, which selection can only match on their text.
 - The token cost of always-rules, sent on every request: a warning above about 1,000 tokens.
 """
 
 from __future__ import annotations
 
-import importlib
+import math
 import re
 import subprocess
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
 from lore.core.config import load_settings
-from lore.core.text import build_tokenizer, estimate_tokens, split_words
+from lore.core.text import Tokenizer, build_tokenizer, estimate_tokens
 from lore.rules import service
 from lore.rules.intake import normalize_text
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import entry_coverage
+from lore.rules.screening import contradicts
 
 ALWAYS_BUDGET = 1000
 NEAR_DUPLICATE = 0.8
-RELATED = 0.3  # word overlap at which two rules are about the same thing
-_NEGATIONS = frozenset({"never", "not", "no", "don", "dont", "avoid", "without", "nor", "disallow",
-                        "forbid", "forbidden", "stop"})
-_OPPOSITES = (
-    ({"tab", "tabs"}, {"space", "spaces"}),
-    ({"single"}, {"double"}),
-    ({"camel", "camelcase"}, {"snake", "snakecase"}),
-    ({"camel", "camelcase"}, {"pascal", "pascalcase"}),
-    ({"snake", "snakecase"}, {"kebab", "kebabcase"}),
-    ({"relative"}, {"absolute"}),
-    ({"sync", "synchronous"}, {"async", "asynchronous"}),
-    ({"class", "classes"}, {"function", "functions", "functional"}),
-    ({"mutable"}, {"immutable"}),
-    ({"lf"}, {"crlf"}),
-)
-_NUMBER = re.compile(r"\b\d+\b")
+PREFIX_SIMILARITY = 0.5  # pairs below this share of terms are not compared (the gate asks 0.65)
+SHORT = 2  # rules of at most this many terms are all compared with each other
+BLOCK = 1300  # rules compared a block at a time: two blocks fit the gate's cache of 4,096 analyses
 
 
 @dataclass
@@ -184,18 +174,85 @@ def duplicates(rules: list[Rule]) -> list[Finding]:
 
 
 def contradictions(rules: list[Rule]) -> list[Finding]:
-    tokens = _tokens()
-    words = {r.id: tokens(r.text) for r in rules}
-    out: list[Finding] = []
-    for a, b, _score in _pairs(rules, words, RELATED):
-        if not _scopes_overlap(a, b):
-            continue
-        reason = contradiction(a.text, b.text)
+    """Pairs of rules in overlapping scopes that the screening gate's `contradicts` says clash."""
+    found: list[tuple[int, int, str]] = []
+    for i, j in _related_pairs(rules):
+        reason = contradicts(rules[i].text, rules[j].text)
         if reason:
-            out.append(Finding("contradiction", "warning",
-                               f"{a.id} and {b.id} contradict each other ({reason}): {a.label!r} / "
-                               f"{b.label!r}; reject or edit one", [a.id, b.id]))
+            found.append((min(i, j), max(i, j), reason))
+    out: list[Finding] = []
+    for i, j, reason in sorted(found):
+        a, b = rules[i], rules[j]
+        out.append(Finding("contradiction", "warning",
+                           f"{a.id} and {b.id} contradict each other ({reason}): {a.label!r} / "
+                           f"{b.label!r}; reject or edit one", [a.id, b.id]))
     return out
+
+
+def _related_pairs(rules: list[Rule]) -> Iterator[tuple[int, int]]:
+    """Each pair of rules (as indexes) in overlapping scopes that may be about the same thing,
+    once, in an order that lets the gate's cache of text analyses work.
+
+    `contradicts` only fires on two texts about the same thing: most of their terms shared (the
+    gate asks 0.65 of them), a short rule contained in a longer one, or two bare choices ("Use
+    tabs." against "Use spaces.") that share no term at all. Comparing every pair costs n²/2
+    calls, so the pairs are found through a prefix filter instead: with each rule's terms ordered
+    rarest first, two sets sharing at least PREFIX_SIMILARITY of their union share one of each
+    set's first `n - ceil(t * n) + 1` terms, so probing only those finds every such pair (and a
+    set contained in another finds it through its rarest term). Rules of at most three terms probe
+    all of theirs, and rules of at most SHORT terms (bare choices) are paired with each other.
+
+    Each pair comes once, block by block: BLOCK rules with one later block at a time."""
+    terms = [_terms(r.text) for r in rules]
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, found in enumerate(terms):
+        for term in found:
+            postings[term].append(i)
+    probes: list[frozenset[str]] = []
+    for found in terms:
+        ordered = sorted(found, key=lambda term: (len(postings[term]), term))
+        size = len(ordered)
+        probes.append(frozenset(ordered[:size if size <= 3 else size - math.ceil(PREFIX_SIMILARITY * size) + 1]))
+    probed_by: dict[str, list[int]] = defaultdict(list)
+    for i, probe in enumerate(probes):
+        for term in probe:
+            probed_by[term].append(i)
+    short = [i for i, found in enumerate(terms) if len(found) <= SHORT]
+    overlap: dict[tuple[tuple[str, ...], tuple[str, ...]], bool] = {}
+
+    def overlapping(i: int, j: int) -> bool:
+        scopes = (rules[i].scope, rules[j].scope)
+        if scopes not in overlap:
+            overlap[scopes] = _scopes_overlap(rules[i], rules[j])
+        return overlap[scopes]
+
+    for start in range(0, len(rules), BLOCK):
+        by_block: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for i in range(start, min(start + BLOCK, len(rules))):
+            partners = {j for term in probes[i] for j in postings[term]}  # the rules i finds
+            partners.update(j for term in terms[i] for j in probed_by[term])  # and those finding i
+            if len(terms[i]) <= SHORT:
+                partners.update(short)
+            for j in partners:
+                if j > i and overlapping(i, j):
+                    by_block[j // BLOCK].append((i, j))
+        for block in sorted(by_block):
+            yield from by_block[block]
+
+
+def contradiction(a: str, b: str) -> str | None:
+    """Why two rule texts say opposite things, or None (the screening gate's check)."""
+    return contradicts(a, b)
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Tokenizer:
+    return build_tokenizer()  # the gate's: its similarity is measured on these terms
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Content terms, cut to six letters so that indent and indentation meet (as the gate does)."""
+    return frozenset(t[:6] for t in _tokenizer().tokens(text, topics=False) if len(t) > 1 and not t[:1].isdigit())
 
 
 def _scopes_overlap(a: Rule, b: Rule) -> bool:
@@ -227,47 +284,3 @@ def _entries_overlap(x: str, y: str) -> bool:
 def _extensions(entry: str) -> set[str]:
     match = re.search(r"\.([\w{},]+)$", entry)
     return set(match.group(1).strip("{}").split(",")) if match else set()
-
-
-def _screening_check() -> Callable[[str, str], str | None] | None:
-    try:
-        module = importlib.import_module("lore.rules.screening")
-    except ImportError:
-        return None
-    check = getattr(module, "contradicts", None)
-    return check if callable(check) else None
-
-
-def contradiction(a: str, b: str) -> str | None:
-    """Why two rule texts say opposite things, or None."""
-    gate = _screening_check()
-    if gate is not None:
-        reason = gate(a, b)
-        if reason:
-            return str(reason)
-    return opposite_wording(a, b)
-
-
-def opposite_wording(a: str, b: str) -> str | None:
-    """A small pairwise check: opposite words, a negation on one side only, different limits."""
-    wa, wb = split_words(a), split_words(b)
-    sa, sb = set(wa), set(wb)
-    for left, right in _OPPOSITES:
-        if (sa & left and sb & right and not sa & right and not sb & left) or \
-                (sa & right and sb & left and not sa & left and not sb & right):
-            x = sorted(sa & (left | right))[0]
-            y = sorted(sb & (left | right))[0]
-            return f"{x!r} against {y!r}"
-    content_a = sa - _NEGATIONS - {"do", "t", "use", "always", "must", "should"}
-    content_b = sb - _NEGATIONS - {"do", "t", "use", "always", "must", "should"}
-    overlap = len(content_a & content_b) / len(content_a | content_b) if content_a | content_b else 0.0
-    neg_a, neg_b = bool(sa & _NEGATIONS), bool(sb & _NEGATIONS)
-    if neg_a != neg_b and overlap >= 0.6:
-        return "one says do, the other says do not"
-    na, nb = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
-    if na and nb and na != nb and overlap >= 0.5:
-        plain_a = {w for w in content_a if not w.isdigit()}
-        plain_b = {w for w in content_b if not w.isdigit()}
-        if len(plain_a & plain_b) / max(1, len(plain_a | plain_b)) >= 0.6:
-            return f"{' '.join(sorted(na))} against {' '.join(sorted(nb))}"
-    return None
