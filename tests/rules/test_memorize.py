@@ -90,14 +90,14 @@ def test_every_client_file_becomes_pending_rules_with_scope_and_evidence(tmp_pat
     rules = _by_text(report.project)
     assert all(r.status == "pending" and r.source == "memorize" for r in rules.values())
     spaces = rules["Use 4 spaces for indentation in Python files."]
-    assert spaces.title == "Code style" and spaces.scope == ()
+    assert spaces.title == "Code style: Use 4 spaces for indentation in Python files" and spaces.scope == ()
     assert spaces.evidence[0] == {"file": "AGENTS.md", "line": 4, "kind": "agents"}
     assert rules["Validate every request body with the schema in `schemas/`."].scope == ("src/api/",)
     assert set(rules["Prefer `unknown` over `any` in type annotations."].scope) == {"**/*.ts", "**/*.tsx"}
     db = rules["Every query goes through the repository layer."]
-    assert db.scope == ("src/db/**/*.py",) and db.title == "Database"
+    assert db.scope == ("src/db/**/*.py",) and db.title == "Database: Every query goes through the repository layer"
     assert rules["Keep functions under 40 lines."].scope == ()
-    assert rules["Keep functions under 40 lines."].title == "General"
+    assert rules["Keep functions under 40 lines."].title == "General: Keep functions under 40 lines"
     assert rules["Wrap prose at 100 columns."].scope == ("docs/**/*.md",)
     # the same rule in AGENTS.md and CLAUDE.md is one rule with both places as evidence
     secrets = rules["Never commit secrets or API keys."]
@@ -167,6 +167,33 @@ def test_every_piece_is_counted_once_and_the_columns_add_up(tmp_path: Path) -> N
         in " ".join(result.output.split())
 
 
+def test_imported_titles_tell_rules_of_same_named_sections_apart(tmp_path: Path) -> None:
+    pages = "".join(f"- Check the {page} page renders its {part} without errors.\n"
+                    for page in ("login", "cart", "search", "admin") for part in ("header", "footer", "form"))
+    repo = make_repo(tmp_path / "r", {
+        "AGENTS.md": "# Python\n## Testing\n- Run pytest before every commit.\n- Keep **fixtures** small.\n",
+        "CLAUDE.md": "# Web\n## Testing\n" + pages,
+        "web/AGENTS.md": "## Testing\n- Use vitest for components; snapshot tests only for stable markup "
+                         "that rarely changes.\n",
+        ".cursor/rules/x.mdc": "---\ndescription: Testing\nglobs: '**/*.py'\n---\nMock the clock, never sleep.\n",
+        "web/app.py": "",
+    })
+    report = memorize(repo)
+    rules = service.list_rules(report.project, status=None)
+    titles = [r.title for r in rules]
+    assert len(set(titles)) == len(titles) == 16
+    assert all(t.startswith("Testing: ") and len(t) <= 60 for t in titles), titles
+    assert "Testing: Keep fixtures small" in titles
+    assert "Testing: Use vitest for components; snapshot tests only..." in titles
+    for rule in rules:
+        service.approve(rule)
+    # what an agent sees of the rules it was not sent: one distinct title each
+    reply = service.rules_for_change(report.project, ["web/app.py"], task="rename the billing tables")
+    listed = [line.split(" ", 2)[2] for line in reply.render().splitlines() if line.startswith("- ")
+              and " Testing: " in line]
+    assert len(listed) >= 8 and len(set(listed)) == len(listed)
+
+
 def test_long_files_split_under_the_limit_at_natural_boundaries(tmp_path: Path) -> None:
     bullets = "\n".join(f"- Rule number {i}: " + "keep the handler small and explicit. " * 3
                         for i in range(30))
@@ -177,9 +204,9 @@ def test_long_files_split_under_the_limit_at_natural_boundaries(tmp_path: Path) 
     report = memorize(repo)
     rules = service.list_rules(report.project)
     assert all(len(r.text) <= MAX_RULE_CHARS for r in rules)
-    handlers = [r for r in rules if r.title == "Handlers"]
+    handlers = [r for r in rules if r.title.startswith("Handlers: ")]
     assert len(handlers) == 30
-    deploy = [r for r in rules if r.title == "Deploy"]
+    deploy = [r for r in rules if r.title.startswith("Deploy: ")]
     assert len(deploy) >= 5 and all(r.text.endswith(".") for r in deploy)
     assert " ".join(r.text for r in deploy) == para
     (file_report,) = report.files

@@ -39,7 +39,7 @@ def test_documents_become_active_trained_rules(tmp_path: Path) -> None:
     }
     assert all(r.status == "active" and r.source == "trained" for r in rules.values())
     errors = rules["Log an error once, where it is handled."]
-    assert errors.title == "Errors" and errors.evidence[0] == {"file": "docs/style.md", "line": 5, "kind": "trained"}
+    assert errors.title == "Errors: Log an error once, where it is handled" and errors.evidence[0] == {"file": "docs/style.md", "line": 5, "kind": "trained"}
     bus = rules["Services talk to each other only through the message bus."]
     assert bus.evidence[0]["file"] == str(outside.resolve())
     assert any("HTML comment stripped" in n for n in report.files[0].notes)

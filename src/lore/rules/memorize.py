@@ -23,7 +23,7 @@ from lore.rules.export import GENERATED_KEY, is_generated, strip_generated_block
 from lore.rules.frontmatter import FrontMatter, split_front_matter
 from lore.rules.intake import Candidate, Saved, save_candidates
 from lore.rules.models import Project
-from lore.rules.splitting import split_markdown
+from lore.rules.splitting import rule_title, split_markdown
 
 MAX_FILE_BYTES = 2_000_000
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -217,7 +217,7 @@ def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: s
     result.notes += split.dropped
     for piece in split.pieces:
         result.candidates.append(Candidate(
-            text=piece.text, title=piece.title, scope=list(result.scope), kind=kind,
+            text=piece.text, title=rule_title(piece.title, piece.text), scope=list(result.scope), kind=kind,
             evidence=[{"file": rel, "line": piece.line, "kind": kind}],
         ))
     if not result.candidates and not result.skipped:

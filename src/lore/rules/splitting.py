@@ -2,7 +2,8 @@
 
 Where the cuts go, and why:
 
-- A heading starts a new section; its text becomes the title of the rules below it.
+- A heading starts a new section; its text heads the titles of the rules below it, each
+  followed by the rule's first words (`rule_title`), so that two sections' rules never share one.
 - Each paragraph is a rule. A paragraph longer than 500 characters is cut between sentences.
 - Each top-level list item is a rule, together with its nested items. An item whose children do
   not fit is split into its children, titled with the item's own text. A paragraph that ends with
@@ -24,6 +25,7 @@ from lore.rules.validation import MAX_RULE_CHARS
 
 SHORT_ITEM = 40
 MAX_TITLE = 120
+TITLE_CHARS = 60  # an imported rule's title: its heading and first words
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$")
@@ -61,6 +63,26 @@ def clean_title(text: str) -> str:
     text = re.sub(r"[*_`]+", "", text).strip().rstrip(":").strip()
     text = re.sub(r"\s+", " ", text)
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 3].rstrip() + "..."
+
+
+def rule_title(heading: str, text: str, limit: int = TITLE_CHARS) -> str:
+    """The title of an imported rule: its heading, then its first words, so that the rules of one
+    section (and of every file's "Testing") can be told apart in a list of titles:
+    "Testing: Run pytest before every commit". Empty without a heading (a rule's label is then
+    its text)."""
+    head = clean_title(heading)
+    if not head:
+        return ""
+    if len(head) > limit // 2 + 10:
+        head = head[: limit // 2].rstrip() + "..."
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    first = " ".join(re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+|[*_`#>]+", " ", first).split()).rstrip(".")
+    room = limit - len(head) - 2
+    if not first or room < 12 or first.lower() == head.lower():
+        return head
+    if len(first) > room:
+        first = first[: room - 3].rsplit(" ", 1)[0].rstrip(" ,;:") + "..."
+    return f"{head}: {first}"
 
 
 def split_markdown(text: str, *, first_line: int = 1, default_title: str = "") -> Split:
