@@ -63,13 +63,13 @@ def test_repeated_feedback_from_the_team_is_grouped_first(tmp_path: Path, gh: Fa
     candidates = learn_from_reviews(repo)
     assert [len(c.evidence) for c in candidates] == [3, 1]
     repeated, single = candidates
-    assert "context manager" in repeated.text and repeated.title == "Review feedback (3x in 3 PRs)"
+    assert "context manager" in repeated.text and repeated.title.startswith("Review feedback (3x in 3 PRs): ")
     assert repeated.scope == ["**/*.py"]
     assert {e["author"] for e in repeated.evidence} == {"maria", "tom"}
     first = next(e for e in repeated.evidence if e["pr"] == 10)
     assert first["file"] == "app.py" and first["line"] == 4 and first["association"] == "OWNER"
     assert first["url"].startswith("https://github.com/acme/widget/pull/10#discussion_r")
-    assert single.scope == ["**/*.ts"] and single.title == "Review feedback"
+    assert single.scope == ["**/*.ts"] and single.title == "Review feedback: Prefer unknown over any in exported..."
     assert gh.auth_seen[-1] == "Bearer test-token"
     assert service.list_rules(service.project_for_path(repo)) == []  # nothing saved
 

@@ -30,7 +30,7 @@ from lore.core.text import build_tokenizer
 from lore.rules import service
 from lore.rules.intake import Candidate, Saved, save_candidates
 from lore.rules.models import Project
-from lore.rules.splitting import pack
+from lore.rules.splitting import pack, rule_title
 from lore.rules.store import rules_store
 from lore.rules.validation import MAX_RULE_CHARS
 
@@ -200,8 +200,8 @@ def _candidate(group: list[Feedback]) -> Candidate:
     # the comment closest to all the others says it best; ties go to the shorter one
     best = max(group, key=lambda f: (sum(_similar(f.tokens, o.tokens) for o in group), -len(f.text)))
     prs = sorted({f.evidence["pr"] for f in group if f.evidence["pr"] is not None})
-    title = f"Review feedback ({len(group)}x in {len(prs)} PRs)" if len(group) > 1 else "Review feedback"
-    return Candidate(text=best.text, title=title, scope=_scope(group), kind="review",
+    head = f"Review feedback ({len(group)}x in {len(prs)} PRs)" if len(group) > 1 else "Review feedback"
+    return Candidate(text=best.text, title=rule_title(head, best.text), scope=_scope(group), kind="review",
                      evidence=[f.evidence for f in group])
 
 
