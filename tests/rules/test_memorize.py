@@ -12,6 +12,7 @@ from lore.cli.app import app
 from lore.rules import service
 from lore.rules.export import export_rules
 from lore.rules.memorize import kind_of, memorize, read_instruction_file
+from lore.rules.splitting import rule_title
 from lore.rules.validation import MAX_RULE_CHARS
 
 AGENTS = """# Shop
@@ -192,6 +193,15 @@ def test_imported_titles_tell_rules_of_same_named_sections_apart(tmp_path: Path)
     listed = [line.split(" ", 2)[2] for line in reply.render().splitlines() if line.startswith("- ")
               and " Testing: " in line]
     assert len(listed) >= 8 and len(set(listed)) == len(listed)
+
+
+def test_rule_titles_read_as_plain_words() -> None:
+    assert rule_title("Errors", "Raise domain errors (`OrderNotFound`), never a bare `Exception`.") == \
+        "Errors: Raise domain errors (OrderNotFound), never a..."
+    assert rule_title("HTTP", "Every outbound HTTP call sets an explicit timeout. Retries back off.") == \
+        "HTTP: Every outbound HTTP call sets an explicit timeout..."
+    assert rule_title("Naming", "- Use **snake_case** for _module_ names.") == "Naming: Use snake_case for module names"
+    assert rule_title("", "Anything.") == ""
 
 
 def test_long_files_split_under_the_limit_at_natural_boundaries(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1[^\n]*$\n?", re.S | re.M)
+_INLINE_MARKS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")  # emphasis and code marks, not snake_case
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(\[*_])")
 
 
@@ -76,12 +77,13 @@ def rule_title(heading: str, text: str, limit: int = TITLE_CHARS) -> str:
     if len(head) > limit // 2 + 10:
         head = head[: limit // 2].rstrip() + "..."
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    first = " ".join(re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+|[*_`#>]+", " ", first).split()).rstrip(".")
+    first = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)]|#+|>+)\s+", "", first)  # a bullet, heading or quote mark
+    first = " ".join(_INLINE_MARKS.sub("", first).split()).rstrip(".")
     room = limit - len(head) - 2
     if not first or room < 12 or first.lower() == head.lower():
         return head
     if len(first) > room:
-        first = first[: room - 3].rsplit(" ", 1)[0].rstrip(" ,;:") + "..."
+        first = first[: room - 3].rsplit(" ", 1)[0].rstrip(" ,;:.!?") + "..."
     return f"{head}: {first}"
 
 
