@@ -91,16 +91,19 @@ class Saved:
 
 def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candidate]]:
     """(normalised text, candidate) once per text; evidence joined, scopes joined (global wins)."""
-    merged: dict[str, Candidate] = {}
+    groups: dict[str, list[Candidate]] = {}
     for cand in candidates:
-        key = cand.key
-        if not key:
-            continue
-        first = merged.get(key)
-        if first is None:
-            merged[key] = Candidate(cand.text, cand.title, list(cand.triggers), list(cand.scope),
-                                    list(cand.evidence), cand.always, cand.kind)
-            continue
+        if key := cand.key:
+            groups.setdefault(key, []).append(cand)
+    return [(key, _merge(group)) for key, group in groups.items()]
+
+
+def _merge(group: list[Candidate]) -> Candidate:
+    """One candidate for candidates saying the same text."""
+    head = group[0]
+    first = Candidate(head.text, head.title, list(head.triggers), list(head.scope), list(head.evidence),
+                      head.always, head.kind)
+    for cand in group[1:]:
         for ev in cand.evidence:
             if ev not in first.evidence:
                 first.evidence.append(ev)
@@ -110,7 +113,7 @@ def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candida
             first.scope += [s for s in cand.scope if s not in first.scope]
         first.title = first.title or cand.title
         first.triggers += [t for t in cand.triggers if t not in first.triggers]
-    return list(merged.items())
+    return first
 
 
 def save_candidates(project: Project, candidates: Sequence[Candidate], *, status: str,
@@ -130,13 +133,14 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
         existing.setdefault(normalize_text(rule.text), rule)
     given: dict[str, list[int]] = {}  # normalised text -> positions of the candidates saying it
     for i, cand in enumerate(candidates):
-        if cand.key:
-            given.setdefault(cand.key, []).append(i)
+        if key := cand.key:
+            given.setdefault(key, []).append(i)
         else:
             result.outcomes[i] = "refused"
             result.refused.append(Refused(cand, "no words once markdown marks are left out", i))
     fresh: list[dict[str, Any]] = []
-    for key, cand in merge_candidates(candidates):
+    for key, places in given.items():
+        cand = _merge([candidates[i] for i in places])
         found = existing.get(key)
         if found is not None:
             known = list(found.evidence)

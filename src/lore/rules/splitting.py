@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lore.rules.validation import MAX_RULE_CHARS
 
@@ -32,6 +33,7 @@ _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _RULE_LINE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1[^\n]*$\n?", re.S | re.M)
+_LEAD_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)]|#+|>+)\s+")  # a bullet, heading or quote mark
 _INLINE_MARKS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")  # emphasis and code marks, not snake_case
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(\[*_])")
 
@@ -71,13 +73,10 @@ def rule_title(heading: str, text: str, limit: int = TITLE_CHARS) -> str:
     section (and of every file's "Testing") can be told apart in a list of titles:
     "Testing: Run pytest before every commit". Empty without a heading (a rule's label is then
     its text)."""
-    head = clean_title(heading)
+    head = _title_head(heading, limit)
     if not head:
         return ""
-    if len(head) > limit // 2 + 10:
-        head = head[: limit // 2].rstrip() + "..."
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    first = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)]|#+|>+)\s+", "", first)  # a bullet, heading or quote mark
+    first = _LEAD_MARK.sub("", text.lstrip().split("\n", 1)[0][: 2 * limit])
     first = " ".join(_INLINE_MARKS.sub("", first).split()).rstrip(".")
     room = limit - len(head) - 2
     if not first or room < 12 or first.lower() == head.lower():
@@ -85,6 +84,12 @@ def rule_title(heading: str, text: str, limit: int = TITLE_CHARS) -> str:
     if len(first) > room:
         first = first[: room - 3].rsplit(" ", 1)[0].rstrip(" ,;:.!?") + "..."
     return f"{head}: {first}"
+
+
+@lru_cache(maxsize=1024)
+def _title_head(heading: str, limit: int) -> str:
+    head = clean_title(heading)
+    return head if len(head) <= limit // 2 + 10 else head[: limit // 2].rstrip() + "..."
 
 
 def split_markdown(text: str, *, first_line: int = 1, default_title: str = "") -> Split:
