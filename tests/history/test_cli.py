@@ -77,7 +77,7 @@ def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
     from lore.cli.common import console
     from support.history_repo import HistoryRepo
 
-    monkeypatch.setattr(console, "width", 240)  # no wrapping inside the cells we look for
+    monkeypatch.setattr(console, "_width", 240)  # no wrapping; restored to "follow the terminal"
     r = HistoryRepo(tmp_path / "web[app]")
     renovate = ("renovate[bot]", "29139614+renovate[bot]@users.noreply.github.com")
     r.commit("add [red]route[/red]", {"pages/[id].tsx": "one\n", "lib/[b]x[/b].ts": "a\n"}, renovate)
