@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -178,7 +177,3 @@ def _build(spec: str) -> Tokenizer:
 def estimate_tokens(text: str) -> int:
     """Model tokens, estimated as characters / 4 (rounded up)."""
     return (len(text) + 3) // 4
-
-
-def words_of(items: Iterable[str]) -> str:
-    return " ".join(items)

@@ -38,7 +38,6 @@ class Resolution:
     inside: list[str] = field(default_factory=list)  # absolute paths inside the project
     elsewhere: list[str] = field(default_factory=list)  # paths of other projects
     outside: list[str] = field(default_factory=list)  # paths in no git repository
-    new: bool = False
 
     def path_notes(self) -> list[str]:
         notes = []
@@ -164,8 +163,8 @@ class AgentSession:
                 "cannot tell which project this is about: pass paths (the files you are "
                 "changing) or path (the repository folder)"
             )
-        resolved, new = self._project_at(chosen_root)
-        out = Resolution(resolved, new=new)
+        resolved, _ = self._project_at(chosen_root)
+        out = Resolution(resolved)
         for absolute, root in roots:
             if root is None:
                 out.outside.append(absolute)

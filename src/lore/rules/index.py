@@ -110,9 +110,3 @@ def project_index(store: RulesStore, project_id: int, tokenizer: Tokenizer) -> P
             index.apply(changed, removed)
             index.version = version
     return index
-
-
-def forget_indexes() -> None:
-    with _indexes_lock:
-        _indexes.clear()
-
