@@ -184,28 +184,7 @@ class RulesStore:
         return tx.execute("SELECT rules_version FROM projects WHERE id = ?", (project_id,)).fetchone()[0]
 
     def insert_rule(self, project_id: int, fields: dict[str, Any]) -> Rule:
-        now = time.time()
-        with self.store.transaction() as tx:
-            version = self._bump(tx, project_id)
-            while True:
-                rule_id = secrets.token_hex(4)
-                if not tx.execute("SELECT 1 FROM rules WHERE id = ?", (rule_id,)).fetchone():
-                    break
-            tx.execute(
-                "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
-                " source, auto, tagged, evidence, created_at, updated_at, version)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    rule_id, project_id, fields["text"], fields.get("title", ""),
-                    json.dumps(list(fields.get("triggers", ()))), int(fields.get("always", False)),
-                    json.dumps(list(fields.get("scope", ()))), fields.get("status", "active"),
-                    fields.get("source", "user"), int(fields.get("auto", False)),
-                    int(fields.get("tagged", False)), json.dumps(list(fields.get("evidence", ()))),
-                    fields.get("created_at", now), now, version,
-                ),
-            )
-            row = tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
-        return _rule(row)
+        return self.insert_rules(project_id, [fields])[0]
 
     def update_rule(self, rule_id: str, changes: dict[str, Any]) -> Rule | None:
         """Apply column changes (lists/tuples stored as JSON) and bump the project's version."""
@@ -390,7 +369,7 @@ class RulesStore:
                         json.dumps(list(fields.get("scope", ()))), fields.get("status", "active"),
                         fields.get("source", "user"), int(fields.get("auto", False)),
                         int(fields.get("tagged", False)), json.dumps(list(fields.get("evidence", ()))),
-                        now + n * 1e-6, now, version,
+                        fields.get("created_at", now + n * 1e-6), now, version,
                     ),
                 )
             rows = [tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rid,)).fetchone()
