@@ -34,6 +34,9 @@ def test_stdio_session(tmp_path: Path, lore_home: Path) -> None:
                 "propose_rules", {"rules": [{"text": "Validate bodies", "scope": "src/api"}],
                                   "paths": ["src/api/orders.py"]})
             assert "- activated" in saved.content[0].text
+            refused = await client.call_tool(
+                "propose_rules", {"rules": [{"text": "Other"}], "project": "shop"})
+            assert refused.is_error and "never take a project name" in refused.content[0].text
             again = await client.call_tool("get_rules", {"paths": ["src/api/orders.py"]})
             assert "- [section] Validate bodies" in again.content[0].text
 

@@ -187,6 +187,12 @@ def test_saving_tools_take_no_project_name(repo: Path) -> None:
         assert "project" not in found[tool]["properties"], tool
     for tool in ("get_rules", "search_rules"):
         assert "project" in found[tool]["properties"], tool
+    server = build_server(repo)
+    for tool, args in (("record_feedback", {"rule": "Prefer pathlib"}),
+                       ("propose_rules", {"rules": [{"text": "Prefer pathlib"}]}),
+                       ("tag_rules", {"tags": [{"id": "abcd1234"}]})):
+        text, error = call(server, tool, {**args, "project": "shop"})
+        assert error and "never take a project name" in text, tool
 
 
 def test_review_note_when_feedback_was_never_read(repo: Path) -> None:

@@ -8,10 +8,12 @@ numpy) because agents start the server at the beginning of every session.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -27,6 +29,15 @@ Paths = Annotated[
                       "string; absolute or relative to the repository."),
 ]
 Folder = Annotated[str | None, Field(description="A folder inside the repository, when no files apply.")]
+
+
+def _no_project(ctx: Context) -> None:
+    """Saving tools never take a project name: say so instead of silently ignoring one."""
+    params = getattr(ctx.request_context, "params", None) or {}
+    arguments = params.get("arguments") if isinstance(params, Mapping) else None
+    if isinstance(arguments, Mapping) and "project" in arguments:
+        raise ToolError("tools that save rules never take a project name; pass paths (files of "
+                        "the project) and the rules go to the project that holds them")
 
 
 def _call(fn, *args: Any, **kwargs: Any) -> str:
@@ -81,9 +92,11 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         always: bool = False,
         scope: Annotated[list[str] | str | None, Field(description="A section (src/api) or file globs; empty = global.")] = None,
         path: Folder = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save a rule from the user's correction of your code. The reply says whether it was
         activated or waits for approval; tell the user in one line."""
+        _no_project(ctx)
         return _call(agent.record_feedback, rule, as_list(paths), title=title, triggers=triggers,
                      always=always, scope=scope, path=path)
 
@@ -92,9 +105,11 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         rules: Annotated[list[dict[str, Any] | str] | dict[str, Any] | str,
                          Field(description="[{text, title, triggers, always, scope}, ...]")],
         paths: Paths = None, path: Folder = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save rules you judged worth keeping (from discover_conventions or learn_from_reviews).
         Each is screened; the reply says which were activated and which wait."""
+        _no_project(ctx)
         return _call(agent.propose_rules, _objects(rules, "rules"), as_list(paths), path)
 
     @server.tool()
@@ -106,8 +121,10 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
     def tag_rules(
         tags: Annotated[list[dict[str, Any]] | dict[str, Any] | str,
                         Field(description="[{id, title, triggers, always}, ...]")],
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save tags for rules listed by organize_rules. Be strict with always."""
+        _no_project(ctx)
         return _call(agent.tag_rules, _objects(tags, "tags"))
 
     @server.tool()
