@@ -134,9 +134,7 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
             raise NotFound(_unknown(wanted))
         return {**head, **found, "source": "model"}
     entity_id = _resolve(conn, caps, book, name)
-    summary = next(
-        (e for e in sql.entity_list(conn, caps, None, 100000) if e["id"] == entity_id), None
-    )
+    summary = next(iter(sql.entity_list(conn, caps, None, 1, entity_id=entity_id)), None)
     if summary is None:  # cannot happen: _resolve only returns visible entities
         raise NotFound(_unknown(name))
     shown, aliases = _names(conn, caps, [entity_id])[entity_id]

@@ -468,17 +468,19 @@ _GROUP_KIND = (
 
 
 def entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
-                limit: int) -> list[sqlite3.Row]:
-    """Entities with at least one visible mention: visible mentions, passages, first chapter."""
+                limit: int, entity_id: int | None = None) -> list[sqlite3.Row]:
+    """Entities with at least one visible mention: visible mentions, passages, first chapter
+    (all of them, or the one `entity_id`)."""
     cte, params = _names_cte(caps)
+    where = " WHERE vm.eid = ?" if entity_id is not None else ""
     having = " HAVING kind = ?" if kind else ""
     return conn.execute(
         f"{cte} SELECT vm.eid AS id, e.book_id, {_GROUP_KIND} AS kind, COUNT(*) AS mentions,"
         " COUNT(DISTINCT vm.passage_id) AS passages, MIN(vm.chapter_seq) AS first_chapter,"
         " COUNT(DISTINCT vm.chapter_seq) AS chapters"
-        f" FROM vm JOIN book_entities e ON e.id = vm.eid GROUP BY vm.eid{having}"
+        f" FROM vm JOIN book_entities e ON e.id = vm.eid{where} GROUP BY vm.eid{having}"
         " ORDER BY mentions DESC, vm.eid LIMIT ?",
-        (*params, *([kind] if kind else []), limit),
+        (*params, *([entity_id] if entity_id is not None else []), *([kind] if kind else []), limit),
     ).fetchall()
 
 
