@@ -236,11 +236,7 @@ def walk(
         rels = sorted(set(relations))
         if not rels:
             return []
-        names = []
-        for i, rel in enumerate(rels):
-            params[f"w_rel{i}"] = rel
-            names.append(f":w_rel{i}")
-        edge_ok.append(f"e.rel IN ({', '.join(names)})")
+        edge_ok.append(f"e.rel IN ({_bind_list(params, 'w_rel', rels)})")
     if since is not None:
         params["w_since"] = since
         edge_ok.append("(e.at IS NULL OR e.at >= :w_since)")
@@ -274,11 +270,7 @@ def walk(
         wanted = sorted(set(kinds))
         if not wanted:
             return []
-        names = []
-        for i, kind in enumerate(wanted):
-            params[f"w_kind{i}"] = kind
-            names.append(f":w_kind{i}")
-        out_filter.append(f"n.kind IN ({', '.join(names)})")
+        out_filter.append(f"n.kind IN ({_bind_list(params, 'w_kind', wanted)})")
     limit_sql = ""
     if limit is not None:
         params["w_limit"] = int(limit)
@@ -306,3 +298,10 @@ ORDER BY best.depth ASC, n.at IS NULL, n.at DESC, n.kind, n.key, n.id
 {limit_sql}
 """
     return [Hit(*row) for row in conn.execute(sql, params)]
+
+
+def _bind_list(params: dict[str, Any], prefix: str, values: Sequence[Any]) -> str:
+    """Bind each value as a named parameter; the placeholders for an SQL `IN (...)`."""
+    for i, value in enumerate(values):
+        params[f"{prefix}{i}"] = value
+    return ", ".join(f":{prefix}{i}" for i in range(len(values)))
