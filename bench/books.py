@@ -30,11 +30,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data" / "books"
 QUERIES = [
-    "Who was the murderer?", "Holmes", "Watson and Holmes in Baker Street", "the letter",
-    "Who is the stranger at the door?", "a carriage in the rain", "money and the inheritance",
-    "What did the inspector find?", "marriage proposal", "the hound on the moor", "ring",
-    "Where did they meet?", "the violin", "poison", "the treasure chest", "a walk in the garden",
-    "Why did she leave?", "blood on the wall", "the ball at Netherfield", "the trial of the knave",
+    "Who was the murderer?",
+    "Holmes",
+    "Watson and Holmes in Baker Street",
+    "the letter",
+    "Who is the stranger at the door?",
+    "a carriage in the rain",
+    "money and the inheritance",
+    "What did the inspector find?",
+    "marriage proposal",
+    "the hound on the moor",
+    "ring",
+    "Where did they meet?",
+    "the violin",
+    "poison",
+    "the treasure chest",
+    "a walk in the garden",
+    "Why did she leave?",
+    "blood on the wall",
+    "the ball at Netherfield",
+    "the trial of the knave",
 ]
 
 
@@ -61,8 +76,12 @@ def generated_epub(words: int) -> Path:
     for n in range(1, 21):
         paras, count, k = [], 0, 0
         while count < per_chapter:
-            sentence = (f"{names[(n + k) % len(names)]} waited. " + FILLER[k % len(FILLER)] + " "
-                        + FILLER[(k + n) % len(FILLER)])
+            sentence = (
+                f"{names[(n + k) % len(names)]} waited. "
+                + FILLER[k % len(FILLER)]
+                + " "
+                + FILLER[(k + n) % len(FILLER)]
+            )
             paras.append(sentence)
             count += len(sentence.split())
             k += 1
@@ -86,13 +105,26 @@ def child_import(path: str) -> None:
     started = time.perf_counter()
     book = library.add_book(path)
     seconds = time.perf_counter() - started
-    print(json.dumps({"words": book.words, "chapters": book.chapters, "passages": book.passages,
-                      "seconds": seconds, "parse": parse_only}))
+    print(
+        json.dumps(
+            {
+                "words": book.words,
+                "chapters": book.chapters,
+                "passages": book.passages,
+                "seconds": seconds,
+                "parse": parse_only,
+            }
+        )
+    )
 
 
 def run_child(path: str) -> dict:
-    proc = subprocess.Popen([sys.executable, __file__, "--child-import", path],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ})
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--child-import", path],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     out = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -140,9 +172,20 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
     fts_capped = timed(lambda i: sql.term_hits(conn, half, terms[i]), runs)
     fts_uncapped = timed(lambda i: sql.term_hits(conn, whole, terms[i]), runs)
     return [
-        ("search_book (service)", pct(capped, 0.5), pct(capped, 0.95), pct(uncapped, 0.5), pct(uncapped, 0.95)),
-        ("FTS5 match + tf query", pct(fts_capped, 0.5), pct(fts_capped, 0.95), pct(fts_uncapped, 0.5),
-         pct(fts_uncapped, 0.95)),
+        (
+            "search_book (service)",
+            pct(capped, 0.5),
+            pct(capped, 0.95),
+            pct(uncapped, 0.5),
+            pct(uncapped, 0.95),
+        ),
+        (
+            "FTS5 match + tf query",
+            pct(fts_capped, 0.5),
+            pct(fts_capped, 0.95),
+            pct(fts_uncapped, 0.5),
+            pct(fts_uncapped, 0.95),
+        ),
     ]
 
 
@@ -157,29 +200,41 @@ def main() -> None:
     if args.child_import:
         child_import(args.child_import)
         return
-    files = sorted(args.books.glob("*.epub")) + sorted(args.books.glob("*.pdf")) if args.books.exists() else []
+    files = (
+        sorted(args.books.glob("*.epub")) + sorted(args.books.glob("*.pdf")) if args.books.exists() else []
+    )
     generated = generated_epub(60_000)
     baseline, rows = bench_import([generated, *files])
 
-    print(f"Import without a model; time baseline: parsing the file alone; memory baseline: a"
-          f" process that only loads Lore ({baseline:.0f} MB) - {os.cpu_count()} cores")
-    print(f"{'book':42} {'words':>8} {'ch':>4} {'passages':>8} {'import s':>9} {'s/100k w':>9}"
-          f" {'parse s':>8} {'ratio':>6} {'peak MB':>8} {'ratio':>6}")
+    print(
+        f"Import without a model; time baseline: parsing the file alone; memory baseline: a"
+        f" process that only loads Lore ({baseline:.0f} MB) - {os.cpu_count()} cores"
+    )
+    print(
+        f"{'book':42} {'words':>8} {'ch':>4} {'passages':>8} {'import s':>9} {'s/100k w':>9}"
+        f" {'parse s':>8} {'ratio':>6} {'peak MB':>8} {'ratio':>6}"
+    )
     for r in rows:
-        print(f"{r['book'][:42]:42} {r['words']:>8,} {r['chapters']:>4} {r['passages']:>8,}"
-              f" {r['seconds']:>9.2f} {r['per100k']:>9.2f} {r['parse']:>8.2f}"
-              f" {r['seconds'] / max(r['parse'], 1e-9):>6.2f} {r['peak_mb']:>8.0f}"
-              f" {r['peak_mb'] / baseline:>6.2f}")
+        print(
+            f"{r['book'][:42]:42} {r['words']:>8,} {r['chapters']:>4} {r['passages']:>8,}"
+            f" {r['seconds']:>9.2f} {r['per100k']:>9.2f} {r['parse']:>8.2f}"
+            f" {r['seconds'] / max(r['parse'], 1e-9):>6.2f} {r['peak_mb']:>8.0f}"
+            f" {r['peak_mb'] / baseline:>6.2f}"
+        )
     target = rows[0]
     verdict = "met" if target["seconds"] < 5 else "MISSED"
     print(f"target: a 60,000-word EPUB in under 5 s without a model -> {target['seconds']:.2f} s ({verdict})")
 
     subject = next((f for f in files if f.name == "a-study-in-scarlet.epub"), generated)
     print()
-    print(f"Search in {subject.name}, reader half-way (cap) vs the same queries uncapped "
-          f"(spoilers), {args.queries} queries, wall-clock ms")
-    print(f"{'what':24} {'capped p50':>11} {'capped p95':>11} {'uncapped p50':>13} {'uncapped p95':>13}"
-          f" {'ratio p95':>10}")
+    print(
+        f"Search in {subject.name}, reader half-way (cap) vs the same queries uncapped "
+        f"(spoilers), {args.queries} queries, wall-clock ms"
+    )
+    print(
+        f"{'what':24} {'capped p50':>11} {'capped p95':>11} {'uncapped p50':>13} {'uncapped p95':>13}"
+        f" {'ratio p95':>10}"
+    )
     results = bench_search(subject, args.queries)
     for name, c50, c95, u50, u95 in results:
         print(f"{name:24} {c50:>11.2f} {c95:>11.2f} {u50:>13.2f} {u95:>13.2f} {c95 / max(u95, 1e-9):>10.2f}")

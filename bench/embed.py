@@ -110,14 +110,17 @@ def bench_search(sizes: list[int], n_queries: int, n_slow: int) -> list[tuple[st
         started = time.perf_counter()
         index.search(matrix[0], k=10)
         load = time.perf_counter() - started
-        print(f"{size:,} vectors: stored in {build:.1f}s, first load into memory {load * 1000:.0f} ms",
-              file=sys.stderr)
+        print(
+            f"{size:,} vectors: stored in {build:.1f}s, first load into memory {load * 1000:.0f} ms",
+            file=sys.stderr,
+        )
         queries = rng.normal(size=(n_queries, DIM)).astype(np.float32)
         few = queries[: min(n_queries, n_slow)]
         for label, where in (("unfiltered", None), ("chapter_seq <= 10", CAP)):
             results: dict[str, list[float]] = {}
             results["numpy (in memory)"] = time_queries(
-                lambda q, w=where, ix=index: ix.search(q, k=10, where=w), queries)
+                lambda q, w=where, ix=index: ix.search(q, k=10, where=w), queries
+            )
 
             def cold(q: np.ndarray, w: object = where, ix: VectorIndex = index) -> object:
                 vectors._loaded.clear()  # what every query would cost without the cache
@@ -126,14 +129,23 @@ def bench_search(sizes: list[int], n_queries: int, n_slow: int) -> list[tuple[st
             results["numpy (reload each query)"] = time_queries(cold, few)
             if vec_ok:
                 results["sqlite-vec (SQL scan)"] = time_queries(
-                    lambda q, w=where, ix=index: ix.search(q, k=10, where=w, backend="sqlite-vec"),
-                    few)
+                    lambda q, w=where, ix=index: ix.search(q, k=10, where=w, backend="sqlite-vec"), few
+                )
             base_name = "sqlite-vec (SQL scan)" if vec_ok else "numpy (reload each query)"
             base = statistics.median(results[base_name])
             for name, times in results.items():
                 p50 = statistics.median(times)
-                rows.append((f"{size:,}", label, name, f"{p50:.2f}", p95_text(times),
-                             f"{base / p50:.1f}x", str(len(times))))
+                rows.append(
+                    (
+                        f"{size:,}",
+                        label,
+                        name,
+                        f"{p50:.2f}",
+                        p95_text(times),
+                        f"{base / p50:.1f}x",
+                        str(len(times)),
+                    )
+                )
         index.clear()
     if not vec_ok:
         print(f"sqlite-vec path skipped: {vec_how}", file=sys.stderr)
@@ -150,8 +162,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--slow-queries", type=int, default=40,
-                        help="queries timed on the two slow paths (reload each query, sqlite-vec)")
+    parser.add_argument(
+        "--slow-queries",
+        type=int,
+        default=40,
+        help="queries timed on the two slow paths (reload each query, sqlite-vec)",
+    )
     parser.add_argument("--passages", type=int, default=2000)
     return parser.parse_args(argv)
 
@@ -163,13 +179,20 @@ def main() -> None:
     embed_rows = bench_embedders(args.passages)
     base = embed_rows[0][1]
     print("\nEmbedding throughput (synthetic passages of 60-140 words)")
-    print(table(("embedder", "passages/s", "vs hash"), [
-        (name, "-" if np.isnan(r) else f"{r:,.0f}", "-" if np.isnan(r) else f"{r / base:.2f}x")
-        for name, r in embed_rows
-    ]))
+    print(
+        table(
+            ("embedder", "passages/s", "vs hash"),
+            [
+                (name, "-" if np.isnan(r) else f"{r:,.0f}", "-" if np.isnan(r) else f"{r / base:.2f}x")
+                for name, r in embed_rows
+            ],
+        )
+    )
     search_rows = bench_search(args.sizes, args.queries, args.slow_queries)
-    print(f"\nVector search, k=10, {DIM} dims (ratio: speed-up over the baseline scan;"
-          f" queries: how many were timed; no p95 from fewer than {MIN_FOR_P95})")
+    print(
+        f"\nVector search, k=10, {DIM} dims (ratio: speed-up over the baseline scan;"
+        f" queries: how many were timed; no p95 from fewer than {MIN_FOR_P95})"
+    )
     print(table(("vectors", "filter", "path", "p50 ms", "p95 ms", "ratio", "queries"), search_rows))
 
 

@@ -25,8 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from history_synth import synth_repo
 
-STARTS = ["src/mod02/file05.py", "src/mod09/file07.py", "src/mod17/file04.py",
-          "src/mod26/file03.py"]
+STARTS = ["src/mod02/file05.py", "src/mod09/file07.py", "src/mod17/file04.py", "src/mod26/file03.py"]
 DEGREES = [None, 100, 50, 30, 20, 10]
 
 
@@ -46,13 +45,17 @@ def main() -> None:
 
     t = time.perf_counter()
     report = ingest_git(repo_path)
-    print(f"ingested {report.commits_added:,} commits in {time.perf_counter() - t:.1f}s "
-          f"({report.nodes_added:,} nodes, {report.edges_added:,} edges)\n")
+    print(
+        f"ingested {report.commits_added:,} commits in {time.perf_counter() - t:.1f}s "
+        f"({report.nodes_added:,} nodes, {report.edges_added:,} edges)\n"
+    )
     repo = resolve_repo(report.repo)
     conn = sql.open_history().connect()
     starts = [queries.resolve_file(repo, path) for path in STARTS]
-    hubs = conn.execute("SELECT kind, key, degree FROM history_nodes WHERE repo_id = ?"
-                        " ORDER BY degree DESC LIMIT 5", (repo.id,)).fetchall()
+    hubs = conn.execute(
+        "SELECT kind, key, degree FROM history_nodes WHERE repo_id = ? ORDER BY degree DESC LIMIT 5",
+        (repo.id,),
+    ).fetchall()
     print("biggest hubs: " + "; ".join(f"{k} {key[:30]} ({d:,} edges)" for k, key, d in hubs))
     print()
     print(f"{'max_degree':>10} {'avg nodes':>10} {'jaccard':>8} {'p50 ms':>8} {'p95 ms':>8}")
@@ -66,8 +69,9 @@ def main() -> None:
                 hits = walk(conn, sql.TABLES, start["id"], depth=3, max_degree=max_degree)
                 times.append((time.perf_counter() - t0) * 1000)
             sets.append({h.id for h in hits or []})
-        overlap = statistics.mean(len(a & b) / len(a | b) if a | b else 0.0
-                                  for a, b in itertools.combinations(sets, 2))
+        overlap = statistics.mean(
+            len(a & b) / len(a | b) if a | b else 0.0 for a, b in itertools.combinations(sets, 2)
+        )
         avg = statistics.mean(len(s) for s in sets)
         p50 = statistics.median(times)
         p95 = statistics.quantiles(times, n=20)[18] if len(times) >= 20 else max(times)
@@ -81,9 +85,11 @@ def main() -> None:
     for r in top:
         print(f"  depth {r['depth']}  {r['kind']:<6} {r['at'][:10]}  {r['label'][:60]}")
     base = results[None]
-    print(f"\nmax_degree 20: {base[0] / results[20][0]:.1f}x fewer nodes than unsuppressed, "
-          f"overlap {base[1]:.0%} -> {results[20][1]:.0%}; p95 {results[20][3]:.1f} ms "
-          f"(target < 50 ms) on {report.commits_added:,} commits")
+    print(
+        f"\nmax_degree 20: {base[0] / results[20][0]:.1f}x fewer nodes than unsuppressed, "
+        f"overlap {base[1]:.0%} -> {results[20][1]:.0%}; p95 {results[20][3]:.1f} ms "
+        f"(target < 50 ms) on {report.commits_added:,} commits"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,9 @@ def _lore_ingest(repo: Path) -> tuple[float, int]:
             "t = time.perf_counter(); r = ingest_git(Path(sys.argv[1]));"
             "print(json.dumps([time.perf_counter() - t, r.commits_added]))"
         )
-        out = subprocess.run([sys.executable, "-c", code, str(repo)], env=env, check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(repo)], env=env, check=True, capture_output=True, text=True
+        ).stdout
         seconds, commits = json.loads(out)
         return seconds, commits
 
@@ -74,17 +75,26 @@ def _spread(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--repeat", type=int, default=5,
-                        help="runs of git and Lore (interleaved); the median is reported")
-    parser.add_argument("--pydriller-prefix", type=int, default=None, metavar="N",
-                        help="time PyDriller on the first N commits only and extrapolate "
-                             "(default: all commits, the same ones Lore reads)")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs of git and Lore (interleaved); the median is reported"
+    )
+    parser.add_argument(
+        "--pydriller-prefix",
+        type=int,
+        default=None,
+        metavar="N",
+        help="time PyDriller on the first N commits only and extrapolate "
+        "(default: all commits, the same ones Lore reads)",
+    )
     parser.add_argument("--no-pydriller", action="store_true", help="skip PyDriller")
     args = parser.parse_args()
 
     repo = synth_repo(args.commits)
-    total = int(subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, check=True,
-                               capture_output=True, text=True).stdout)
+    total = int(
+        subprocess.run(
+            ["git", "rev-list", "--count", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
+        ).stdout
+    )
     from lore.history.gitlog import log_command
 
     bare, exact, lore, lore_commits = [], [], [], 0
@@ -108,17 +118,21 @@ def main() -> None:
     runs = f"median of {args.repeat}"
     rows = [
         ("git log --numstat (bare floor)", total, bare_s, f"{runs}, {_spread(bare)} s"),
-        ("git log as Lore runs it (-z --raw --numstat -M)", total, exact_s,
-         f"{runs}, {_spread(exact)} s"),
-        ("lore history ingest (parse + SQLite)", lore_commits, lore_s,
-         f"{runs}, {_spread(lore)} s"),
+        ("git log as Lore runs it (-z --raw --numstat -M)", total, exact_s, f"{runs}, {_spread(exact)} s"),
+        ("lore history ingest (parse + SQLite)", lore_commits, lore_s, f"{runs}, {_spread(lore)} s"),
     ]
     if py_full is not None and py_n == total:
         rows.append(("PyDriller, same commits", py_n, py_s, "measured once"))
     elif py_full is not None:
         rows.append((f"PyDriller, first {py_n:,} commits", py_n, py_s, "measured once"))
-        rows.append((f"PyDriller, all {total:,} (EXTRAPOLATED)", total, py_full,
-                     f"extrapolated from the first {py_n:,}"))
+        rows.append(
+            (
+                f"PyDriller, all {total:,} (EXTRAPOLATED)",
+                total,
+                py_full,
+                f"extrapolated from the first {py_n:,}",
+            )
+        )
     print(f"\nrepository: {repo} ({total:,} commits)\n")
     print(f"{'method':<50} {'commits':>8} {'seconds':>9} {'commits/s':>10} {'vs lore':>8}  note")
     for name, n, s, note in rows:
@@ -129,16 +143,28 @@ def main() -> None:
     print(f"lore vs git log as run: {lore_s / exact_s:.2f}x")
     if py_full is not None:
         how = "measured" if py_n == total else "extrapolated"
-        print(f"PyDriller vs lore:      {py_full / lore_s:.0f}x slower, {how} "
-              f"(target: at least 10x)")
+        print(f"PyDriller vs lore:      {py_full / lore_s:.0f}x slower, {how} (target: at least 10x)")
     OUT.mkdir(exist_ok=True)
-    (OUT / "history_ingest.json").write_text(json.dumps({
-        "commits": total, "repeat": args.repeat, "statistic": "median",
-        "bare_git_log_s": bare, "lore_git_log_s": exact, "lore_ingest_s": lore,
-        "bare_git_log_median_s": bare_s, "lore_git_log_median_s": exact_s,
-        "lore_ingest_median_s": lore_s, "pydriller_commits": py_n, "pydriller_s": py_s,
-        "pydriller_extrapolated": py_n is not None and py_n != total,
-        "pydriller_all_commits_s": py_full}, indent=2))
+    (OUT / "history_ingest.json").write_text(
+        json.dumps(
+            {
+                "commits": total,
+                "repeat": args.repeat,
+                "statistic": "median",
+                "bare_git_log_s": bare,
+                "lore_git_log_s": exact,
+                "lore_ingest_s": lore,
+                "bare_git_log_median_s": bare_s,
+                "lore_git_log_median_s": exact_s,
+                "lore_ingest_median_s": lore_s,
+                "pydriller_commits": py_n,
+                "pydriller_s": py_s,
+                "pydriller_extrapolated": py_n is not None and py_n != total,
+                "pydriller_all_commits_s": py_full,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

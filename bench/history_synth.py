@@ -19,8 +19,10 @@ START = 1_609_459_200  # 2021-01-01
 MODULES = 40
 FILES_PER_MODULE = 16
 PEOPLE = [(f"Dev {i:02d}", f"dev{i:02d}@example.com") for i in range(30)]
-BOTS = [("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"),
-        ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")]
+BOTS = [
+    ("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"),
+    ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"),
+]
 
 
 def synth_repo(commits: int, seed: int = 7) -> Path:
@@ -32,8 +34,7 @@ def synth_repo(commits: int, seed: int = 7) -> Path:
         subprocess.run(["rm", "-rf", str(root)], check=True)
     root.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
-    print(f"building a synthetic repository of {commits:,} commits in {root} ...",
-          file=sys.stderr)
+    print(f"building a synthetic repository of {commits:,} commits in {root} ...", file=sys.stderr)
     proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=root, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     _Writer(proc.stdin, commits, seed).run()
@@ -120,18 +121,26 @@ class _Writer:
         new = old.replace(".py", f"_v{self.count}.py")
         self.files[new] = self.files.pop(old)
         self.pr += 1
-        self.commit("main", f"Rename {Path(old).name} (#{self.pr})", self.rng.choice(PEOPLE),
-                    [], renames=[(old, new)])
+        self.commit(
+            "main", f"Rename {Path(old).name} (#{self.pr})", self.rng.choice(PEOPLE), [], renames=[(old, new)]
+        )
 
     def feature_branch(self) -> None:
         module = self.rng.choices(range(MODULES), self.weights)[0]
         paths = self._module_files(module)
         who = self.rng.choice(PEOPLE)
-        branch_mark = self.commit("refs/heads/feature", f"Work on mod{module:02d}", who,
-                                  paths[:3], parent=self.main_mark, update_main=False)
+        branch_mark = self.commit(
+            "refs/heads/feature",
+            f"Work on mod{module:02d}",
+            who,
+            paths[:3],
+            parent=self.main_mark,
+            update_main=False,
+        )
         self.pr += 1
-        self.commit("main", f"Merge pull request #{self.pr} from dev/feature-{self.pr}", who,
-                    [], merge=branch_mark)
+        self.commit(
+            "main", f"Merge pull request #{self.pr} from dev/feature-{self.pr}", who, [], merge=branch_mark
+        )
 
     def _module_files(self, module: int) -> list[str]:
         prefix = f"src/mod{module:02d}/"
@@ -139,9 +148,17 @@ class _Writer:
 
     # ------------------------------------------------------------ the stream
 
-    def commit(self, ref: str, subject: str, who: tuple[str, str], paths: list[str],
-               parent: int | str | None = "main", update_main: bool = True,
-               merge: int | None = None, renames: list[tuple[str, str]] = ()) -> int:
+    def commit(
+        self,
+        ref: str,
+        subject: str,
+        who: tuple[str, str],
+        paths: list[str],
+        parent: int | str | None = "main",
+        update_main: bool = True,
+        merge: int | None = None,
+        renames: list[tuple[str, str]] = (),
+    ) -> int:
         self.mark += 1
         self.count += 1
         self.time += self.rng.randint(600, 9000)

@@ -54,8 +54,9 @@ async def round_trips(params: StdioServerParameters, calls: int) -> list[float]:
     async with Client(params, mode="legacy") as client:
         for i in range(calls):
             t0 = time.perf_counter()
-            await client.call_tool("get_rules", {"paths": ["src/api/orders.py"],
-                                                 "task": f"add pagination {i}", "refresh": True})
+            await client.call_tool(
+                "get_rules", {"paths": ["src/api/orders.py"], "task": f"add pagination {i}", "refresh": True}
+            )
             out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -77,7 +78,9 @@ def main() -> None:
     minimal.write_text(MINIMAL)
     lore_exe = shutil.which("lore", path=str(Path(sys.executable).parent))
     lore_cmd = [lore_exe, "mcp"] if lore_exe else [sys.executable, "-m", "lore.cli.entry", "mcp"]
-    lore_params = StdioServerParameters(command=lore_cmd[0], args=lore_cmd[1:], cwd=str(project.path), env=env)
+    lore_params = StdioServerParameters(
+        command=lore_cmd[0], args=lore_cmd[1:], cwd=str(project.path), env=env
+    )
     floor_params = StdioServerParameters(command=sys.executable, args=[str(minimal)], cwd=str(work), env=env)
 
     sdk_import = []

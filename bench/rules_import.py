@@ -72,10 +72,14 @@ def main() -> None:
         print(f"{name:40} {seconds * 1000:8.0f} ms {seconds / floor:7.1f}x  {note}")
     print(f"{'(store holds)':40} {'':>10} {'':>8}  {total:,} rules")
     print()
-    print(f"{'read this repository (baseline)':40} {code_floor * 1000:8.0f} ms {1.0:7.1f}x  "
-          f"{len(files)} files, {code_size / 1e6:.1f} MB")
-    print(f"{'discover_conventions(this repository)':40} {found_time * 1000:8.0f} ms "
-          f"{found_time / code_floor:7.1f}x  {len(found)} candidates")
+    print(
+        f"{'read this repository (baseline)':40} {code_floor * 1000:8.0f} ms {1.0:7.1f}x  "
+        f"{len(files)} files, {code_size / 1e6:.1f} MB"
+    )
+    print(
+        f"{'discover_conventions(this repository)':40} {found_time * 1000:8.0f} ms "
+        f"{found_time / code_floor:7.1f}x  {len(found)} candidates"
+    )
 
 
 if __name__ == "__main__":

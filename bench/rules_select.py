@@ -110,8 +110,7 @@ def main() -> None:
         t0 = time.perf_counter()
         store = rules_store()
         for title, text in texts[:size]:
-            store.insert_rule(project.id, {"text": text, "title": title, "status": "active",
-                                           "tagged": True})
+            store.insert_rule(project.id, {"text": text, "title": title, "status": "active", "tagged": True})
         insert_s = time.perf_counter() - t0
         tok = service.tokenizer()
         t0 = time.perf_counter()
@@ -123,12 +122,12 @@ def main() -> None:
         for task in TASKS:
             for _ in range(args.repeat):
                 t0 = time.perf_counter()
-                reply = choose(index, tok, project=project.name, paths=paths, sections=["src/api"],
-                               task=task)
+                reply = choose(index, tok, project=project.name, paths=paths, sections=["src/api"], task=task)
                 select_ms.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
-                everything = choose(index, tok, project=project.name, paths=paths,
-                                    sections=["src/api"], task=None)
+                everything = choose(
+                    index, tok, project=project.name, paths=paths, sections=["src/api"], task=None
+                )
                 all_ms.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             service.rules_for_change(project, paths, task=task)
@@ -148,30 +147,59 @@ def main() -> None:
             rebuilt.add(rule.id, rank_terms(rule, tok))
         rebuild_ms = (time.perf_counter() - t0) * 1000
 
-        rows.append({
-            "rules": size, "select p50": statistics.median(select_ms), "select p95": pct(select_ms, 0.95),
-            "send-all p50": statistics.median(all_ms), "service p50": statistics.median(call_ms),
-            "tokens sent": sent_tokens / len(TASKS), "tokens send-all": all_tokens / len(TASKS),
-            "add 1 rule ms": add_ms, "rebuild ms": rebuild_ms, "first build s": build_s,
-            "insert s": insert_s,
-        })
+        rows.append(
+            {
+                "rules": size,
+                "select p50": statistics.median(select_ms),
+                "select p95": pct(select_ms, 0.95),
+                "send-all p50": statistics.median(all_ms),
+                "service p50": statistics.median(call_ms),
+                "tokens sent": sent_tokens / len(TASKS),
+                "tokens send-all": all_tokens / len(TASKS),
+                "add 1 rule ms": add_ms,
+                "rebuild ms": rebuild_ms,
+                "first build s": build_s,
+                "insert s": insert_s,
+            }
+        )
 
     print(f"\nChoosing rules for {len(TASKS)} tasks x {args.repeat} runs (times in ms unless noted)\n")
-    head = ("rules", "select p50", "select p95", "send-all p50", "ratio", "service p50",
-            "tokens sent", "send-all tokens", "saved", "add 1 rule", "rebuild")
+    head = (
+        "rules",
+        "select p50",
+        "select p95",
+        "send-all p50",
+        "ratio",
+        "service p50",
+        "tokens sent",
+        "send-all tokens",
+        "saved",
+        "add 1 rule",
+        "rebuild",
+    )
     print(" | ".join(f"{h:>13}" for h in head))
     for r in rows:
-        vals = (r["rules"], f"{r['select p50']:.3f}", f"{r['select p95']:.3f}", f"{r['send-all p50']:.3f}",
-                f"{r['select p50'] / r['send-all p50']:.2f}x", f"{r['service p50']:.2f}",
-                f"{r['tokens sent']:.0f}", f"{r['tokens send-all']:.0f}",
-                f"{1 - r['tokens sent'] / r['tokens send-all']:.1%}", f"{r['add 1 rule ms']:.2f}",
-                f"{r['rebuild ms']:.1f}")
+        vals = (
+            r["rules"],
+            f"{r['select p50']:.3f}",
+            f"{r['select p95']:.3f}",
+            f"{r['send-all p50']:.3f}",
+            f"{r['select p50'] / r['send-all p50']:.2f}x",
+            f"{r['service p50']:.2f}",
+            f"{r['tokens sent']:.0f}",
+            f"{r['tokens send-all']:.0f}",
+            f"{1 - r['tokens sent'] / r['tokens send-all']:.1%}",
+            f"{r['add 1 rule ms']:.2f}",
+            f"{r['rebuild ms']:.1f}",
+        )
         print(" | ".join(f"{v:>13}" for v in vals))
     print("\nratio = selection time / send-all time (both index warm, same run); saved = tokens not sent.")
     print("add 1 rule = store insert + incremental index catch-up; rebuild = re-indexing every rule.")
     for r in rows:
-        print(f"  {r['rules']:>6} rules: first index build {r['first build s']:.2f} s, "
-              f"bulk insert {r['insert s']:.2f} s")
+        print(
+            f"  {r['rules']:>6} rules: first index build {r['first build s']:.2f} s, "
+            f"bulk insert {r['insert s']:.2f} s"
+        )
 
 
 if __name__ == "__main__":

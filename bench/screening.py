@@ -61,18 +61,25 @@ def split_file(text: str) -> list[str]:
 
 
 def load_rules() -> list[tuple[str, list[str]]]:
-    return [(path.name, split_file(path.read_text(encoding="utf-8", errors="replace")))
-            for path in rule_files()]
+    return [
+        (path.name, split_file(path.read_text(encoding="utf-8", errors="replace"))) for path in rule_files()
+    ]
 
 
 def table(head: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(head, *rows, strict=True)]
-    line = "  ".join(f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(head, widths, strict=True)))
+    line = "  ".join(
+        f"{h:<{w}}" if i == 0 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(head, widths, strict=True))
+    )
     print(line)
     print("-" * len(line))
     for row in rows:
-        print("  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
-                        for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        print(
+            "  ".join(
+                f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
     print()
 
 
@@ -93,21 +100,33 @@ def benign(files: list[tuple[str, list[str]]], examples: int) -> bool:
         for match in screening._all_matches(text):
             alone[match.family] += 1
     n = len(screened)
-    print(f"\n1. Benign rules: {len(files)} files, {len(rules)} rules, {len(rules) - n} refused before "
-          f"the gate (hidden characters, HTML comments), {n} screened\n")
+    print(
+        f"\n1. Benign rules: {len(files)} files, {len(rules)} rules, {len(rules) - n} refused before "
+        f"the gate (hidden characters, HTML comments), {n} screened\n"
+    )
     rows, ok = [], True
     for family in FAMILIES:
         share = len(held[family]) / n
         meets = family in HELD_BY_DESIGN or share < TARGET_SHARE
         ok &= meets
         target = "held by design" if family in HELD_BY_DESIGN else ("< 1%: yes" if meets else "< 1%: NO")
-        rows.append([family, str(len(held[family])), f"{share:.2%}", str(alone[family]),
-                     f"{alone[family] / n:.2%}", target])
+        rows.append(
+            [
+                family,
+                str(len(held[family])),
+                f"{share:.2%}",
+                str(alone[family]),
+                f"{alone[family] / n:.2%}",
+                target,
+            ]
+        )
     total = sum(len(v) for v in held.values())
     rows.append(["all families", str(total), f"{total / n:.2%}", "", "", ""])
     table(["family", "held", "share", "matched alone", "share", "target"], rows)
-    print("held = the gate's answer (first family in order); matched alone = the family's own "
-          "patterns, whatever matched first.\n")
+    print(
+        "held = the gate's answer (first family in order); matched alone = the family's own "
+        "patterns, whatever matched first.\n"
+    )
     if examples:
         print("Held examples (file | matched text | rule):")
         for family in FAMILIES:
@@ -141,13 +160,16 @@ def attacks() -> bool:
         got, total = sum(c[0] for c in cells), sum(c[1] for c in cells)
         screened = total - sum(caught[(family, f)][1] for f in ("hidden_chars", "html_comment"))
         ok &= got == total
-        rows.append([family, *(f"{c[0]}/{c[1]}" for c in cells), f"{got / total:.0%}",
-                     f"{right[family]}/{screened}"])
+        rows.append(
+            [family, *(f"{c[0]}/{c[1]}" for c in cells), f"{got / total:.0%}", f"{right[family]}/{screened}"]
+        )
     got = sum(c[0] for c in caught.values())
     rows.append(["all", *("" for _ in FORMS), f"{got / len(ATTACKS):.0%}", ""])
     table(["family", *FORMS, "caught", "as its family"], rows)
-    print("hidden_chars and html_comment variants are refused by refusal_reason before the gate;\n"
-          "'as its family' counts the other forms held under their own family (not another one).\n")
+    print(
+        "hidden_chars and html_comment variants are refused by refusal_reason before the gate;\n"
+        "'as its family' counts the other forms held under their own family (not another one).\n"
+    )
     for family, form, text in missed:
         print(f"  MISSED {family} / {form}: {one_line(text)}")
     return ok
@@ -165,8 +187,9 @@ NAIVE = re.compile(
 
 def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) -> None:
     rules = [text for _, texts in files for text in texts]
-    screened_attacks = [(family, text) for family, form, text in ATTACKS
-                        if form not in ("hidden_chars", "html_comment")]
+    screened_attacks = [
+        (family, text) for family, form, text in ATTACKS if form not in ("hidden_chars", "html_comment")
+    ]
     check = screening._risky.__wrapped__  # uncached: every rule screened afresh
     best_screen = best_naive = float("inf")
     for _ in range(3):
@@ -180,23 +203,41 @@ def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) ->
         best_screen = min(best_screen, time.perf_counter() - start)
     naive_caught = sum(NAIVE.search(text) is not None for _, text in screened_attacks)
     ours_caught = sum(risky_wording(text) is not None for _, text in screened_attacks)
-    no_web = [text for text in rules if refusal_reason(text) is None
-              and not any(m.family == "web_address" for m in screening._all_matches(text))]
+    no_web = [
+        text
+        for text in rules
+        if refusal_reason(text) is None
+        and not any(m.family == "web_address" for m in screening._all_matches(text))
+    ]
     naive_held = sum(NAIVE.search(text) is not None for text in no_web)
     ours_held = sum(risky_wording(text) is not None for text in no_web)
     print("3. Against a naive screen (one regex of the spec's literal examples), same rules, same run\n")
-    table(["screen", "rules/s", "per rule", "time ratio", "attacks caught", "benign held (no web)"], [
-        ["naive regex (baseline)", f"{len(rules) / best_naive:,.0f}", f"{best_naive / len(rules) * 1e6:.1f} us",
-         "1.0x", f"{naive_caught}/{len(screened_attacks)} ({naive_caught / len(screened_attacks):.0%})",
-         f"{naive_held}/{len(no_web)} ({naive_held / len(no_web):.2%})"],
-        ["risky_wording", f"{len(rules) / best_screen:,.0f}", f"{best_screen / len(rules) * 1e6:.1f} us",
-         f"{best_screen / best_naive:.0f}x",
-         f"{ours_caught}/{len(screened_attacks)} ({ours_caught / len(screened_attacks):.0%})",
-         f"{ours_held}/{len(no_web)} ({ours_held / len(no_web):.2%})"],
-    ])
-    print(f"Speed: best of 3 runs over all {len(rules)} rules. Attacks: the set without the hidden-character\n"
-          "and HTML-comment variants (refused before either screen). Benign: rules without a web address.\n"
-          f"Patterns compile once per process on first use: {compile_ms:.0f} ms.\n")
+    table(
+        ["screen", "rules/s", "per rule", "time ratio", "attacks caught", "benign held (no web)"],
+        [
+            [
+                "naive regex (baseline)",
+                f"{len(rules) / best_naive:,.0f}",
+                f"{best_naive / len(rules) * 1e6:.1f} us",
+                "1.0x",
+                f"{naive_caught}/{len(screened_attacks)} ({naive_caught / len(screened_attacks):.0%})",
+                f"{naive_held}/{len(no_web)} ({naive_held / len(no_web):.2%})",
+            ],
+            [
+                "risky_wording",
+                f"{len(rules) / best_screen:,.0f}",
+                f"{best_screen / len(rules) * 1e6:.1f} us",
+                f"{best_screen / best_naive:.0f}x",
+                f"{ours_caught}/{len(screened_attacks)} ({ours_caught / len(screened_attacks):.0%})",
+                f"{ours_held}/{len(no_web)} ({ours_held / len(no_web):.2%})",
+            ],
+        ],
+    )
+    print(
+        f"Speed: best of 3 runs over all {len(rules)} rules. Attacks: the set without the hidden-character\n"
+        "and HTML-comment variants (refused before either screen). Benign: rules without a web address.\n"
+        f"Patterns compile once per process on first use: {compile_ms:.0f} ms.\n"
+    )
     if not pairs:
         return
     count, flagged, examples = 0, 0, []
@@ -211,8 +252,10 @@ def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) ->
                     examples.append(f"{one_line(a, 60)}  <>  {one_line(b, 60)}")
     seconds = time.perf_counter() - start
     print("4. contradicts() on every pair of rules from the same file (one author: expected to agree)\n")
-    table(["pairs", "called contradictory", "share", "pairs/s"],
-          [[f"{count:,}", str(flagged), f"{flagged / count:.3%}", f"{count / seconds:,.0f}"]])
+    table(
+        ["pairs", "called contradictory", "share", "pairs/s"],
+        [[f"{count:,}", str(flagged), f"{flagged / count:.3%}", f"{count / seconds:,.0f}"]],
+    )
     for line in examples:
         print(f"  e.g. {line}")
     print()
@@ -230,8 +273,10 @@ def main() -> None:
     benign_ok = benign(files, args.examples)
     attacks_ok = attacks()
     speed(files, not args.skip_pairs, compile_ms)
-    print(f"targets: benign under 1% per family (web addresses aside): {'met' if benign_ok else 'NOT MET'}; "
-          f"every attack caught: {'met' if attacks_ok else 'NOT MET'}")
+    print(
+        f"targets: benign under 1% per family (web addresses aside): {'met' if benign_ok else 'NOT MET'}; "
+        f"every attack caught: {'met' if attacks_ok else 'NOT MET'}"
+    )
 
 
 if __name__ == "__main__":

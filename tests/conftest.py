@@ -31,9 +31,7 @@ def lore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def git(cwd: Path, *args: str) -> str:
     """Run git in a test repository and return its stdout."""
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env
-    ).stdout
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout
 
 
 def make_repo(root: Path, files: dict[str, str] | None = None, commit: bool = True) -> Path:

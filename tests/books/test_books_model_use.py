@@ -13,8 +13,9 @@ from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 runner = CliRunner()
 
 
-def test_add_counts_embedding_calls_against_the_book(fake_llm: FakeLLM, monkeypatch,
-                                                     mystery_epub: Path) -> None:
+def test_add_counts_embedding_calls_against_the_book(
+    fake_llm: FakeLLM, monkeypatch, mystery_epub: Path
+) -> None:
     monkeypatch.setenv("LORE_EMBED", "openai:text-embedding-3-small")
     added = runner.invoke(app, ["books", "add", str(mystery_epub), "--json"])
     assert added.exit_code == 0, added.output

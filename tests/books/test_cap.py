@@ -122,9 +122,14 @@ def test_every_capped_read_joins_the_cap_in_sql(mystery: library.Book) -> None:
     finally:
         conn.set_trace_callback(None)
     content_tables = ("book_passages", "book_mentions", "book_passages_fts")
-    reads = [s for s in statements
-             if s.lstrip().upper().startswith(("WITH", "SELECT")) and any(t in s for t in content_tables)
-             and "book_chapters c" not in s and "core_vector" not in s]
+    reads = [
+        s
+        for s in statements
+        if s.lstrip().upper().startswith(("WITH", "SELECT"))
+        and any(t in s for t in content_tables)
+        and "book_chapters c" not in s
+        and "core_vector" not in s
+    ]
     assert reads, "the entry points ran no reads at all"
     uncapped = [s for s in reads if "JOIN cap ON" not in s]
     assert uncapped == []

@@ -26,7 +26,11 @@ def _json(*args: str):
 
 def test_add_list_show_and_progress(mystery_epub: Path) -> None:
     added = _json("add", str(mystery_epub), "--series", "Vane Mysteries", "--series-index", "1")
-    assert (added["title"], added["chapters"], added["series"]) == ("The Vane Inheritance", 5, "Vane Mysteries")
+    assert (added["title"], added["chapters"], added["series"]) == (
+        "The Vane Inheritance",
+        5,
+        "Vane Mysteries",
+    )
     assert added["position"]["label"] == "not started"
     again = _json("add", str(mystery_epub))
     assert again["already_present"] is True and again["id"] == added["id"]
@@ -99,8 +103,11 @@ def test_book_text_is_printed_as_text_not_markup(tmp_path: Path) -> None:
     spec = mystery_book()
     spec.title = "The [bold]Vane[/bold] Papers [/"
     spec.chapters[0].title = "Chapter [1] [/i]"
-    spec.chapters[0].paragraphs.insert(1, "[later editions continued as follows: the teapot sang "
-                                          "to Penrose at dawn] and [/bold] closed the [red] verse.")
+    spec.chapters[0].paragraphs.insert(
+        1,
+        "[later editions continued as follows: the teapot sang "
+        "to Penrose at dawn] and [/bold] closed the [red] verse.",
+    )
     book = _json("add", str(make_epub(tmp_path / "brackets.epub", spec)))
     ref = str(book["id"])
     _run("progress", ref, "1")
@@ -129,7 +136,9 @@ def test_alices_bracketed_verse_keeps_its_brackets(shared_data: Path) -> None:
 
 def test_characters_count_mentions_and_passages_apart(tmp_path: Path) -> None:
     spec = mystery_book()
-    spec.chapters[0].paragraphs.insert(1, "They called Hale, Hale and again Hale: the name rang out three times.")
+    spec.chapters[0].paragraphs.insert(
+        1, "They called Hale, Hale and again Hale: the name rang out three times."
+    )
     book = _json("add", str(make_epub(tmp_path / "hale.epub", spec)))
     _run("progress", str(book["id"]), "1")
     hale = next(e for e in _json("characters", str(book["id"]))["entities"] if e["name"] == "Hale")

@@ -27,17 +27,23 @@ def _rows(table: str) -> int:
 def test_import_stores_chapters_and_passages_whose_offsets_round_trip(mystery: library.Book) -> None:
     assert (mystery.title, mystery.authors, mystery.chapters) == ("The Vane Inheritance", ["Ada Example"], 5)
     conn = sql.books_store().connect()
-    chapters = {r["chapter_seq"]: r["text"] for r in conn.execute(
-        "SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (mystery.id,))}
+    chapters = {
+        r["chapter_seq"]: r["text"]
+        for r in conn.execute("SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (mystery.id,))
+    }
     assert sorted(chapters) == [1, 2, 3, 4, 5]
     rows = conn.execute(
         "SELECT chapter_seq, passage_seq, start, end, text FROM book_passages WHERE book_id = ?"
-        " ORDER BY chapter_seq, passage_seq", (mystery.id,)).fetchall()
+        " ORDER BY chapter_seq, passage_seq",
+        (mystery.id,),
+    ).fetchall()
     assert len(rows) == mystery.passages > 5
     for r in rows:
         assert chapters[r["chapter_seq"]][r["start"] : r["end"]] == r["text"]
-    for r in conn.execute("SELECT m.start, m.end, m.surface, m.chapter_seq FROM book_mentions m"
-                          " WHERE m.book_id = ?", (mystery.id,)):
+    for r in conn.execute(
+        "SELECT m.start, m.end, m.surface, m.chapter_seq FROM book_mentions m WHERE m.book_id = ?",
+        (mystery.id,),
+    ):
         assert chapters[r["chapter_seq"]][r["start"] : r["end"]] == r["surface"]
 
 
@@ -82,7 +88,9 @@ def test_a_new_book_is_not_started_and_positions_are_validated(mystery: library.
 
 
 def test_a_broken_file_leaves_the_library_as_it_was(tmp_path: Path, mystery: library.Book) -> None:
-    before = {t: _rows(t) for t in ("books", "book_chapters", "book_passages", "book_mentions", "core_vectors")}
+    before = {
+        t: _rows(t) for t in ("books", "book_chapters", "book_passages", "book_mentions", "core_vectors")
+    }
     broken = tmp_path / "broken.epub"
     broken.write_bytes(b"PK\x03\x04 nope")
     with pytest.raises(InvalidInput):
@@ -94,23 +102,30 @@ def test_a_failure_while_writing_rolls_the_whole_import_back(
     tmp_path: Path, mystery: library.Book, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The embedder is chosen inside the import's transaction; an unknown one fails it there."""
-    before = {t: _rows(t) for t in ("books", "book_chapters", "book_passages", "book_mentions",
-                                    "book_entities", "core_vectors")}
+    before = {
+        t: _rows(t)
+        for t in ("books", "book_chapters", "book_passages", "book_mentions", "book_entities", "core_vectors")
+    }
     monkeypatch.setenv("LORE_EMBED", "no-such-embedder")
     spec = mystery_book()
     spec.title = "Another Book"
     with pytest.raises(InvalidInput, match="unknown embedder"):
         library.add_book(make_epub(tmp_path / "another.epub", spec))
     assert {t: _rows(t) for t in before} == before
-    fts = sql.books_store().connect().execute(
-        "SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'").fetchone()[0]
+    fts = (
+        sql.books_store()
+        .connect()
+        .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
+        .fetchone()[0]
+    )
     assert fts == _fts_count_of(mystery)
 
 
 def _fts_count_of(book: library.Book) -> int:
     conn = sql.books_store().connect()
-    return conn.execute("SELECT COUNT(*) FROM book_passages WHERE book_id = ? AND text LIKE '%teapot%'",
-                        (book.id,)).fetchone()[0]
+    return conn.execute(
+        "SELECT COUNT(*) FROM book_passages WHERE book_id = ? AND text LIKE '%teapot%'", (book.id,)
+    ).fetchone()[0]
 
 
 def test_removing_a_book_removes_everything_derived_from_it(mystery: library.Book) -> None:
@@ -118,6 +133,10 @@ def test_removing_a_book_removes_everything_derived_from_it(mystery: library.Boo
     assert library.list_books() == []
     for table in ("book_chapters", "book_passages", "book_mentions", "book_entities", "core_vectors"):
         assert _rows(table) == 0
-    hits = sql.books_store().connect().execute(
-        "SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'").fetchone()[0]
+    hits = (
+        sql.books_store()
+        .connect()
+        .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
+        .fetchone()[0]
+    )
     assert hits == 0

@@ -20,33 +20,103 @@ from lore.core.llm import totals_by_subject
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401  (the fake_llm fixture)
 
 FACTS = {
-    1: {"entities": [
-            {"name": "Mr. Arthur Penrose", "kind": "character", "aliases": [],
-             "description": "A man who walks out alone.", "quote": "Mr. Arthur Penrose walked out alone"},
-            {"name": "Thornfield Lodge", "kind": "place", "aliases": ["the lodge"],
-             "description": "Where Penrose lives.", "quote": "Penrose lived at Thornfield Lodge"}],
-        "relations": [{"source": "Penrose", "target": "Thornfield Lodge", "relation": "lives at",
-                       "quote": "Penrose lived at Thornfield Lodge"}]},
-    2: {"entities": [
-            {"name": "Inspector Gideon Hale", "kind": "character", "aliases": ["Hale"],
-             "description": "A police inspector.", "quote": "Inspector Gideon Hale"},
-            {"name": "the veiled woman", "kind": "character", "aliases": [],
-             "description": "A woman seen near the lodge at night.",
-             "quote": "A veiled woman was seen near the lodge at midnight"},
-            {"name": "Penrose", "kind": "character", "aliases": [],
-             "description": "Penrose owns a yacht.", "quote": "Penrose sailed his yacht to Calais"}],
-        "relations": [{"source": "Penrose", "target": "Hale", "relation": "spoke with",
-                       "quote": "Penrose spoke with Inspector Gideon Hale"}]},
-    3: {"entities": [{"name": "Clara Vane", "kind": "character", "aliases": [],
-                      "description": "Arrives from Paris.", "quote": "Clara Vane arrived from Paris"}],
-        "relations": [{"source": "Clara Vane", "target": "Penrose", "relation": "argued with",
-                       "quote": "Clara Vane and Penrose argued in the library"}]},
+    1: {
+        "entities": [
+            {
+                "name": "Mr. Arthur Penrose",
+                "kind": "character",
+                "aliases": [],
+                "description": "A man who walks out alone.",
+                "quote": "Mr. Arthur Penrose walked out alone",
+            },
+            {
+                "name": "Thornfield Lodge",
+                "kind": "place",
+                "aliases": ["the lodge"],
+                "description": "Where Penrose lives.",
+                "quote": "Penrose lived at Thornfield Lodge",
+            },
+        ],
+        "relations": [
+            {
+                "source": "Penrose",
+                "target": "Thornfield Lodge",
+                "relation": "lives at",
+                "quote": "Penrose lived at Thornfield Lodge",
+            }
+        ],
+    },
+    2: {
+        "entities": [
+            {
+                "name": "Inspector Gideon Hale",
+                "kind": "character",
+                "aliases": ["Hale"],
+                "description": "A police inspector.",
+                "quote": "Inspector Gideon Hale",
+            },
+            {
+                "name": "the veiled woman",
+                "kind": "character",
+                "aliases": [],
+                "description": "A woman seen near the lodge at night.",
+                "quote": "A veiled woman was seen near the lodge at midnight",
+            },
+            {
+                "name": "Penrose",
+                "kind": "character",
+                "aliases": [],
+                "description": "Penrose owns a yacht.",
+                "quote": "Penrose sailed his yacht to Calais",
+            },
+        ],
+        "relations": [
+            {
+                "source": "Penrose",
+                "target": "Hale",
+                "relation": "spoke with",
+                "quote": "Penrose spoke with Inspector Gideon Hale",
+            }
+        ],
+    },
+    3: {
+        "entities": [
+            {
+                "name": "Clara Vane",
+                "kind": "character",
+                "aliases": [],
+                "description": "Arrives from Paris.",
+                "quote": "Clara Vane arrived from Paris",
+            }
+        ],
+        "relations": [
+            {
+                "source": "Clara Vane",
+                "target": "Penrose",
+                "relation": "argued with",
+                "quote": "Clara Vane and Penrose argued in the library",
+            }
+        ],
+    },
     4: {},
-    5: {"entities": [{"name": "Clara Vane", "kind": "character", "aliases": ["the veiled woman"],
-                      "description": "The poisoner of the colonel.",
-                      "quote": "It was Clara Vane who had poisoned the old colonel"}],
-        "identities": [{"name": "the veiled woman", "identified_as": "Clara Vane",
-                        "quote": "The veiled woman had been Clara Vane herself"}]},
+    5: {
+        "entities": [
+            {
+                "name": "Clara Vane",
+                "kind": "character",
+                "aliases": ["the veiled woman"],
+                "description": "The poisoner of the colonel.",
+                "quote": "It was Clara Vane who had poisoned the old colonel",
+            }
+        ],
+        "identities": [
+            {
+                "name": "the veiled woman",
+                "identified_as": "Clara Vane",
+                "quote": "The veiled woman had been Clara Vane herself",
+            }
+        ],
+    },
 }
 
 
@@ -55,16 +125,20 @@ def _replier(book_facts: dict[int, dict]):
         """The facts for the chapter in the prompt, each citing the [Pn] passage holding its quote."""
         prompt = request.last_user
         chapter = int(re.search(r"opening of chapter (\d+)", prompt).group(1))
-        blocks = dict((int(n), text) for n, text in re.findall(
-            r"\[P(\d+)\] (.*?)(?=\n\n\[P\d+\]|\n</book_text>)", prompt, re.S))
+        blocks = dict(
+            (int(n), text)
+            for n, text in re.findall(r"\[P(\d+)\] (.*?)(?=\n\n\[P\d+\]|\n</book_text>)", prompt, re.S)
+        )
 
         def cite(item: dict) -> dict:
             where = next((n for n, text in blocks.items() if item["quote"] in text), 1)
             return {**item, "passage": where}
 
         facts = book_facts[chapter]
-        return {key: [cite(item) for item in facts.get(key, [])]
-                for key in ("entities", "relations", "identities")}
+        return {
+            key: [cite(item) for item in facts.get(key, [])]
+            for key in ("entities", "relations", "identities")
+        }
 
     return reply
 
@@ -87,11 +161,15 @@ def test_extraction_keeps_verified_items_and_counts_the_model_use(extracted, fak
     assert report.usage["calls"] == 5 and report.usage["prompt_tokens"] > 0
     assert totals_by_subject("book:")[f"book:{book.id}"].calls == 5
     conn = sql.books_store().connect()
-    chapters = {r[0]: r[1] for r in conn.execute(
-        "SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (book.id,))}
-    quotes = conn.execute("SELECT chapter_seq, quote, quote_start, quote_end FROM book_model_facts"
-                          " UNION ALL SELECT chapter_seq, quote, quote_start, quote_end"
-                          " FROM book_model_relations").fetchall()
+    chapters = {
+        r[0]: r[1]
+        for r in conn.execute("SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (book.id,))
+    }
+    quotes = conn.execute(
+        "SELECT chapter_seq, quote, quote_start, quote_end FROM book_model_facts"
+        " UNION ALL SELECT chapter_seq, quote, quote_start, quote_end"
+        " FROM book_model_relations"
+    ).fetchall()
     assert quotes and all(chapters[c][a:b] == q for c, q, a, b in quotes)
     assert not any("yacht" in q for _, q, _, _ in quotes)
 
@@ -101,7 +179,10 @@ def test_a_second_run_is_answered_by_the_cache(extracted, fake_llm: FakeLLM) -> 
     again = model_extract.extract_book(book.id)
     assert fake_llm.count("chat") == 5  # no new request reached the server
     assert (again.entities, again.relations, again.identities) == (
-        first.entities, first.relations, first.identities)
+        first.entities,
+        first.relations,
+        first.identities,
+    )
     assert again.usage["cache_hits"] == 5
 
 
@@ -132,7 +213,8 @@ def test_an_identity_is_an_edge_from_the_reveal_never_a_merge(extracted) -> None
     assert {"the veiled woman", "Clara Vane"} <= {e.name for e in found}  # still two entities
     edges = [e for e in entities.graph(book.id)["edges"] if e["kind"] == "IDENTIFIED_AS"]
     assert [(e["source_name"], e["target_name"], e["chapter"]) for e in edges] == [
-        ("the veiled woman", "Clara Vane", 5)]
+        ("the veiled woman", "Clara Vane", 5)
+    ]
 
 
 def test_the_model_layer_is_capped_like_everything_else(extracted) -> None:
@@ -154,8 +236,9 @@ def test_the_model_layer_is_capped_like_everything_else(extracted) -> None:
     assert entities.characters(book.id, source="names")[1][0].source == "names"
 
 
-def test_a_failing_chunk_is_counted_and_the_rest_is_kept(fake_llm: FakeLLM, mystery: library.Book,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_chunk_is_counted_and_the_rest_is_kept(
+    fake_llm: FakeLLM, mystery: library.Book, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LORE_LLM_MAX_RETRIES", "1")
     fake_llm.reply(lambda req: "<book_text>" in req.last_user, _reply)
     fake_llm.fail("500", times=10, match="opening of chapter 3,")
@@ -195,18 +278,40 @@ def test_the_cli_runs_extraction_and_shows_the_model_layer(fake_llm: FakeLLM, my
 # uses, links her to the lodge, and in chapter 3 pins her on the chapter's opening passage.
 KNOWING = {
     **FACTS,
-    2: {"entities": [
+    2: {
+        "entities": [
             FACTS[2]["entities"][0],
-            {"name": "Clara Vane", "kind": "character", "aliases": ["the veiled woman", "the Paris poisoner"],
-             "description": "A woman seen near the lodge at night.",
-             "quote": "A veiled woman was seen near the lodge at midnight"}],
-        "relations": [*FACTS[2]["relations"],
-                      {"source": "Clara Vane", "target": "Thornfield Lodge", "relation": "watched",
-                       "quote": "A veiled woman was seen near the lodge at midnight"}]},
-    3: {"entities": [{"name": "Clara Vane", "kind": "character", "aliases": [],
-                      "description": "A guest of the house.", "quote": "This is the opening of chapter 3"},
-                     *FACTS[3]["entities"]],
-        "relations": FACTS[3]["relations"]},
+            {
+                "name": "Clara Vane",
+                "kind": "character",
+                "aliases": ["the veiled woman", "the Paris poisoner"],
+                "description": "A woman seen near the lodge at night.",
+                "quote": "A veiled woman was seen near the lodge at midnight",
+            },
+        ],
+        "relations": [
+            *FACTS[2]["relations"],
+            {
+                "source": "Clara Vane",
+                "target": "Thornfield Lodge",
+                "relation": "watched",
+                "quote": "A veiled woman was seen near the lodge at midnight",
+            },
+        ],
+    },
+    3: {
+        "entities": [
+            {
+                "name": "Clara Vane",
+                "kind": "character",
+                "aliases": [],
+                "description": "A guest of the house.",
+                "quote": "This is the opening of chapter 3",
+            },
+            *FACTS[3]["entities"],
+        ],
+        "relations": FACTS[3]["relations"],
+    },
 }
 
 
@@ -219,9 +324,12 @@ def knowing(fake_llm: FakeLLM, mystery: library.Book):
 def _everything_named(book_id: int) -> set[str]:
     _, found = entities.characters(book_id, limit=500)
     graph = entities.graph(book_id, limit=500)
-    return ({e.name for e in found} | {a for e in found for a in e.aliases}
-            | {n["name"] for n in graph["nodes"]}
-            | {e[k] for e in graph["edges"] for k in ("source_name", "target_name")})
+    return (
+        {e.name for e in found}
+        | {a for e in found for a in e.aliases}
+        | {n["name"] for n in graph["nodes"]}
+        | {e[k] for e in graph["edges"] for k in ("source_name", "target_name")}
+    )
 
 
 def test_names_the_text_has_not_given_yet_stay_hidden(knowing) -> None:
@@ -237,8 +345,12 @@ def test_names_the_text_has_not_given_yet_stay_hidden(knowing) -> None:
     assert veiled["aliases"] == [] and veiled["relations"] == []
     assert [f["text"] for f in veiled["facts"]] == ["A woman seen near the lodge at night."]
     runner = CliRunner()
-    for args in (["characters", str(book.id)], ["names", str(book.id), "Cl"], ["graph", str(book.id)],
-                 ["profile", str(book.id), "the veiled woman"]):
+    for args in (
+        ["characters", str(book.id)],
+        ["names", str(book.id), "Cl"],
+        ["graph", str(book.id)],
+        ["profile", str(book.id), "the veiled woman"],
+    ):
         shown = runner.invoke(app, ["books", *args])
         assert shown.exit_code == 0 and "Clara" not in shown.stdout, (args, shown.stdout)
 
@@ -256,7 +368,8 @@ def test_a_name_known_later_is_not_linked_to_what_came_before(knowing) -> None:
     library.set_progress(book.id, 5)
     edges = [e for e in entities.graph(book.id)["edges"] if e["kind"] == "IDENTIFIED_AS"]
     assert [(e["source_name"], e["target_name"], e["chapter"]) for e in edges] == [
-        ("the veiled woman", "Clara Vane", 5)]
+        ("the veiled woman", "Clara Vane", 5)
+    ]
     library.set_progress(book.id, "end")
     assert "the Paris poisoner" not in _everything_named(book.id)  # the book never says it
 
@@ -264,8 +377,11 @@ def test_a_name_known_later_is_not_linked_to_what_came_before(knowing) -> None:
 def test_a_name_is_known_from_the_passage_that_gives_it(knowing) -> None:
     book, _ = knowing
     conn = sql.books_store().connect()
-    first = conn.execute("SELECT MIN(passage_seq) FROM book_passages WHERE book_id = ? AND chapter_seq = 3"
-                         " AND text LIKE '%Clara Vane%'", (book.id,)).fetchone()[0]
+    first = conn.execute(
+        "SELECT MIN(passage_seq) FROM book_passages WHERE book_id = ? AND chapter_seq = 3"
+        " AND text LIKE '%Clara Vane%'",
+        (book.id,),
+    ).fetchone()[0]
     assert first > 1  # the model cited the chapter's opening passage, which does not name her
     library.set_progress(book.id, 3, passage=first - 1)
     assert entities.autocomplete(book.id, "Cla") == [] and entities.characters(book.id)[1]

@@ -6,9 +6,19 @@ from lore.books.name_evidence import NameFinder, name_words
 
 PASSAGES = [
     {"id": 11, "chapter_seq": 1, "passage_seq": 1, "text": "I hope the cabman comes. A veiled woman waited."},
-    {"id": 12, "chapter_seq": 1, "passage_seq": 2, "text": "Penrose met O’Brien by the\nThornfield\u00a0Lodge."},
+    {
+        "id": 12,
+        "chapter_seq": 1,
+        "passage_seq": 2,
+        "text": "Penrose met O’Brien by the\nThornfield\u00a0Lodge.",
+    },
     {"id": 21, "chapter_seq": 2, "passage_seq": 1, "text": "MR. JEFFERSON HOPE was there; Jean-Paul too."},
-    {"id": 22, "chapter_seq": 2, "passage_seq": 2, "text": "Then Jefferson Hope spoke to Dr. John H. Watson."},
+    {
+        "id": 22,
+        "chapter_seq": 2,
+        "passage_seq": 2,
+        "text": "Then Jefferson Hope spoke to Dr. John H. Watson.",
+    },
 ]
 
 

@@ -40,8 +40,11 @@ def test_the_grouping_after_each_chapter_is_that_of_the_text_so_far() -> None:
     _, links = name_index(CHAPTERS)
     assert _grouping_before(links, 1) == {}
     assert _grouping_before(links, 2) == {"Penrose": "Mr. Penrose"}
-    assert _grouping_before(links, 3) == {"Penrose": "Arthur Penrose", "Mr. Penrose": "Arthur Penrose",
-                                          "Hale": "Prophet Hale"}
+    assert _grouping_before(links, 3) == {
+        "Penrose": "Arthur Penrose",
+        "Mr. Penrose": "Arthur Penrose",
+        "Hale": "Prophet Hale",
+    }
     after = _grouping_before(links, 4)
     assert after["Prophet"] == "Prophet Hale" and after["Penrose"] == "Arthur Penrose"
     assert "Hale" not in after  # "Gideon Hale" in chapter 4: two full names fit, it stays itself
@@ -83,7 +86,8 @@ def test_a_link_made_later_in_the_book_is_not_shown_before(shared) -> None:
     assert not any({"Mormon", "Prophet"} <= {e.name, *e.aliases} for e in met)
     names = {n["name"] for n in entities.graph(scarlet.id, limit=5000, store=lib.store)["nodes"]}
     assert "Mormon Prophet" not in names and "Mormon Prophet" not in entities.autocomplete(
-        scarlet.id, "Mor", store=lib.store)
+        scarlet.id, "Mor", store=lib.store
+    )
     library.set_progress(scarlet.id, 11, store=lib.store)  # "Mormon Prophet" is in chapter 11
     prophet = entities.profile(scarlet.id, "Prophet", store=lib.store)
     assert prophet["name"] == "Mormon Prophet" and {"Mormon", "Prophet"} <= set(prophet["aliases"])
@@ -98,11 +102,19 @@ def test_a_link_made_later_in_the_book_is_not_shown_before(shared) -> None:
 
 def test_a_kind_is_known_from_where_the_text_shows_it(tmp_path) -> None:
     text = tmp_path / "kinds.txt"
-    text.write_text("THE KINDS\n\n" + "\n\n".join(
-        f"CHAPTER {n}\n\n" + " ".join([body] * 6) for n, body in enumerate([
-            "In the morning the rain fell on the roofs while Penrose waited at the gate for the post.",
-            "Then the cart stopped, and Mr. Penrose climbed down to speak with the driver at the gate.",
-        ], start=1)))
+    text.write_text(
+        "THE KINDS\n\n"
+        + "\n\n".join(
+            f"CHAPTER {n}\n\n" + " ".join([body] * 6)
+            for n, body in enumerate(
+                [
+                    "In the morning the rain fell on the roofs while Penrose waited at the gate for the post.",
+                    "Then the cart stopped, and Mr. Penrose climbed down to speak with the driver at the gate.",
+                ],
+                start=1,
+            )
+        )
+    )
     book = library.add_book(text)
     library.set_progress(book.id, 1)
     _, found = entities.characters(book.id)

@@ -18,8 +18,7 @@ def test_sentences_do_not_break_after_titles_or_initials() -> None:
     spans = sentences("Mr. Holmes met Dr. John H. Watson. They talked. “Is it?” he asked.")
     texts = ["Mr. Holmes met Dr. John H. Watson.", "They talked.", "“Is it?” he asked."]
     assert [s for s in spans] and [
-        "Mr. Holmes met Dr. John H. Watson. They talked. “Is it?” he asked."[s.start : s.end]
-        for s in spans
+        "Mr. Holmes met Dr. John H. Watson. They talked. “Is it?” he asked."[s.start : s.end] for s in spans
     ] == texts
 
 

@@ -65,8 +65,14 @@ def test_nested_sections_stay_inside_their_chapter(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("style", ["epub3", "calibre"])
 def test_series_name_and_position_come_from_the_package(tmp_path: Path, style: str) -> None:
-    book = read_book(make_epub(tmp_path / "b.epub", version=2 if style == "calibre" else 3,
-                               series=("Vane Mysteries", 2), series_style=style))
+    book = read_book(
+        make_epub(
+            tmp_path / "b.epub",
+            version=2 if style == "calibre" else 3,
+            series=("Vane Mysteries", 2),
+            series_style=style,
+        )
+    )
     assert (book.series, book.series_index) == ("Vane Mysteries", 2.0)
 
 
@@ -83,8 +89,9 @@ def test_pdf_chapters_from_headings_skip_the_contents_page(tmp_path: Path) -> No
 def test_pdf_chapters_from_the_outline(tmp_path: Path) -> None:
     spec = mystery_book()
     plain = make_pdf(tmp_path / "b.pdf", book_pdf_pages(spec))
-    marked = add_outline(plain, tmp_path / "outlined.pdf",
-                         [("Contents", 0)] + [(f"Chapter {n}", n) for n in range(1, 6)])
+    marked = add_outline(
+        plain, tmp_path / "outlined.pdf", [("Contents", 0)] + [(f"Chapter {n}", n) for n in range(1, 6)]
+    )
     book = read_book(marked)
     assert [c.title for c in book.chapters] == TITLES
     _check_order(book.chapters)

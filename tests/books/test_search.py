@@ -74,8 +74,10 @@ def test_scores_do_not_depend_on_text_past_the_cap(tmp_path: Path, mystery_epub:
     spec = mystery_book()
     spec.title = "The Vane Inheritance, revised"
     for chapter in spec.chapters[2:]:
-        chapter.paragraphs += ["The teapot, the silver teapot, the lodge teapot: Penrose and Hale"
-                               " spoke of the teapot at the lodge again and again."] * 6
+        chapter.paragraphs += [
+            "The teapot, the silver teapot, the lodge teapot: Penrose and Hale"
+            " spoke of the teapot at the lodge again and again."
+        ] * 6
     revised_epub = make_epub(tmp_path / "revised.epub", spec)
     query = "Penrose, Hale and the silver teapot at the lodge"
     keep = ("chapter", "passage", "text", "score", "bm25", "cosine", "coverage")

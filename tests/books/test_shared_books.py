@@ -51,15 +51,20 @@ def test_passage_offsets_round_trip_on_every_shared_book(shared, name: str) -> N
     book, chapters = _chapters(shared, name)
     text = {c["chapter_seq"]: c["text"] for c in chapters}
     conn = shared[1].store.connect()
-    for r in conn.execute("SELECT chapter_seq, start, end, text FROM book_passages WHERE book_id = ?",
-                          (book.id,)):
+    for r in conn.execute(
+        "SELECT chapter_seq, start, end, text FROM book_passages WHERE book_id = ?", (book.id,)
+    ):
         assert text[r["chapter_seq"]][r["start"] : r["end"]] == r["text"]
 
 
 def test_study_in_scarlet_parts_restart_numbering_but_not_chapter_seq(shared) -> None:
     book, chapters = _chapters(shared, "a-study-in-scarlet.epub")
     assert (book.title, book.authors, book.series, book.series_index) == (
-        "A Study in Scarlet", ["Arthur Conan Doyle"], "Sherlock Holmes", 1.0)
+        "A Study in Scarlet",
+        ["Arthur Conan Doyle"],
+        "Sherlock Holmes",
+        1.0,
+    )
     assert chapters[0]["title"] == "I: Mr. Sherlock Holmes"
     assert chapters[6]["title"] == "VII: Light in the Darkness"
     assert chapters[7]["title"] == "I: On the Great Alkali Plain"
@@ -169,9 +174,14 @@ def test_golden_with_the_answers_own_words(shared) -> None:
     _golden(lib, lib.book(folder, "a-study-in-scarlet.epub"), "Who was the murderer of Enoch Drebber?")
 
 
-S, H, F, A, P, D = ("a-study-in-scarlet.epub", "the-hound-of-the-baskervilles.epub",
-                    "the-sign-of-the-four.epub", "alice-pg11.epub", "pride-and-prejudice-pg1342.epub",
-                    "adventures-of-sherlock-holmes-pg1661.epub")
+S, H, F, A, P, D = (
+    "a-study-in-scarlet.epub",
+    "the-hound-of-the-baskervilles.epub",
+    "the-sign-of-the-four.epub",
+    "alice-pg11.epub",
+    "pride-and-prejudice-pg1342.epub",
+    "adventures-of-sherlock-holmes-pg1661.epub",
+)
 MISSED = pytest.mark.xfail(strict=True, reason="a known miss of the deterministic search (docs/books.md)")
 # (book, chapter read, a reader's question, the verdict, words of a passage that must be in the top 5)
 QUESTIONS = [
@@ -201,8 +211,9 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize(("name", "chapter", "question", "verdict", "words"), QUESTIONS)
-def test_readers_questions(shared, name: str, chapter: int, question: str, verdict: str,
-                           words: str | None) -> None:
+def test_readers_questions(
+    shared, name: str, chapter: int, question: str, verdict: str, words: str | None
+) -> None:
     folder, lib = shared
     book = lib.book(folder, name)
     library.set_progress(book.id, chapter, store=lib.store)

@@ -28,8 +28,22 @@ def test_projects_add_and_list(tmp_path: Path) -> None:
 def test_review_add_list_approve_reject_pin(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "shop", {"src/api/a.py": "x", "src/db/m.py": "x"})
     lore("projects", "add", str(repo))
-    added = json.loads(lore("review", "--name", "shop", "add", "Validate bodies", "--scope", "src/api",
-                            "--title", "Validation", "--triggers", "validate, body", "--json").stdout)
+    added = json.loads(
+        lore(
+            "review",
+            "--name",
+            "shop",
+            "add",
+            "Validate bodies",
+            "--scope",
+            "src/api",
+            "--title",
+            "Validation",
+            "--triggers",
+            "validate, body",
+            "--json",
+        ).stdout
+    )
     assert added["status"] == "active" and added["scope"] == ["src/api/"] and added["tagged"]
     rid = added["id"]
     assert lore("review", "--name", "shop", "pin", rid).exit_code == 0
@@ -98,13 +112,17 @@ def test_file_system_errors_are_one_line(tmp_path: Path) -> None:
 def test_rule_text_is_printed_as_text_never_as_markup(tmp_path: Path) -> None:
     make_repo(tmp_path / "shop", {"a.py": "x"})
     lore("projects", "add", str(tmp_path / "shop"))
-    texts = ["Use snake_case [conceal]and commit the .env file[/conceal]", "Index with arr[i]",
-             "Close tags like [/bold] and [/]"]
+    texts = [
+        "Use snake_case [conceal]and commit the .env file[/conceal]",
+        "Index with arr[i]",
+        "Close tags like [/bold] and [/]",
+    ]
     for text in texts:
         assert lore("review", "--name", "shop", "add", text).exit_code == 0
     for args in (["list"], ["list", "--details"], ["usage"]):
-        result = runner.invoke(app, ["review", "--name", "shop", *args], env={"COLUMNS": "400"},
-                               catch_exceptions=False)
+        result = runner.invoke(
+            app, ["review", "--name", "shop", *args], env={"COLUMNS": "400"}, catch_exceptions=False
+        )
         assert result.exit_code == 0, result.stderr
         for text in texts:
             assert text in result.stdout, (args, text)

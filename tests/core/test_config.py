@@ -13,9 +13,16 @@ def test_defaults_without_a_file(lore_home: Path) -> None:
 
 def test_values_are_read(lore_home: Path) -> None:
     lore_home.mkdir(parents=True)
-    (lore_home / "config.json").write_text(json.dumps(
-        {"approval": "manual", "auto_register": False, "auto_limit": 3,
-         "tokenizer": {"aliases": {"tf": "terraform"}}}))
+    (lore_home / "config.json").write_text(
+        json.dumps(
+            {
+                "approval": "manual",
+                "auto_register": False,
+                "auto_limit": 3,
+                "tokenizer": {"aliases": {"tf": "terraform"}},
+            }
+        )
+    )
     s = load_settings()
     assert (s.approval, s.auto_register, s.auto_limit) == ("manual", False, 3)
     assert s.tokenizer.aliases == {"tf": "terraform"}
@@ -31,8 +38,9 @@ def test_unreadable_file_falls_back_with_a_warning(lore_home: Path, capsys: pyte
 
 def test_bad_value_falls_back_per_setting(lore_home: Path, capsys: pytest.CaptureFixture) -> None:
     lore_home.mkdir(parents=True)
-    (lore_home / "config.json").write_text(json.dumps(
-        {"approval": "sometimes", "auto_limit": -2, "auto_register": False, "tokenizer": 7}))
+    (lore_home / "config.json").write_text(
+        json.dumps({"approval": "sometimes", "auto_limit": -2, "auto_register": False, "tokenizer": 7})
+    )
     s = load_settings()
     assert s.approval == "auto" and s.auto_limit == 25 and s.auto_register is False
     err = capsys.readouterr().err

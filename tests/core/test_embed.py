@@ -44,7 +44,10 @@ def test_hash_embedder_is_deterministic_across_instances_order_and_processes() -
     )
     out = subprocess.run(
         [sys.executable, "-c", code, PASSAGES[0]],
-        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "12345"},
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
     ).stdout
     assert np.array_equal(np.array(json.loads(out), dtype=np.float32), first[0])
 

@@ -60,8 +60,7 @@ def test_remote_embedder_needs_its_key_and_anthropic_has_none(monkeypatch) -> No
         get_embedder("anthropic:claude").embed(["x"])
 
 
-def test_two_servers_with_one_embedding_model_name_are_cached_apart(fake_llm: FakeLLM,
-                                                                    monkeypatch) -> None:
+def test_two_servers_with_one_embedding_model_name_are_cached_apart(fake_llm: FakeLLM, monkeypatch) -> None:
     get_embedder("openai:text-embedding-3-small").embed(["alpha", "beta"])
     with FakeLLM().start() as other:
         monkeypatch.setenv("OPENAI_BASE_URL", other.url)

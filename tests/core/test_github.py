@@ -37,7 +37,9 @@ def test_pagination_follows_link_headers(gh: FakeGitHub) -> None:
     assert numbers == [1, 2, 3, 4, 5]
     assert len(gh.requests("/issues")) == 3  # 2 + 2 + 1 per page
     assert parse_link('<http://x/a?page=2>; rel="next", <http://x/a?page=3>; rel="last"') == {
-        "next": "http://x/a?page=2", "last": "http://x/a?page=3"}
+        "next": "http://x/a?page=2",
+        "last": "http://x/a?page=3",
+    }
 
 
 def test_rerun_is_served_from_the_cache(gh: FakeGitHub) -> None:

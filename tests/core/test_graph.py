@@ -70,10 +70,7 @@ def _bfs(edges, degree, per_rel, start, depth, max_degree=None, rels=None, cap=N
 
 def _random_graph(conn, seed: int):
     rng = random.Random(seed)
-    nodes = [
-        (i, rng.choice(["a", "b", "c"]), f"n{i}", float(rng.randint(0, 1000)))
-        for i in range(1, 121)
-    ]
+    nodes = [(i, rng.choice(["a", "b", "c"]), f"n{i}", float(rng.randint(0, 1000))) for i in range(1, 121)]
     _add_nodes(conn, nodes)
     edges = set()
     for _ in range(260):
@@ -106,16 +103,11 @@ def test_filters_match_reference(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
     nodes, edges, degree, per_rel = _random_graph(conn, 4)
     kind = {i: k for i, k, _key, _at in nodes}
-    got = {
-        h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, relations={"R1", "R2"})
-    }
+    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, relations={"R1", "R2"})}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, rels={"R1", "R2"})
     got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, kinds={"a"})}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, kinds=lambda n: kind[n] == "a")
-    got = {
-        h.id: h.depth
-        for h in walk(conn, T, 3, depth=3, max_degree=None, bridge_cap=BridgeCap("R1", 4))
-    }
+    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, bridge_cap=BridgeCap("R1", 4))}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, cap=("R1", 4))
     late = [edge for edge in edges if edge[3] >= 500]
     got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, since=500)}
@@ -127,9 +119,7 @@ def _star(conn):
     _add_nodes(conn, [(1, "file", "start.py", 10.0), (2, "commit", "sweep", 50.0)])
     _add_nodes(conn, [(i, "file", f"f{i}.py", 1.0) for i in range(3, 33)])
     _add_nodes(conn, [(40, "commit", "small", 20.0), (41, "file", "neighbour.py", 20.0)])
-    _add_edges(
-        conn, [(2, 1, "MODIFIED", 50.0), (40, 1, "MODIFIED", 20.0), (40, 41, "MODIFIED", 20.0)]
-    )
+    _add_edges(conn, [(2, 1, "MODIFIED", 50.0), (40, 1, "MODIFIED", 20.0), (40, 41, "MODIFIED", 20.0)])
     _add_edges(conn, [(2, i, "MODIFIED", 50.0) for i in range(3, 33)])
     refresh_degrees(conn, T)
 
@@ -167,9 +157,7 @@ def test_order_is_depth_then_recency_not_node_id(tmp_path: Path) -> None:
     _add_nodes(conn, [(100, "file", "oauth2.py", 5.0)])
     _add_nodes(conn, [(200, "commit", "scopes revamped", 30.0), (201, "commit", "auth code", 40.0)])
     _add_edges(conn, [(200, 100, "MODIFIED", 30.0), (201, 100, "MODIFIED", 40.0)])
-    _add_edges(
-        conn, [(201, 3, "MODIFIED", 40.0), (1, 3, "MODIFIED", 900.0), (2, 3, "MODIFIED", 901.0)]
-    )
+    _add_edges(conn, [(201, 3, "MODIFIED", 40.0), (1, 3, "MODIFIED", 900.0), (2, 3, "MODIFIED", 901.0)])
     refresh_degrees(conn, T)
     hits = walk(conn, T, 100, depth=3, max_degree=None)
     assert [h.key for h in hits] == ["auth code", "scopes revamped", "deps.txt", "bump-2", "bump-1"]

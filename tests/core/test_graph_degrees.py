@@ -36,8 +36,10 @@ def test_batches_with_repeats_count_like_a_full_recount(tmp_path: Path) -> None:
     rng = random.Random(3)
     total = 0
     for _batch in range(6):
-        rows = [(rng.randint(1, 30), rng.randint(1, 30), rng.choice("AB"), float(rng.randint(0, 9)))
-                for _ in range(40)]
+        rows = [
+            (rng.randint(1, 30), rng.randint(1, 30), rng.choice("AB"), float(rng.randint(0, 9)))
+            for _ in range(40)
+        ]
         rows += rows[:5]  # repeated inside the batch
         with store.transaction() as conn:
             total += add_edges(conn, T, rows)
@@ -53,8 +55,12 @@ def test_batches_with_repeats_count_like_a_full_recount(tmp_path: Path) -> None:
     with store.transaction() as tx:
         assert add_edges(tx, T, [(src, dst, rel, at + 100)]) == 0
     assert _degrees(conn) == kept
-    assert conn.execute("SELECT at FROM g_edges WHERE src = ? AND dst = ? AND rel = ?",
-                        (src, dst, rel)).fetchone()[0] == at
+    assert (
+        conn.execute(
+            "SELECT at FROM g_edges WHERE src = ? AND dst = ? AND rel = ?", (src, dst, rel)
+        ).fetchone()[0]
+        == at
+    )
 
 
 def test_a_rolled_back_batch_leaves_edges_and_degrees_as_they_were(tmp_path: Path) -> None:
@@ -66,6 +72,9 @@ def test_a_rolled_back_batch_leaves_edges_and_degrees_as_they_were(tmp_path: Pat
         add_edges(conn, T, [(1, 3, "A", 3.0), (1, 4, "B", 4.0)])
         raise RuntimeError("the writer died mid-batch")
     conn = store.connect()
-    assert _degrees(conn) == before == ({**{i: 0 for i in range(1, 31)}, 1: 1, 2: 2, 3: 1},
-                                        {(1, "A", 1), (2, "A", 2), (3, "A", 1)})
+    assert (
+        _degrees(conn)
+        == before
+        == ({**{i: 0 for i in range(1, 31)}, 1: 1, 2: 2, 3: 1}, {(1, "A", 1), (2, "A", 2), (3, "A", 1)})
+    )
     assert conn.execute("SELECT COUNT(*) FROM g_edges").fetchone()[0] == 2

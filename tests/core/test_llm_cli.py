@@ -118,8 +118,7 @@ def test_model_test_refuses_an_unknown_provider_in_one_line(fake_llm: FakeLLM, m
     assert fake_llm.count() == 0
 
 
-def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monkeypatch,
-                                                        tmp_path) -> None:
+def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)  # a cloned repository whose .env points at its own server
     monkeypatch.delenv("OPENAI_BASE_URL")
     (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={fake_llm.url}\n", encoding="utf-8")
@@ -128,8 +127,9 @@ def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monke
     assert "refusing to send the API key from env OPENAI_API_KEY" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert fake_llm.count() == 0
-    (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={fake_llm.url}\nOPENAI_API_KEY={API_KEY}\n",
-                                   encoding="utf-8")
+    (tmp_path / ".env").write_text(
+        f"OPENAI_BASE_URL={fake_llm.url}\nOPENAI_API_KEY={API_KEY}\n", encoding="utf-8"
+    )
     monkeypatch.delenv("OPENAI_API_KEY")
     assert runner.invoke(app, ["test"]).exit_code == 0  # its own key may go there
     assert fake_llm.count() == 1

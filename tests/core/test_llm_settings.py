@@ -16,9 +16,17 @@ KEY = "sk-proj-abcdefghijklmnop1234"
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for var in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_HOST", "GOOGLE_API_KEY",
-                "OPENROUTER_API_KEY", "LORE_BASE_URL", "LORE_API_KEY", "LORE_MODEL_BOOKS_EXTRACT",
-                "GEMINI_BASE_URL"):
+    for var in (
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "OLLAMA_HOST",
+        "GOOGLE_API_KEY",
+        "OPENROUTER_API_KEY",
+        "LORE_BASE_URL",
+        "LORE_API_KEY",
+        "LORE_MODEL_BOOKS_EXTRACT",
+        "GEMINI_BASE_URL",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env from the developer's folder
 
@@ -38,8 +46,11 @@ def test_lore_model_chooses_and_sdk_variables_supply_the_rest(monkeypatch) -> No
     assert (spec.provider, spec.model, spec.wire) == ("openai", "gpt-4o-mini", "openai")
     assert spec.base_url == "http://127.0.0.1:9999/v1"
     assert spec.api_key == KEY
-    assert spec.sources == {"model": "env LORE_MODEL", "base_url": "env OPENAI_BASE_URL",
-                            "api_key": "env OPENAI_API_KEY"}
+    assert spec.sources == {
+        "model": "env LORE_MODEL",
+        "base_url": "env OPENAI_BASE_URL",
+        "api_key": "env OPENAI_API_KEY",
+    }
     assert KEY not in str(spec.describe()) and KEY not in repr(spec)
 
 
@@ -91,12 +102,15 @@ def test_dotenv_in_the_working_folder(monkeypatch, tmp_path: Path) -> None:
     assert (spec.api_key, spec.base_url) == ("ak-from-env", "http://127.0.0.1:8222")
 
 
-@pytest.mark.parametrize("key_var, url_var, model", [
-    ("OPENAI_API_KEY", "OPENAI_BASE_URL", "openai:gpt-4o-mini"),
-    ("OPENAI_API_KEY", "LORE_BASE_URL", "openai:gpt-4o-mini"),
-    ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "anthropic:claude-3-5-haiku-latest"),
-    ("LORE_API_KEY", "OLLAMA_HOST", "ollama:llama3.1"),
-])
+@pytest.mark.parametrize(
+    "key_var, url_var, model",
+    [
+        ("OPENAI_API_KEY", "OPENAI_BASE_URL", "openai:gpt-4o-mini"),
+        ("OPENAI_API_KEY", "LORE_BASE_URL", "openai:gpt-4o-mini"),
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "anthropic:claude-3-5-haiku-latest"),
+        ("LORE_API_KEY", "OLLAMA_HOST", "ollama:llama3.1"),
+    ],
+)
 def test_a_dotenv_cannot_send_the_users_key_elsewhere(
     monkeypatch, tmp_path: Path, key_var: str, url_var: str, model: str
 ) -> None:
@@ -116,8 +130,9 @@ def test_a_dotenv_may_redirect_its_own_key_or_no_key(monkeypatch, tmp_path: Path
     dotenv = tmp_path / ".env"
     dotenv.write_text("LORE_MODEL=ollama:llama3.1\nOLLAMA_HOST=127.0.0.1:11999\n", encoding="utf-8")
     assert resolve_model().base_url == "http://127.0.0.1:11999/v1"  # no key goes anywhere
-    dotenv.write_text("OPENAI_BASE_URL=http://127.0.0.1:9100/v1\nOPENAI_API_KEY=sk-its-own\n",
-                      encoding="utf-8")
+    dotenv.write_text(
+        "OPENAI_BASE_URL=http://127.0.0.1:9100/v1\nOPENAI_API_KEY=sk-its-own\n", encoding="utf-8"
+    )
     monkeypatch.setenv("LORE_MODEL", "openai:gpt-4o-mini")
     spec = resolve_model()
     assert (spec.base_url, spec.api_key) == ("http://127.0.0.1:9100/v1", "sk-its-own")
@@ -127,32 +142,55 @@ def test_a_dotenv_may_redirect_its_own_key_or_no_key(monkeypatch, tmp_path: Path
 
 
 def test_config_json_section_and_task_overrides(monkeypatch) -> None:
-    update_settings({"model": {
-        "provider": "openai", "model": "gpt-4o", "api_key": "sk-config-1234567890",
-        "base_url": "http://127.0.0.1:7000/v1",
-        "tasks": {BOOKS_EXTRACT: {"model": "ollama:qwen2.5", "base_url": "http://127.0.0.1:7100/v1"}},
-    }})
+    update_settings(
+        {
+            "model": {
+                "provider": "openai",
+                "model": "gpt-4o",
+                "api_key": "sk-config-1234567890",
+                "base_url": "http://127.0.0.1:7000/v1",
+                "tasks": {BOOKS_EXTRACT: {"model": "ollama:qwen2.5", "base_url": "http://127.0.0.1:7100/v1"}},
+            }
+        }
+    )
     spec = resolve_model()
     assert (spec.label, spec.base_url, spec.api_key) == (
-        "openai:gpt-4o", "http://127.0.0.1:7000/v1", "sk-config-1234567890")
+        "openai:gpt-4o",
+        "http://127.0.0.1:7000/v1",
+        "sk-config-1234567890",
+    )
     extract = resolve_model(BOOKS_EXTRACT)
     assert (extract.label, extract.base_url, extract.api_key) == (
-        "ollama:qwen2.5", "http://127.0.0.1:7100/v1", None)  # the openai key is not sent to ollama
-    update_settings({"model": {"provider": "openai", "model": "gpt-4o", "api_key": "sk-1",
-                               "tasks": {BOOKS_EXTRACT: "openai:gpt-4o-mini"}}})
+        "ollama:qwen2.5",
+        "http://127.0.0.1:7100/v1",
+        None,
+    )  # the openai key is not sent to ollama
+    update_settings(
+        {
+            "model": {
+                "provider": "openai",
+                "model": "gpt-4o",
+                "api_key": "sk-1",
+                "tasks": {BOOKS_EXTRACT: "openai:gpt-4o-mini"},
+            }
+        }
+    )
     assert resolve_model(BOOKS_EXTRACT).label == "openai:gpt-4o-mini"
     monkeypatch.setenv("LORE_MODEL_BOOKS_EXTRACT", "openai:gpt-4.1-nano")  # dots as underscores
     extract = resolve_model(BOOKS_EXTRACT)
     assert (extract.label, extract.sources["model"]) == (
-        "openai:gpt-4.1-nano", "env LORE_MODEL_BOOKS_EXTRACT")
+        "openai:gpt-4.1-nano",
+        "env LORE_MODEL_BOOKS_EXTRACT",
+    )
     monkeypatch.setenv("LORE_MODEL", "openai:o3-mini")
     assert resolve_model().label == "openai:o3-mini"
 
 
 def test_task_names_are_one_list_and_unknown_ones_are_refused(capsys) -> None:
     assert BOOKS_EXTRACT in TASKS and task_env_var(BOOKS_EXTRACT) == "LORE_MODEL_BOOKS_EXTRACT"
-    update_settings({"model": {"model": "openai:gpt-4o", "api_key": "sk-1",
-                               "tasks": {"extract": "openai:gpt-4o-mini"}}})
+    update_settings(
+        {"model": {"model": "openai:gpt-4o", "api_key": "sk-1", "tasks": {"extract": "openai:gpt-4o-mini"}}}
+    )
     assert resolve_model(BOOKS_EXTRACT).label == "openai:gpt-4o"  # `extract` is not a task
     err = capsys.readouterr().err
     assert "config model.tasks.extract: no feature asks for a task named 'extract'" in err
@@ -165,7 +203,9 @@ def test_parse_model_and_bad_names() -> None:
     assert parse_model("ollama:llama3.1:8b") == ("ollama", "llama3.1:8b")
     assert parse_model("gpt-4o-mini") == ("openai", "gpt-4o-mini")
     assert parse_model("openrouter:anthropic/claude-3.5-sonnet") == (
-        "openrouter", "anthropic/claude-3.5-sonnet")
+        "openrouter",
+        "anthropic/claude-3.5-sonnet",
+    )
     with pytest.raises(InvalidInput):
         parse_model("  ")
     update_settings({"model": {"provider": "nonesuch", "model": "x"}})

@@ -80,7 +80,11 @@ def test_totals_per_subject(fake_llm: FakeLLM) -> None:
     complete_sync("f")
     by_subject = totals_by_subject()
     assert {k: v.calls for k, v in by_subject.items()} == {
-        "": 1, "book:3": 3, "book:30": 1, "repo:owner/name": 1}
+        "": 1,
+        "book:3": 3,
+        "book:30": 1,
+        "repo:owner/name": 1,
+    }
     books = totals_by_subject("book:")
     assert set(books) == {"book:3", "book:30"}
     assert totals(subject="book:3").calls == 3

@@ -38,8 +38,9 @@ def test_topic_vocabulary_links_column_and_migration() -> None:
 
 
 def test_tokenizer_extensions_from_config() -> None:
-    ext = TokenizerExtensions(aliases={"tf": "terraform"}, topics={"infra": ("terraform", "helm")},
-                              stopwords=("kindly",))
+    ext = TokenizerExtensions(
+        aliases={"tf": "terraform"}, topics={"infra": ("terraform", "helm")}, stopwords=("kindly",)
+    )
     tok = build_tokenizer(ext)
     terms = tok.tokens("kindly change the tf module")
     assert "kindly" not in terms

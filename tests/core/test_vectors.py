@@ -36,9 +36,7 @@ def _filled(n: int = 400, seed: int = 7) -> tuple[VectorIndex, np.ndarray]:
     vectors[[i for i in range(n) if i % 40 + 1 >= 30]] += 3 * LATE
     vectors = _unit(vectors)
     index = VectorIndex("passages", SPACE)
-    index.add(
-        (f"p{i}", vectors[i], {"chapter_seq": i % 40 + 1, "book": "ab"[i % 2]}) for i in range(n)
-    )
+    index.add((f"p{i}", vectors[i], {"chapter_seq": i % 40 + 1, "book": "ab"[i % 2]}) for i in range(n))
     return index, vectors
 
 
@@ -80,9 +78,7 @@ def test_or_filters_express_per_book_caps() -> None:
     index, vectors = _filled()
     where = [{"book": "a"}, {"book": "b", "chapter_seq": ("<=", 6)}]
     hits = index.search(vectors[3], k=400, where=where)
-    allowed = [
-        i for i in range(len(vectors)) if i % 2 == 0 or (i % 2 == 1 and i % 40 + 1 <= 6)
-    ]
+    allowed = [i for i in range(len(vectors)) if i % 2 == 0 or (i % 2 == 1 and i % 40 + 1 <= 6)]
     assert [h.key for h in hits] == _oracle(vectors, vectors[3], allowed, 400)
     assert index.count(where) == len(allowed)
 
@@ -90,13 +86,15 @@ def test_or_filters_express_per_book_caps() -> None:
 def test_in_not_in_text_ordering_and_missing_fields() -> None:
     index = VectorIndex("mixed", SPACE)
     base = np.eye(16, dtype=np.float32)
-    index.add([
-        ("n1", base[0], {"seq": 1, "tag": "alpha"}),
-        ("n2", base[1], {"seq": 2, "tag": "beta"}),
-        ("n3", base[2], {"seq": "3", "tag": "gamma"}),  # text, not a number
-        ("n4", base[3], {}),
-        ("n5", base[4], {"seq": 5.5, "flag": True}),
-    ])
+    index.add(
+        [
+            ("n1", base[0], {"seq": 1, "tag": "alpha"}),
+            ("n2", base[1], {"seq": 2, "tag": "beta"}),
+            ("n3", base[2], {"seq": "3", "tag": "gamma"}),  # text, not a number
+            ("n4", base[3], {}),
+            ("n5", base[4], {"seq": 5.5, "flag": True}),
+        ]
+    )
     keys = lambda where: sorted(h.key for h in index.search(base[0], k=10, where=where))  # noqa: E731
     assert keys({"seq": ("in", [1, 5.5])}) == ["n1", "n5"]
     assert keys({"seq": ("not in", [1])}) == ["n2", "n5"]  # n3 is text, n4 has no seq
@@ -161,11 +159,13 @@ def test_another_process_writing_invalidates_the_in_memory_matrix(tmp_path) -> N
 
 def test_texts_in_and_text_queries_with_an_embedder() -> None:
     index = VectorIndex("book:1", HashEmbedder())
-    index.add_texts([
-        ("c1", "Holmes lit his pipe and studied the muddy footprints.", {"chapter_seq": 1}),
-        ("c2", "The bank raised interest rates again.", {"chapter_seq": 2}),
-        ("c3", "Footprints in the mud led to the garden gate.", {"chapter_seq": 3}),
-    ])
+    index.add_texts(
+        [
+            ("c1", "Holmes lit his pipe and studied the muddy footprints.", {"chapter_seq": 1}),
+            ("c2", "The bank raised interest rates again.", {"chapter_seq": 2}),
+            ("c3", "Footprints in the mud led to the garden gate.", {"chapter_seq": 3}),
+        ]
+    )
     hits = index.search("muddy footprints", k=3)
     assert {hits[0].key, hits[1].key} == {"c1", "c3"}
     capped = index.search("muddy footprints", k=3, where={"chapter_seq": ("<=", 2)})

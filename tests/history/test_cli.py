@@ -47,8 +47,14 @@ def test_commands_on_a_local_repository(history_repo) -> None:
 def test_github_ingest_command(monkeypatch) -> None:
     with FakeGitHub("acme", "widget") as gh:
         gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z", closed_at="2024-01-03T00:00:00Z")
-        gh.add_pr(2, "Fix", body="fixes #1", created_at="2024-01-02T00:00:00Z",
-                  merged_at="2024-01-02T12:00:00Z", files=[{"filename": "a.py"}])
+        gh.add_pr(
+            2,
+            "Fix",
+            body="fixes #1",
+            created_at="2024-01-02T00:00:00Z",
+            merged_at="2024-01-02T12:00:00Z",
+            files=[{"filename": "a.py"}],
+        )
         monkeypatch.setenv("LORE_GITHUB_API", gh.url)
         result = _json(["ingest", "acme/widget", "--max-pages", "1"])
         assert result["items"] == 2 and result["keyword_closes"] == 1
@@ -84,10 +90,17 @@ def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
     r.commit("fix [/api] handler", {"pages/[id].tsx": "two\n", "lib/[b]x[/b].ts": "b\n"})
     root = str(r.root)
     outputs = {}
-    for args in (["ingest", root], ["repos"], ["stats"], ["churn"], ["hotspots"],
-                 ["coupling", "--min-revs", "1", "--min-shared", "1", "--min-degree", "1"],
-                 ["file", "pages/[id].tsx"], ["walk", "pages/[id].tsx", "--depth", "2"],
-                 ["walk", "@renovate[bot]", "--depth", "1"]):
+    for args in (
+        ["ingest", root],
+        ["repos"],
+        ["stats"],
+        ["churn"],
+        ["hotspots"],
+        ["coupling", "--min-revs", "1", "--min-shared", "1", "--min-degree", "1"],
+        ["file", "pages/[id].tsx"],
+        ["walk", "pages/[id].tsx", "--depth", "2"],
+        ["walk", "@renovate[bot]", "--depth", "1"],
+    ):
         result = runner.invoke(app, args)
         assert result.exit_code == 0, (args, result.output)
         outputs[args[0] + " " + (args[1] if len(args) > 1 else "")] = result.stdout

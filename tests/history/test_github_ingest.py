@@ -30,20 +30,45 @@ def day(d: int, hh: str = "00:00:00") -> str:
 
 def load(gh: FakeGitHub) -> None:
     gh.add_issue(1, "Crash on start", body="It crashes", user="alice", created_at=day(1))
-    gh.add_pr(2, "Fix crash on start", body="Fixes #1", user="bob", association="MEMBER",
-              created_at=day(2), merged_at=day(5), merge_commit_sha=MERGE,
-              files=[{"filename": "app.py", "additions": 3},
-                     {"filename": "core/start.py", "status": "renamed",
-                      "previous_filename": "start.py"}])
-    gh.add_review_comment(2, "Please use a context manager here", user="carol",
-                          association="CONTRIBUTOR", path="app.py", line=3, at=day(3))
+    gh.add_pr(
+        2,
+        "Fix crash on start",
+        body="Fixes #1",
+        user="bob",
+        association="MEMBER",
+        created_at=day(2),
+        merged_at=day(5),
+        merge_commit_sha=MERGE,
+        files=[
+            {"filename": "app.py", "additions": 3},
+            {"filename": "core/start.py", "status": "renamed", "previous_filename": "start.py"},
+        ],
+    )
+    gh.add_review_comment(
+        2,
+        "Please use a context manager here",
+        user="carol",
+        association="CONTRIBUTOR",
+        path="app.py",
+        line=3,
+        at=day(3),
+    )
     first = gh.items[2].review_comments[0]["id"]
-    gh.add_review_comment(2, "Done, thanks", user="bob", association="OWNER", path="app.py",
-                          line=3, at=day(4), in_reply_to=first)
+    gh.add_review_comment(
+        2,
+        "Done, thanks",
+        user="bob",
+        association="OWNER",
+        path="app.py",
+        line=3,
+        at=day(4),
+        in_reply_to=first,
+    )
     gh.add_issue(3, "Related report", user="dave", created_at=day(3))
     gh.add_comment(1, "Same here", user="dave", association="NONE", at=day(2, "06:00:00"))
-    gh.add_comment(1, "Stale issue check", user="github-actions[bot]", association="NONE",
-                   at=day(2, "07:00:00"))
+    gh.add_comment(
+        1, "Stale issue check", user="github-actions[bot]", association="NONE", at=day(2, "07:00:00")
+    )
     gh.cross_reference(1, source=2, at=day(2, "12:00:00"))  # PR before the close: CLOSES
     gh.cross_reference(1, source=99, source_repo="someone/tutorial", at=day(3))  # dropped
     gh.cross_reference(1, source=3, at=day(3, "01:00:00"))  # an issue: MENTIONS
@@ -55,18 +80,23 @@ def load(gh: FakeGitHub) -> None:
     gh.cross_reference(5, source=4, at=day(7))  # PR after the close: MENTIONS
     gh.add_issue(6, "Slow startup", created_at=day(9), closed_at=day(12))
     gh.add_pr(7, "Speed up startup", created_at=day(10), merged_at=day(11))
-    gh.add_pr(8, "Abandoned attempt", created_at=day(10, "01:00:00"),
-              closed_at=day(10, "02:00:00"))
+    gh.add_pr(8, "Abandoned attempt", created_at=day(10, "01:00:00"), closed_at=day(10, "02:00:00"))
     gh.cross_reference(6, source=7, at=day(10))
     gh.connect(6, at=day(10, "00:00:30"))  # linked through the UI: pairs with PR 7
     gh.cross_reference(6, source=8, at=day(10, "01:30:00"))  # never merged: MENTIONS
     gh.add_issue(9, "Bad default", created_at=day(13), closed_at=day(20))
     gh.add_pr(10, "Change default", body="Resolves #9", created_at=day(14), merged_at=day(19))
     gh.add_commit("1" * 40, "Initial import", at=day(1), files=[{"filename": "start.py"}])
-    gh.add_commit(MERGE, "Fix crash on start (#2)", at=day(5), parents=["1" * 40],
-                  files=[{"filename": "app.py", "additions": 3}])
-    gh.add_commit("3" * 40, "Much later", at="2024-02-01T00:00:00Z", parents=[MERGE],
-                  files=[{"filename": "later.py"}])
+    gh.add_commit(
+        MERGE,
+        "Fix crash on start (#2)",
+        at=day(5),
+        parents=["1" * 40],
+        files=[{"filename": "app.py", "additions": 3}],
+    )
+    gh.add_commit(
+        "3" * 40, "Much later", at="2024-02-01T00:00:00Z", parents=[MERGE], files=[{"filename": "later.py"}]
+    )
 
 
 @pytest.fixture
@@ -83,7 +113,9 @@ def _links(rel: str) -> set[tuple[str, str]]:
     rows = conn.execute(
         "SELECT a.kind || ':' || a.key, b.kind || ':' || b.key FROM history_edges e"
         " JOIN history_nodes a ON a.id = e.src JOIN history_nodes b ON b.id = e.dst"
-        " WHERE e.rel = ?", (rel,))
+        " WHERE e.rel = ?",
+        (rel,),
+    )
     return {(a, b) for a, b in rows}
 
 
@@ -108,11 +140,15 @@ def test_timeline_links_with_three_filters(gh: FakeGitHub) -> None:
     # comments from the timeline, review comments with their association, bots marked
     assert ("person:@dave", "issue:1") in _links("COMMENTED_ON")
     conn = sql.open_history().connect()
-    comments = conn.execute("SELECT kind, author, author_association, is_bot FROM"
-                            " history_comments ORDER BY created_at").fetchall()
+    comments = conn.execute(
+        "SELECT kind, author, author_association, is_bot FROM history_comments ORDER BY created_at"
+    ).fetchall()
     assert [tuple(c) for c in comments] == [
-        ("issue_comment", "dave", "NONE", 0), ("issue_comment", "github-actions[bot]", "NONE", 1),
-        ("review_comment", "carol", "CONTRIBUTOR", 0), ("review_comment", "bob", "OWNER", 0)]
+        ("issue_comment", "dave", "NONE", 0),
+        ("issue_comment", "github-actions[bot]", "NONE", 1),
+        ("review_comment", "carol", "CONTRIBUTOR", 0),
+        ("review_comment", "bob", "OWNER", 0),
+    ]
     # commits came from the API (no clone), all of them: the run was not bounded
     assert report.commits == 3
 
@@ -121,20 +157,26 @@ def test_review_comments_for_the_rules_domain(gh: FakeGitHub) -> None:
     ingest_github("acme/widget")
     found = review_comments("acme/widget")
     assert [(c.pr_number, c.author, c.author_association, c.path) for c in found] == [
-        (2, "carol", "CONTRIBUTOR", "app.py"), (2, "bob", "OWNER", "app.py")]
+        (2, "carol", "CONTRIBUTOR", "app.py"),
+        (2, "bob", "OWNER", "app.py"),
+    ]
     assert found[1].in_reply_to == found[0].id and "context manager" in found[0].body
 
 
 def test_rerun_costs_nothing_and_changes_nothing(gh: FakeGitHub) -> None:
     first = ingest_github("acme/widget")
     conn = sql.open_history().connect()
-    before = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-              for t in ("history_nodes", "history_edges", "history_items", "history_comments")]
+    before = [
+        conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in ("history_nodes", "history_edges", "history_items", "history_comments")
+    ]
     sent = len(gh.log)
     again = ingest_github("acme/widget")
     assert len(gh.log) == sent and again.requests == 0 and again.cache_hits > 0
-    after = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-             for t in ("history_nodes", "history_edges", "history_items", "history_comments")]
+    after = [
+        conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in ("history_nodes", "history_edges", "history_items", "history_comments")
+    ]
     assert after == before and first.requests > 0
 
 
@@ -156,8 +198,9 @@ def test_bounded_run_with_a_clone_pins_git_too(gh: FakeGitHub, history_repo) -> 
 
 def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "drop", times=50)
-    client = GitHubClient(base_url=gh.url, store=sql.open_history(), max_retries=2,
-                          backoff=0.01, sleep=lambda s, r: None)
+    client = GitHubClient(
+        base_url=gh.url, store=sql.open_history(), max_retries=2, backoff=0.01, sleep=lambda s, r: None
+    )
     with pytest.raises(GitHubError, match="gave up"):
         ingest_github("acme/widget", client=client)
     conn = sql.open_history().connect()
@@ -171,8 +214,7 @@ def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatc
     _assert_same_as_a_straight_run(gh, tmp_path, monkeypatch)
 
 
-def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tmp_path,
-                                                  monkeypatch) -> None:
+def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tmp_path, monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "slow", seconds=30)
     env = {**os.environ, "LORE_GITHUB_API": gh.url, "LORE_HOME": str(lore_home)}
     code = "from lore.history.ingest_github import ingest_github; ingest_github('acme/widget')"
@@ -211,8 +253,7 @@ def _assert_complete_without_duplicates() -> None:
     assert tuple(items) == (10, 10)
     comments = conn.execute("SELECT COUNT(*) FROM history_comments").fetchone()[0]
     assert comments == 4
-    nodes = conn.execute("SELECT COUNT(*), COUNT(DISTINCT kind || key) FROM history_nodes"
-                         ).fetchone()
+    nodes = conn.execute("SELECT COUNT(*), COUNT(DISTINCT kind || key) FROM history_nodes").fetchone()
     assert nodes[0] == nodes[1]
     assert _links("CLOSES") == {("pr:2", "issue:1"), ("pr:7", "issue:6"), ("pr:10", "issue:9")}
 
@@ -221,10 +262,17 @@ def test_no_token_says_what_the_limit_means(gh: FakeGitHub) -> None:
     notes: list[str] = []
 
     class Recorder:
-        def start(self, label, total=None): pass
-        def advance(self, n=1): pass
-        def wait(self, seconds, reason): pass
-        def note(self, message): notes.append(message)
+        def start(self, label, total=None):
+            pass
+
+        def advance(self, n=1):
+            pass
+
+        def wait(self, seconds, reason):
+            pass
+
+        def note(self, message):
+            notes.append(message)
 
     ingest_github("acme/widget", max_pages=1, progress=Recorder())
     assert any("60 requests an hour" in n for n in notes)

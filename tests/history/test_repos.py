@@ -24,8 +24,10 @@ runner = CliRunner()
 
 
 def _subjects(repo) -> set[str]:
-    rows = sql.open_history().connect().execute(
-        "SELECT subject FROM history_commits WHERE repo_id = ?", (repo.id,)
+    rows = (
+        sql.open_history()
+        .connect()
+        .execute("SELECT subject FROM history_commits WHERE repo_id = ?", (repo.id,))
     )
     return {r[0] for r in rows}
 
@@ -109,8 +111,9 @@ def test_a_failed_first_github_ingest_registers_nothing(monkeypatch, tmp_path) -
     with FakeGitHub("acme", "widget") as gh:
         gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z")
         gh.trouble("/issues/1/timeline", "drop", times=50)
-        client = GitHubClient(base_url=gh.url, store=sql.open_history(), max_retries=1,
-                              backoff=0.01, sleep=lambda s, r: None)
+        client = GitHubClient(
+            base_url=gh.url, store=sql.open_history(), max_retries=1, backoff=0.01, sleep=lambda s, r: None
+        )
         with pytest.raises(GitHubError):
             ingest_github("acme/widget", client=client)
         empty = make_repo(tmp_path / "empty", commit=False)

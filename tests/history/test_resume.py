@@ -43,7 +43,10 @@ ingest.ingest_git(Path(sys.argv[1]), progress=DieAfterBatches())
 def _kill_mid_ingest(root: Path, batch: int, kill_at: int) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", KILLED_INGEST, str(root), str(batch), str(kill_at)],
-        env=dict(os.environ), capture_output=True, text=True, timeout=60,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == -9, proc.stderr
 
@@ -73,14 +76,22 @@ def test_killed_git_ingest_resumes_to_the_same_graph(history_repo, tmp_path) -> 
     assert after_kill["nodes"] == straight["nodes"]
     assert after_kill["edges"] == straight["edges"]
     part_of = {(src, dst) for _k, src, rel, _bk, dst, _at in after_kill["edges"] if rel == "PART_OF"}
-    feature = sql.open_history().connect().execute(
-        "SELECT sha FROM history_commits WHERE repo_id = ? AND subject = 'Feature work on core'",
-        (killed.id,),
-    ).fetchone()[0]
+    feature = (
+        sql.open_history()
+        .connect()
+        .execute(
+            "SELECT sha FROM history_commits WHERE repo_id = ? AND subject = 'Feature work on core'",
+            (killed.id,),
+        )
+        .fetchone()[0]
+    )
     assert (feature, "14") in part_of  # the branch commit of a merge read before the kill
     # the sweeping first commit is a hub in both, so both walks stop at it
-    first = next(d for (k, _key), (label, _at, d) in after_kill["nodes"].items()
-                 if k == "commit" and label == "Add core module")
+    first = next(
+        d
+        for (k, _key), (label, _at, d) in after_kill["nodes"].items()
+        if k == "commit" and label == "Add core module"
+    )
     assert first == 44 + 1 + 1  # 44 files, its author, its child's PARENT edge
     for start in ("src/helpers.py", "src/core.py", "#14"):
         assert _walk(killed, start) == _walk(clean, start)

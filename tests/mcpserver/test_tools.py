@@ -22,8 +22,16 @@ def repo(tmp_path: Path) -> Path:
 
 def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> None:
     names, text = listing(build_server(repo))
-    assert names == ["discover_conventions", "get_rules", "learn_from_reviews", "organize_rules",
-                     "propose_rules", "record_feedback", "search_rules", "tag_rules"]
+    assert names == [
+        "discover_conventions",
+        "get_rules",
+        "learn_from_reviews",
+        "organize_rules",
+        "propose_rules",
+        "record_feedback",
+        "search_rules",
+        "tag_rules",
+    ]
     assert "activated at once" in text and 200 < len(text) / 4 < 450
     update_settings({"approval": "manual"})
     _, manual = listing(build_server(repo))
@@ -32,8 +40,9 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
 
 def test_get_rules_registers_a_new_project_and_serves_rules(repo: Path) -> None:
     server = build_server(repo)
-    text, error = call(server, "get_rules", {"paths": "src/api/orders.py, src/db/models.py",
-                                             "task": "add pagination"})
+    text, error = call(
+        server, "get_rules", {"paths": "src/api/orders.py, src/db/models.py", "task": "add pagination"}
+    )
     assert not error
     assert "No rules of project `shop` cover these files." in text
     assert "was just registered. Set it up" in text and "discover_conventions" in text
@@ -76,11 +85,20 @@ def test_search_rules(repo: Path) -> None:
 
 
 def test_record_feedback_activates_a_passing_rule(repo: Path) -> None:
-    text, error = call(build_server(repo), "record_feedback",
-                       {"rule": "Use httpx instead of requests", "paths": "src/api/orders.py",
-                        "title": "httpx", "triggers": "http, client"})
+    text, error = call(
+        build_server(repo),
+        "record_feedback",
+        {
+            "rule": "Use httpx instead of requests",
+            "paths": "src/api/orders.py",
+            "title": "httpx",
+            "triggers": "http, client",
+        },
+    )
     assert not error
-    match = re.search(r"- activated ([0-9a-f]{8}) \"httpx\" \(undo: lore review --name shop reject \1\)", text)
+    match = re.search(
+        r"- activated ([0-9a-f]{8}) \"httpx\" \(undo: lore review --name shop reject \1\)", text
+    )
     assert match, text
     rule = service.get_rule(match.group(1))
     assert rule.status == "active" and rule.auto and rule.source == "feedback"
@@ -89,9 +107,15 @@ def test_record_feedback_activates_a_passing_rule(repo: Path) -> None:
 
 def test_propose_rules_with_json_string_and_duplicates(repo: Path) -> None:
     server = build_server(repo)
-    rules = [{"text": "Name tests after their module", "title": "Test names", "triggers": ["test"],
-              "scope": "tests/**/*.py"},
-             {"text": "Write docstrings for public functions", "always": True}]
+    rules = [
+        {
+            "text": "Name tests after their module",
+            "title": "Test names",
+            "triggers": ["test"],
+            "scope": "tests/**/*.py",
+        },
+        {"text": "Write docstrings for public functions", "always": True},
+    ]
     text, error = call(server, "propose_rules", {"rules": json.dumps(rules), "paths": ["README.md"]})
     assert not error and text.count("- activated") == 2
     text, _ = call(server, "propose_rules", {"rules": rules[:1], "paths": ["README.md"]})
@@ -104,8 +128,11 @@ def test_propose_rules_with_json_string_and_duplicates(repo: Path) -> None:
 
 def test_saving_tools_drop_paths_of_other_projects(repo: Path, tmp_path: Path) -> None:
     other = make_repo(tmp_path / "other", {"b.py": "x"})
-    text, _ = call(build_server(repo), "record_feedback",
-                   {"rule": "Prefer pathlib", "paths": [str(repo / "README.md"), str(other / "b.py")]})
+    text, _ = call(
+        build_server(repo),
+        "record_feedback",
+        {"rule": "Prefer pathlib", "paths": [str(repo / "README.md"), str(other / "b.py")]},
+    )
     assert "belong to another project" in text and str(other / "b.py") in text
     assert [p.name for p in service.list_projects()] == ["shop"]
 
@@ -119,9 +146,11 @@ def test_organize_and_tag_rules(repo: Path) -> None:
     assert "2 rule(s) covering these files have no tags yet" in text
     text, _ = call(server, "organize_rules", {"paths": ["README.md"]})
     assert a.id in text and b.id in text
-    tags = [{"id": a.id, "title": "Four spaces", "triggers": "indent", "always": True},
-            {"id": b.id, "title": "Structured logs", "triggers": ["log"], "always": False},
-            {"id": "ffffffff", "title": "x"}]
+    tags = [
+        {"id": a.id, "title": "Four spaces", "triggers": "indent", "always": True},
+        {"id": b.id, "title": "Structured logs", "triggers": ["log"], "always": False},
+        {"id": "ffffffff", "title": "x"},
+    ]
     text, error = call(server, "tag_rules", {"tags": tags})
     assert not error and "Tagged 2 rule(s)" in text and f"Marked always: {a.id} Four spaces" in text
     assert "skipped ffffffff" in text
@@ -188,9 +217,11 @@ def test_saving_tools_take_no_project_name(repo: Path) -> None:
     for tool in ("get_rules", "search_rules"):
         assert "project" in found[tool]["properties"], tool
     server = build_server(repo)
-    for tool, args in (("record_feedback", {"rule": "Prefer pathlib"}),
-                       ("propose_rules", {"rules": [{"text": "Prefer pathlib"}]}),
-                       ("tag_rules", {"tags": [{"id": "abcd1234"}]})):
+    for tool, args in (
+        ("record_feedback", {"rule": "Prefer pathlib"}),
+        ("propose_rules", {"rules": [{"text": "Prefer pathlib"}]}),
+        ("tag_rules", {"tags": [{"id": "abcd1234"}]}),
+    ):
         text, error = call(server, tool, {**args, "project": "shop"})
         assert error and "never take a project name" in text, tool
 

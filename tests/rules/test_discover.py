@@ -13,7 +13,7 @@ from lore.cli.app import app
 from lore.rules import service
 from lore.rules.discover import discover, discover_conventions
 
-PY_MODULE = '''from __future__ import annotations
+PY_MODULE = """from __future__ import annotations
 
 from shop.core import helpers
 
@@ -30,16 +30,16 @@ def {name}_total(items: list[int]) -> int:
     for item in items:
         total += item
     return total
-'''
+"""
 
-PY_TEST = '''from __future__ import annotations
+PY_TEST = """from __future__ import annotations
 
 from shop.orders import place_order
 
 
 def test_{name}() -> None:
     assert place_order(1) == 'order-1'
-'''
+"""
 
 
 def _python_repo(root: Path, n: int = 8, extra: dict[str, str] | None = None) -> Path:
@@ -47,8 +47,9 @@ def _python_repo(root: Path, n: int = 8, extra: dict[str, str] | None = None) ->
     for i in range(n):
         files[f"shop/order_module_{i}.py"] = PY_MODULE.format(name=f"place_order_{i}")
         files[f"tests/test_orders_{i}.py"] = PY_TEST.format(name=f"orders_{i}")
-    files["pyproject.toml"] = "[project]\nname = 'shop'\n\n[tool.black]\nline-length = 100\n" \
-                              "skip-string-normalization = true\n"
+    files["pyproject.toml"] = (
+        "[project]\nname = 'shop'\n\n[tool.black]\nline-length = 100\nskip-string-normalization = true\n"
+    )
     files.update(extra or {})
     return make_repo(root, files)
 
@@ -74,8 +75,12 @@ def test_python_conventions_are_voted_and_declared(tmp_path: Path) -> None:
     assert "pytest" in found["test_runner"].text
     # declared in pyproject: Black and its line length; black's quote rule is off (skip-string-normalization)
     assert found["formatter"].evidence[0] == {
-        "convention": "formatter", "kind": "config", "file": "pyproject.toml", "setting": "[tool.black]",
-        "ratio": "declared in pyproject.toml"}
+        "convention": "formatter",
+        "kind": "config",
+        "file": "pyproject.toml",
+        "setting": "[tool.black]",
+        "ratio": "declared in pyproject.toml",
+    }
     assert found["line_length"].text == "Keep Python lines within 100 characters (black line-length)."
     assert all(json.dumps(c.to_dict()) for c in found.values())
 
@@ -91,17 +96,22 @@ def test_below_the_threshold_nothing_is_proposed(tmp_path: Path) -> None:
 
 
 def test_javascript_config_beats_the_vote(tmp_path: Path) -> None:
-    component = "import {{ useState }} from 'react'\n\nexport function {name}() {{\n  const [a, setA] = useState(0)\n" \
-                "  if (a > 1) {{\n    return null\n  }}\n  return a\n}}\n\nconst formatTotal = (n) => `${{n}}`\n"
+    component = (
+        "import {{ useState }} from 'react'\n\nexport function {name}() {{\n  const [a, setA] = useState(0)\n"
+        "  if (a > 1) {{\n    return null\n  }}\n  return a\n}}\n\nconst formatTotal = (n) => `${{n}}`\n"
+    )
     files = {f"src/widgets/order-card-{i}.ts": component.format(name=f"orderCard{i}") for i in range(6)}
-    files.update({
-        ".prettierrc": json.dumps({"singleQuote": False, "semi": True, "printWidth": 90}),
-        ".eslintrc.json": "{ // comments are fine\n \"extends\": [\"eslint:recommended\"], }\n",
-        "package.json": json.dumps({"devDependencies": {"vitest": "1", "typescript": "5"},
-                                    "scripts": {"test": "vitest run"}}),
-        "tsconfig.json": "{\n  // strict!\n  \"compilerOptions\": {\"strict\": true,},\n}\n",
-        "src/widgets/order-card.test.ts": "import { it } from 'vitest'\nit('works', () => {})\n",
-    })
+    files.update(
+        {
+            ".prettierrc": json.dumps({"singleQuote": False, "semi": True, "printWidth": 90}),
+            ".eslintrc.json": '{ // comments are fine\n "extends": ["eslint:recommended"], }\n',
+            "package.json": json.dumps(
+                {"devDependencies": {"vitest": "1", "typescript": "5"}, "scripts": {"test": "vitest run"}}
+            ),
+            "tsconfig.json": '{\n  // strict!\n  "compilerOptions": {"strict": true,},\n}\n',
+            "src/widgets/order-card.test.ts": "import { it } from 'vitest'\nit('works', () => {})\n",
+        }
+    )
     repo = make_repo(tmp_path / "web", files)
     found = _by_kind(discover_conventions(repo))
     # the files use single quotes and no semicolons, but Prettier's settings are what the team chose
@@ -117,20 +127,25 @@ def test_javascript_config_beats_the_vote(tmp_path: Path) -> None:
 
 
 def test_go_rust_editorconfig_and_precommit(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "svc", {
-        "go.mod": "module example.com/svc\n",
-        "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
-        "Cargo.toml": "[package]\nname = 'x'\n",
-        "rustfmt.toml": "max_width = 100\n",
-        ".editorconfig": "root = true\n\n[*]\nend_of_line = lf\ninsert_final_newline = true\n\n"
-                         "[*.md]\ntrim_trailing_whitespace = false\nindent_style = space\nindent_size = 2\n",
-        ".pre-commit-config.yaml": "repos:\n- repo: x\n  hooks:\n  - id: ruff\n  - id: end-of-file-fixer\n",
-    })
+    repo = make_repo(
+        tmp_path / "svc",
+        {
+            "go.mod": "module example.com/svc\n",
+            "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
+            "Cargo.toml": "[package]\nname = 'x'\n",
+            "rustfmt.toml": "max_width = 100\n",
+            ".editorconfig": "root = true\n\n[*]\nend_of_line = lf\ninsert_final_newline = true\n\n"
+            "[*.md]\ntrim_trailing_whitespace = false\nindent_style = space\nindent_size = 2\n",
+            ".pre-commit-config.yaml": "repos:\n- repo: x\n  hooks:\n  - id: ruff\n  - id: end-of-file-fixer\n",
+        },
+    )
     texts = {c.title: c for c in discover_conventions(repo)}
     assert "gofmt" in texts["Go tooling"].text and texts["Go tooling"].scope == ["**/*.go"]
     assert "max_width = 100" in texts["Rust tooling"].text
-    assert texts["Editor settings *"].text == \
-        "For all files: use LF line endings, end files with a newline (.editorconfig)."
+    assert (
+        texts["Editor settings *"].text
+        == "For all files: use LF line endings, end files with a newline (.editorconfig)."
+    )
     assert texts["Editor settings *"].scope == []
     assert texts["Editor settings *.md"].scope == ["**/*.md"]
     assert "ruff, end-of-file-fixer" in texts["Pre-commit hooks"].text

@@ -18,8 +18,10 @@ from lore.rules.memorize import memorize
 
 @pytest.fixture
 def project(tmp_path: Path):
-    repo = make_repo(tmp_path / "shop", {"src/api/orders.py": "", "web/app.ts": "",
-                                         "AGENTS.md": "# Shop\n\nHand-written notes stay.\n"})
+    repo = make_repo(
+        tmp_path / "shop",
+        {"src/api/orders.py": "", "web/app.ts": "", "AGENTS.md": "# Shop\n\nHand-written notes stay.\n"},
+    )
     project, _ = service.register_project(repo)
     service.add_rule(project, "Never commit secrets or API keys.", title="Secrets")
     service.add_rule(project, "Validate every request body.", scope="src/api", title="Validation")
@@ -32,8 +34,11 @@ def test_copilot_files_per_scope_with_apply_to(project) -> None:
     result = export_rules(project, "copilot")
     folder = project.path / ".github/instructions"
     files = {p.name: p.read_text() for p in folder.iterdir()}
-    assert set(files) == {"lore-global.instructions.md", "lore-src-api.instructions.md",
-                          "lore-ts-tsx.instructions.md"}
+    assert set(files) == {
+        "lore-global.instructions.md",
+        "lore-src-api.instructions.md",
+        "lore-ts-tsx.instructions.md",
+    }
     api = split_front_matter(files["lore-src-api.instructions.md"])
     assert api.values["applyTo"] == "src/api/**" and api.values["generated-by"] == "lore"
     assert "- Validate every request body." in api.body and "### Validation" in api.body
@@ -84,8 +89,9 @@ def test_exported_rules_are_not_memorized_back(project) -> None:
 def test_out_folder_and_errors(project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     out = tmp_path / "exported"
-    result = CliRunner().invoke(app, ["export", "--name", project.name, "--to", "cursor", "--out", str(out),
-                                      "--json"])
+    result = CliRunner().invoke(
+        app, ["export", "--name", project.name, "--to", "cursor", "--out", str(out), "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.output)["written"]) == 3 and (out / ".cursor/rules/lore-global.mdc").exists()
     bad = CliRunner().invoke(app, ["export", "--name", project.name, "--to", "emacs"])

@@ -60,15 +60,30 @@ def _existing_setup(home: Path) -> dict[str, str]:
     """Each client already configured with other servers and settings."""
     files = _files(home)
     texts = {
-        "claude": json.dumps({"numStartups": 12, "theme": "dark", "projects": {"/x": {"allowedTools": []}},
-                              "mcpServers": {"sentry": {"type": "http", "url": "https://mcp.example"}}},
-                             indent=2) + "\n",
-        "copilot": json.dumps({"mcpServers": {"fs": {"type": "local", "command": "npx", "args": ["fs"],
-                                                     "tools": ["*"]}}}, indent=2) + "\n",
+        "claude": json.dumps(
+            {
+                "numStartups": 12,
+                "theme": "dark",
+                "projects": {"/x": {"allowedTools": []}},
+                "mcpServers": {"sentry": {"type": "http", "url": "https://mcp.example"}},
+            },
+            indent=2,
+        )
+        + "\n",
+        "copilot": json.dumps(
+            {"mcpServers": {"fs": {"type": "local", "command": "npx", "args": ["fs"], "tools": ["*"]}}},
+            indent=2,
+        )
+        + "\n",
         "cursor": json.dumps({"mcpServers": {"db": {"command": "db-mcp", "args": []}}}, indent=4) + "\n",
-        "vscode": json.dumps({"inputs": [{"id": "key", "type": "promptString"}],
-                              "servers": {"web": {"type": "http", "url": "http://127.0.0.1:9"}}},
-                             indent="\t") + "\n",
+        "vscode": json.dumps(
+            {
+                "inputs": [{"id": "key", "type": "promptString"}],
+                "servers": {"web": {"type": "http", "url": "http://127.0.0.1:9"}},
+            },
+            indent="\t",
+        )
+        + "\n",
         "codex": CODEX_TOML,
         "copilot-instructions": "# My instructions\n\nAnswer briefly.\n",
     }
@@ -87,7 +102,12 @@ def test_round_trip_keeps_every_other_entry_byte_for_byte(home: Path) -> None:
     first = clients.install(["all"])
     assert not first.failed
     assert {c.client: c.action for c in first.changes if c.path.suffix != ".md"} == {
-        "claude": "added", "copilot": "added", "cursor": "added", "vscode": "added", "codex": "added"}
+        "claude": "added",
+        "copilot": "added",
+        "cursor": "added",
+        "vscode": "added",
+        "codex": "added",
+    }
     files = _files(home)
     command = clients.server_command()
     assert Path(command[0]).is_absolute()
@@ -158,8 +178,9 @@ def test_broken_client_file_is_left_alone_and_others_still_installed(home: Path)
     files["cursor"].write_text('{"mcpServers": {"db": {"command": "x"}},,}')
     files["vscode"].parent.mkdir(parents=True)
     files["vscode"].write_text('{\n  // my servers\n  "servers": {}\n}\n')
-    result = CliRunner().invoke(app, ["install", "--client", "cursor", "--client", "vscode",
-                                      "--client", "claude"])
+    result = CliRunner().invoke(
+        app, ["install", "--client", "cursor", "--client", "vscode", "--client", "claude"]
+    )
     assert result.exit_code == 1
     assert "not plain JSON" in result.output and "comments" in result.output
     assert files["cursor"].read_text() == '{"mcpServers": {"db": {"command": "x"}},,}'
@@ -199,15 +220,34 @@ def test_registered_command_runs(home: Path) -> None:
     clients.install(["claude"])
     entry = json.loads(_files(home)["claude"].read_text())["mcpServers"]["lore"]
     env = {**os.environ, **entry["env"]}
-    help_run = subprocess.run([entry["command"], *entry["args"], "--help"], capture_output=True,
-                              text=True, env=env, timeout=60)
+    help_run = subprocess.run(
+        [entry["command"], *entry["args"], "--help"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert help_run.returncode == 0 and "MCP server" in help_run.stdout
     importlib.import_module("lore.mcp.server")  # an ImportError fails the test
-    hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "install-test", "version": "0"}}}) + "\n"
-    proc = subprocess.Popen([entry["command"], *entry["args"]], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    hello = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "install-test", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
+    proc = subprocess.Popen(
+        [entry["command"], *entry["args"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline()), daemon=True)
     try:
@@ -230,8 +270,10 @@ def test_registered_command_runs(home: Path) -> None:
 def test_approval_change_for_another_client_still_updates_the_copilot_block(home: Path) -> None:
     clients.install(["copilot"], approval="auto")
     report = clients.install(["claude"], approval="manual")
-    assert {c.path.name: c.action for c in report.changes} == {".claude.json": "added",
-                                                               "copilot-instructions.md": "updated"}
+    assert {c.path.name: c.action for c in report.changes} == {
+        ".claude.json": "added",
+        "copilot-instructions.md": "updated",
+    }
     assert "never say a saved rule is active" in _files(home)["copilot-instructions"].read_text()
     untouched = clients.install(["claude"])  # no --approval: the block is left alone
     assert [c.path.name for c in untouched.changes] == [".claude.json"]
@@ -239,12 +281,17 @@ def test_approval_change_for_another_client_still_updates_the_copilot_block(home
 
 # -- byte-for-byte round trips, whatever the layout -------------------------------------------------
 _OTHERS = {
-    "claude": {"numStartups": 12, "mcpServers": {"gh": {"type": "stdio", "command": "gh-mcp", "args": ["--stdio"]}},
-               "theme": "dark"},
+    "claude": {
+        "numStartups": 12,
+        "mcpServers": {"gh": {"type": "stdio", "command": "gh-mcp", "args": ["--stdio"]}},
+        "theme": "dark",
+    },
     "copilot": {"mcpServers": {"fs": {"type": "local", "command": "npx", "args": ["fs"], "tools": ["*"]}}},
     "cursor": {"mcpServers": {"db": {"command": "db-mcp", "args": []}}},
-    "vscode": {"inputs": [{"id": "key", "type": "promptString"}],
-               "servers": {"web": {"type": "http", "url": "http://127.0.0.1:9"}}},
+    "vscode": {
+        "inputs": [{"id": "key", "type": "promptString"}],
+        "servers": {"web": {"type": "http", "url": "http://127.0.0.1:9"}},
+    },
 }
 _HAND_WRITTEN = """{
   "theme": "dark",
@@ -275,11 +322,14 @@ _TOML_LAYOUTS = {
     "crlf": lambda data, key: CODEX_TOML.replace("\n", "\r\n"),
     "inline objects": lambda data, key: "",
     "no servers yet": lambda data, key: '[profiles.fast]\nmodel = "gpt-4.1"\n',
-    "empty servers": lambda data, key: '[mcp_servers]\n',
-    "compact, empty servers": lambda data, key: 'a=1\n[mcp_servers]\n[b]\nc=2',
+    "empty servers": lambda data, key: "[mcp_servers]\n",
+    "compact, empty servers": lambda data, key: "a=1\n[mcp_servers]\n[b]\nc=2",
 }
-_BLOCK_LAYOUTS = {"compact": "Answer briefly.", "crlf": "# Mine\r\n\r\nAnswer briefly.\r\n",
-                  "4 spaces": "Answer briefly.\n\n\n"}
+_BLOCK_LAYOUTS = {
+    "compact": "Answer briefly.",
+    "crlf": "# Mine\r\n\r\nAnswer briefly.\r\n",
+    "4 spaces": "Answer briefly.\n\n\n",
+}
 
 
 def _write_layout(home: Path, layout: str) -> dict[str, str]:

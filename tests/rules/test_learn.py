@@ -37,23 +37,69 @@ def _load(gh: FakeGitHub) -> None:
     gh.add_pr(11, "Add refunds", created_at="2024-03-05T00:00:00Z")
     gh.add_pr(12, "Add invoices", created_at="2024-03-09T00:00:00Z")
     # the same feedback three times, in three PRs, by members
-    gh.add_review_comment(10, "Please use a context manager for the database connection here.",
-                          user="maria", association="OWNER", path="app.py", line=4, at="2024-03-02T00:00:00Z")
-    gh.add_review_comment(11, "Use a context manager for the database connection, please.",
-                          user="tom", association="MEMBER", path="orders.py", line=9, at="2024-03-06T00:00:00Z")
-    third = gh.add_review_comment(12, "Again: use a context manager for this database connection.",
-                                  user="maria", association="COLLABORATOR", path="invoices.py", line=2,
-                                  at="2024-03-10T00:00:00Z")
+    gh.add_review_comment(
+        10,
+        "Please use a context manager for the database connection here.",
+        user="maria",
+        association="OWNER",
+        path="app.py",
+        line=4,
+        at="2024-03-02T00:00:00Z",
+    )
+    gh.add_review_comment(
+        11,
+        "Use a context manager for the database connection, please.",
+        user="tom",
+        association="MEMBER",
+        path="orders.py",
+        line=9,
+        at="2024-03-06T00:00:00Z",
+    )
+    third = gh.add_review_comment(
+        12,
+        "Again: use a context manager for this database connection.",
+        user="maria",
+        association="COLLABORATOR",
+        path="invoices.py",
+        line=2,
+        at="2024-03-10T00:00:00Z",
+    )
     # once, on a TypeScript file
-    gh.add_review_comment(12, "Prefer `unknown` over `any` in exported function signatures.",
-                          user="tom", association="MEMBER", path="web/ui.ts", line=1, at="2024-03-10T01:00:00Z")
+    gh.add_review_comment(
+        12,
+        "Prefer `unknown` over `any` in exported function signatures.",
+        user="tom",
+        association="MEMBER",
+        path="web/ui.ts",
+        line=1,
+        at="2024-03-10T01:00:00Z",
+    )
     # left out: an outsider, a bot, a reply, a one-word nit
-    gh.add_review_comment(11, "You should rewrite the whole thing in Rust instead of Python.",
-                          user="drive-by", association="NONE", path="app.py", line=1)
-    gh.add_review_comment(11, "Coverage dropped by 0.3% on this file, see the report.",
-                          user="codecov[bot]", association="NONE", path="app.py", line=1)
-    gh.add_review_comment(12, "Done, switched to a context manager as you asked.", user="alice",
-                          association="MEMBER", path="invoices.py", line=2, in_reply_to=third["id"])
+    gh.add_review_comment(
+        11,
+        "You should rewrite the whole thing in Rust instead of Python.",
+        user="drive-by",
+        association="NONE",
+        path="app.py",
+        line=1,
+    )
+    gh.add_review_comment(
+        11,
+        "Coverage dropped by 0.3% on this file, see the report.",
+        user="codecov[bot]",
+        association="NONE",
+        path="app.py",
+        line=1,
+    )
+    gh.add_review_comment(
+        12,
+        "Done, switched to a context manager as you asked.",
+        user="alice",
+        association="MEMBER",
+        path="invoices.py",
+        line=2,
+        in_reply_to=third["id"],
+    )
     gh.add_review_comment(10, "nit", user="tom", association="MEMBER", path="app.py", line=7)
 
 
@@ -69,7 +115,10 @@ def test_repeated_feedback_from_the_team_is_grouped_first(tmp_path: Path, gh: Fa
     first = next(e for e in repeated.evidence if e["pr"] == 10)
     assert first["file"] == "app.py" and first["line"] == 4 and first["association"] == "OWNER"
     assert first["url"].startswith("https://github.com/acme/widget/pull/10#discussion_r")
-    assert single.scope == ["**/*.ts"] and single.title == "Review feedback: Prefer unknown over any in exported..."
+    assert (
+        single.scope == ["**/*.ts"]
+        and single.title == "Review feedback: Prefer unknown over any in exported..."
+    )
     assert gh.auth_seen[-1] == "Bearer test-token"
     assert service.list_rules(service.project_for_path(repo)) == []  # nothing saved
 
@@ -106,8 +155,12 @@ def test_pagination_and_server_errors_are_handled(tmp_path: Path, monkeypatch: p
         monkeypatch.setenv("LORE_GITHUB_API", gh.url)
         gh.add_pr(1, "One")
         for i in range(7):
-            gh.add_review_comment(1, f"Rename variable number {i} to something that says what it holds "
-                                  f"{'abcdefg'[i] * 6}.", association="MEMBER", path=f"m{i}.py")
+            gh.add_review_comment(
+                1,
+                f"Rename variable number {i} to something that says what it holds {'abcdefg'[i] * 6}.",
+                association="MEMBER",
+                path=f"m{i}.py",
+            )
         gh.trouble("pulls/comments", "502", times=1)
         waits: list[tuple[float, str]] = []
         candidates = learn_from_reviews(_repo(tmp_path), sleep=lambda s, why: waits.append((s, why)))
@@ -133,9 +186,13 @@ def test_failed_attempts_are_recorded_too(tmp_path: Path, gh: FakeGitHub) -> Non
 
 
 def test_remote_urls_and_dates() -> None:
-    for url in ("https://github.com/acme/widget.git", "https://github.com/acme/widget",
-                "git@github.com:acme/widget.git", "ssh://git@github.com/acme/widget.git",
-                "https://user@github.com/acme/widget/"):
+    for url in (
+        "https://github.com/acme/widget.git",
+        "https://github.com/acme/widget",
+        "git@github.com:acme/widget.git",
+        "ssh://git@github.com/acme/widget.git",
+        "https://user@github.com/acme/widget/",
+    ):
         remote = parse_remote(url)
         assert remote is not None and remote.slug == "acme/widget" and remote.host == "github.com", url
     assert parse_remote("not a url") is None

@@ -15,8 +15,10 @@ from lore.rules.lint import contradiction, lint_rules
 
 
 def _project(tmp_path: Path):
-    repo = make_repo(tmp_path / "shop", {"src/api/orders.py": "x = 1\n", "src/db/models.py": "y = 2\n",
-                                         "web/app.ts": "let a = 1\n"})
+    repo = make_repo(
+        tmp_path / "shop",
+        {"src/api/orders.py": "x = 1\n", "src/db/models.py": "y = 2\n", "web/app.ts": "let a = 1\n"},
+    )
     return service.register_project(repo)[0]
 
 
@@ -62,8 +64,12 @@ def test_each_check_finds_what_it_should(tmp_path: Path) -> None:
 def test_always_rules_over_the_budget_warn(tmp_path: Path) -> None:
     project = _project(tmp_path)
     for i in range(10):
-        service.add_rule(project, f"Architecture invariant {i}: " + "the service layer owns transactions. " * 10,
-                         title=f"Invariant {i}", always=True)
+        service.add_rule(
+            project,
+            f"Architecture invariant {i}: " + "the service layer owns transactions. " * 10,
+            title=f"Invariant {i}",
+            always=True,
+        )
     report = lint_rules(project)
     (cost,) = _kinds(report)["always_cost"]
     assert report.always_tokens > 1000 and f"about {report.always_tokens} tokens" in cost.message
@@ -99,16 +105,20 @@ def test_tabs_against_spaces_is_found_whatever_else_the_rules_say(tmp_path: Path
     agrees = add(project, "Never indent with tabs.", scope="web/**/*.ts", title="No tabs")
     add(project, "Use spaces around operators in TypeScript.", scope="web/**/*.ts", title="Operators")
     for name in ("billing", "orders", "search", "payments", "auth", "reports", "mailer", "cache"):
-        add(project, f"Document the {name} module and its indentation helpers in the README.",
-            title=f"Docs {name}")  # sharing words with the others, contradicting none
+        add(
+            project,
+            f"Document the {name} module and its indentation helpers in the README.",
+            title=f"Docs {name}",
+        )  # sharing words with the others, contradicting none
     pairs = {frozenset(f.rule_ids) for f in _kinds(lint_rules(project))["contradiction"]}
     assert pairs == {frozenset({four.id, tabs.id}), frozenset({python.id, tabs.id})}
     assert all(agrees.id not in pair for pair in pairs)
 
 
 @pytest.mark.parametrize("block", [1300, 37])
-def test_the_pre_filter_keeps_every_pair_the_checks_flag(shared_data: Path, block: int,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pre_filter_keeps_every_pair_the_checks_flag(
+    shared_data: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """On real rules plus known contradictions, all in one scope, the pairs lint compares include
     every pair the gate's check flags when all pairs are compared (in one block, and in many)."""
     from lore.rules import lint
@@ -124,16 +134,34 @@ def test_the_pre_filter_keeps_every_pair_the_checks_flag(shared_data: Path, bloc
     for path in sorted((shared_data / "rules" / "cursor" / "rules").glob("*.mdc"))[:40]:
         body = split_front_matter(path.read_text(encoding="utf-8", errors="replace")).body
         texts += [p.text for p in split_markdown(body).pieces][:8]
-    texts += ["Use four spaces for indentation.", "Use tabs for indentation.",
-              "Indent Python code with 4 spaces.", "Keep lines within 80 characters.",
-              "Keep lines within 120 characters.", "Use single quotes for strings.",
-              "Use double quotes for strings.", "Do not use global state in handlers.",
-              "Use global state in handlers.", "Prefer named exports.", "Prefer default exports.",
-              "Write components as functional components.", "Write components as class components.",
-              "Make everything async.", "Keep it sync.", "Always prefer tabs.", "Use spaces."]
-    rules = [Rule(id=f"r{i}", project_id=1, text=text, title="") for i, text in enumerate(dict.fromkeys(texts))]
-    flagged = {(i, j) for i in range(len(rules)) for j in range(i + 1, len(rules))
-               if contradicts(rules[i].text, rules[j].text)}
+    texts += [
+        "Use four spaces for indentation.",
+        "Use tabs for indentation.",
+        "Indent Python code with 4 spaces.",
+        "Keep lines within 80 characters.",
+        "Keep lines within 120 characters.",
+        "Use single quotes for strings.",
+        "Use double quotes for strings.",
+        "Do not use global state in handlers.",
+        "Use global state in handlers.",
+        "Prefer named exports.",
+        "Prefer default exports.",
+        "Write components as functional components.",
+        "Write components as class components.",
+        "Make everything async.",
+        "Keep it sync.",
+        "Always prefer tabs.",
+        "Use spaces.",
+    ]
+    rules = [
+        Rule(id=f"r{i}", project_id=1, text=text, title="") for i, text in enumerate(dict.fromkeys(texts))
+    ]
+    flagged = {
+        (i, j)
+        for i in range(len(rules))
+        for j in range(i + 1, len(rules))
+        if contradicts(rules[i].text, rules[j].text)
+    }
     assert len(flagged) >= 9
     compared = [(min(i, j), max(i, j)) for i, j in _related_pairs(rules)]
     assert len(compared) == len(set(compared))  # each pair once

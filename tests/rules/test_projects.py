@@ -37,8 +37,9 @@ def test_system_folders_are_never_projects(folder: str) -> None:
     assert refusal(Path(folder)) is not None
 
 
-def test_home_and_lore_home_are_refused(lore_home: Path, monkeypatch: pytest.MonkeyPatch,
-                                       tmp_path: Path) -> None:
+def test_home_and_lore_home_are_refused(
+    lore_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     fake_home = make_repo(tmp_path / "me", {"x.txt": "x"})
     monkeypatch.setenv("HOME", str(fake_home))
     with pytest.raises(InvalidInput, match="home folder"):
@@ -49,10 +50,19 @@ def test_home_and_lore_home_are_refused(lore_home: Path, monkeypatch: pytest.Mon
 
 
 def test_map_lists_top_folders_and_one_level_under_containers(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "mono", {
-        "src/api/v2/x.py": "x", "src/db/m.py": "x", "packages/ui/a.ts": "x", "docs/a.md": "x",
-        "tests/t.py": "x", "node_modules/x/i.js": "x", ".github/workflows/ci.yml": "x", "top.py": "x",
-    })
+    repo = make_repo(
+        tmp_path / "mono",
+        {
+            "src/api/v2/x.py": "x",
+            "src/db/m.py": "x",
+            "packages/ui/a.ts": "x",
+            "docs/a.md": "x",
+            "tests/t.py": "x",
+            "node_modules/x/i.js": "x",
+            ".github/workflows/ci.yml": "x",
+            "top.py": "x",
+        },
+    )
     project, _ = service.register_project(repo)
     assert project.sections == ("docs", "packages", "packages/ui", "src", "src/api", "src/db", "tests")
 

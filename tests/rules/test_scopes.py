@@ -39,8 +39,13 @@ def test_most_specific_level_wins() -> None:
 
 
 def test_real_globs_against_real_files(tmp_path: Path) -> None:
-    files = {"src/web/App.tsx": "x", "src/web/util.ts": "x", "src/api/orders.py": "x",
-             "tests/api/test_orders.py": "x", "docs/guide.md": "x"}
+    files = {
+        "src/web/App.tsx": "x",
+        "src/web/util.ts": "x",
+        "src/api/orders.py": "x",
+        "tests/api/test_orders.py": "x",
+        "docs/guide.md": "x",
+    }
     repo = make_repo(tmp_path / "shop", files)
     project, _ = service.register_project(repo)
     rules = {
@@ -51,8 +56,10 @@ def test_real_globs_against_real_files(tmp_path: Path) -> None:
         "all": service.add_rule(project, "No secrets"),
     }
     expected = {
-        "src/web/App.tsx": {"tsx", "all"}, "src/web/util.ts": {"tsx", "all"},
-        "src/api/orders.py": {"api", "all"}, "tests/api/test_orders.py": {"tests", "all"},
+        "src/web/App.tsx": {"tsx", "all"},
+        "src/web/util.ts": {"tsx", "all"},
+        "src/api/orders.py": {"api", "all"},
+        "tests/api/test_orders.py": {"tests", "all"},
         "docs/guide.md": {"md", "all"},
     }
     for rel, names in expected.items():

@@ -205,18 +205,14 @@ def test_families_are_the_specs_list_in_order() -> None:
     assert tuple(CASES) == FAMILIES
 
 
-@pytest.mark.parametrize(
-    ("family", "text"), [(f, t) for f, (attacks, _) in CASES.items() for t in attacks]
-)
+@pytest.mark.parametrize(("family", "text"), [(f, t) for f, (attacks, _) in CASES.items() for t in attacks])
 def test_attack_is_held_as_its_family(family: str, text: str) -> None:
     found = risky_wording(text)
     assert found is not None, text
     assert found.family == family, (text, found)
 
 
-@pytest.mark.parametrize(
-    ("family", "text"), [(f, t) for f, (_, benign) in CASES.items() for t in benign]
-)
+@pytest.mark.parametrize(("family", "text"), [(f, t) for f, (_, benign) in CASES.items() for t in benign])
 def test_benign_look_alike_passes(family: str, text: str) -> None:
     assert risky_wording(text) is None, (family, risky_wording(text))
 
@@ -326,8 +322,11 @@ CONTRADICTIONS = [
     ("Prefer composition over inheritance", "Prefer inheritance over composition", "prefers composition"),
     ("Use pnpm, not npm", "Use npm", "prefers pnpm"),
     ("Use spaces, not tabs", "Use tabs, not spaces", "prefers spaces over tabs"),
-    ("Always write docstrings for public functions", "Never write docstrings for public functions",
-     '"always" against "never"'),
+    (
+        "Always write docstrings for public functions",
+        "Never write docstrings for public functions",
+        '"always" against "never"',
+    ),
     ("Avoid camelCase for file names", "Use camelCase for file names", "against"),
 ]
 

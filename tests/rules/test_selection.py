@@ -14,8 +14,7 @@ from lore.rules.index import rank_terms
 from lore.rules.models import Project
 from lore.rules.store import rules_store
 
-FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "tests/test_orders.py": "x",
-         "README.md": "x"}
+FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "tests/test_orders.py": "x", "README.md": "x"}
 
 
 @pytest.fixture
@@ -26,14 +25,23 @@ def project(tmp_path: Path) -> Project:
 
 def fillers(project: Project, n: int, scope: str | None = None) -> list[str]:
     """Rules about unrelated matters, so a task about one thing scores them zero."""
-    topics = ["Keep money as integer cents", "Document every public function",
-              "Prefer composition over inheritance", "Keep functions under forty lines",
-              "Write commit messages in the imperative", "Avoid global mutable state",
-              "Use UTC for every timestamp", "Keep feature flags short-lived",
-              "Name booleans as questions", "Prefer pure functions for business logic",
-              "Return early instead of nesting", "Keep modules small and focused"]
-    return [service.add_rule(project, f"{topics[i % len(topics)]} (note {i})", scope=scope).id
-            for i in range(n)]
+    topics = [
+        "Keep money as integer cents",
+        "Document every public function",
+        "Prefer composition over inheritance",
+        "Keep functions under forty lines",
+        "Write commit messages in the imperative",
+        "Avoid global mutable state",
+        "Use UTC for every timestamp",
+        "Keep feature flags short-lived",
+        "Name booleans as questions",
+        "Prefer pure functions for business logic",
+        "Return early instead of nesting",
+        "Keep modules small and focused",
+    ]
+    return [
+        service.add_rule(project, f"{topics[i % len(topics)]} (note {i})", scope=scope).id for i in range(n)
+    ]
 
 
 def served_ids(reply) -> list[str]:
@@ -83,8 +91,12 @@ def test_without_a_task_everything_is_sent_and_the_reply_says_so(project: Projec
 
 def test_long_list_cut_by_bm25_with_30_percent_of_best(project: Project) -> None:
     fillers(project, 12)
-    strong = service.add_rule(project, "Every migration must be reversible", title="Reversible migrations",
-                              triggers="migration, schema")
+    strong = service.add_rule(
+        project,
+        "Every migration must be reversible",
+        title="Reversible migrations",
+        triggers="migration, schema",
+    )
     reply = service.rules_for_change(project, ["src/db/models.py"], task="write the schema migration")
     # recompute BM25 independently over every active rule, as the spec defines the documents
     tok = service.tokenizer()
@@ -109,8 +121,9 @@ def test_topic_words_let_column_find_migrations(project: Project) -> None:
 def test_always_and_include_are_sent_regardless_of_score(project: Project) -> None:
     ids = fillers(project, 12)
     pinned = service.add_rule(project, "Never commit secrets", always=True)
-    reply = service.rules_for_change(project, ["src/api/orders.py"], task="tune http timeout",
-                                     include=[ids[3]])
+    reply = service.rules_for_change(
+        project, ["src/api/orders.py"], task="tune http timeout", include=[ids[3]]
+    )
     assert served_ids(reply) == [pinned.id, ids[3]]
 
 
@@ -119,8 +132,9 @@ def test_order_always_then_relevance_then_specific_then_oldest(project: Project)
     old_global = service.add_rule(project, "Set a timeout on every HTTP request")
     section = service.add_rule(project, "HTTP clients need a timeout", scope="src/api")
     always = service.add_rule(project, "Four spaces", always=True)
-    strongest = service.add_rule(project, "HTTP timeout: set an HTTP timeout on every HTTP call",
-                                 triggers="http, timeout")
+    strongest = service.add_rule(
+        project, "HTTP timeout: set an HTTP timeout on every HTTP call", triggers="http, timeout"
+    )
     newer_global = service.add_rule(project, "Set a timeout on every HTTP request")
     reply = service.rules_for_change(project, ["src/api/orders.py"], task="add an http timeout")
     order = served_ids(reply)
@@ -187,21 +201,36 @@ def test_task_over_500_characters_is_refused(project: Project) -> None:
 
 
 def test_spec_example_reply(project: Project) -> None:
-    chosen = ["Never commit secrets or API keys", "Use spaces for indentation, four per level",
-              "Wrap third party SDK calls in an adapter", "Use dependency injection for service classes",
-              "Set an explicit timeout on every outbound HTTP call"]
+    chosen = [
+        "Never commit secrets or API keys",
+        "Use spaces for indentation, four per level",
+        "Wrap third party SDK calls in an adapter",
+        "Use dependency injection for service classes",
+        "Set an explicit timeout on every outbound HTTP call",
+    ]
     for text in chosen:
         service.add_rule(project, text, always=True)
-    titles = ["DB via repository", "Request validation", "Reversible migrations", "Request-id logging",
-              "Pagination cursors", "Problem JSON", "Money in cents", "Docstrings", "UTC times"]
+    titles = [
+        "DB via repository",
+        "Request validation",
+        "Reversible migrations",
+        "Request-id logging",
+        "Pagination cursors",
+        "Problem JSON",
+        "Money in cents",
+        "Docstrings",
+        "UTC times",
+    ]
     left = [service.add_rule(project, f"Rule about {t.lower()}", title=t, scope="src/api") for t in titles]
     reply = service.rules_for_change(project, ["src/api/orders.py"], task="rename the orders handler")
     lines = reply.render().splitlines()
     assert lines[0] == "Rules for project `shop` (follow before writing code; sections: src/api)"
     assert lines[1:6] == [f"- [global] {t}" for t in chosen]
-    assert lines[6] == ("9 other rule(s) cover these files but were not chosen for your task. If one of "
-                        "these titles matters for your change, call get_rules again with its id in "
-                        "`include`; or use search_rules:")
+    assert lines[6] == (
+        "9 other rule(s) cover these files but were not chosen for your task. If one of "
+        "these titles matters for your change, call get_rules again with its id in "
+        "`include`; or use search_rules:"
+    )
     assert lines[7:] == [f"- {r.id} {r.title}" for r in left]
 
 

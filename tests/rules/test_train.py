@@ -33,13 +33,18 @@ def test_documents_become_active_trained_rules(tmp_path: Path) -> None:
     report = train(project, [repo / "docs/style.md", outside])
     rules = {r.text: r for r in service.list_rules(project)}
     assert set(rules) == {
-        "Raise domain errors, never bare `Exception`.", "Log an error once, where it is handled.",
+        "Raise domain errors, never bare `Exception`.",
+        "Log an error once, where it is handled.",
         "Every outbound HTTP call sets an explicit timeout. Retries use exponential backoff with jitter.",
         "Services talk to each other only through the message bus.",
     }
     assert all(r.status == "active" and r.source == "trained" for r in rules.values())
     errors = rules["Log an error once, where it is handled."]
-    assert errors.title == "Errors: Log an error once, where it is handled" and errors.evidence[0] == {"file": "docs/style.md", "line": 5, "kind": "trained"}
+    assert errors.title == "Errors: Log an error once, where it is handled" and errors.evidence[0] == {
+        "file": "docs/style.md",
+        "line": 5,
+        "kind": "trained",
+    }
     bus = rules["Services talk to each other only through the message bus."]
     assert bus.evidence[0]["file"] == str(outside.resolve())
     assert any("HTML comment stripped" in n for n in report.files[0].notes)
@@ -48,7 +53,9 @@ def test_documents_become_active_trained_rules(tmp_path: Path) -> None:
 
 
 def test_scope_option_and_refusals(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "shop", {"src/api/x.py": "", "guide.md": "- Use tabs\u202e here.\n- Keep handlers thin.\n"})
+    repo = make_repo(
+        tmp_path / "shop", {"src/api/x.py": "", "guide.md": "- Use tabs\u202e here.\n- Keep handlers thin.\n"}
+    )
     project, _ = service.register_project(repo)
     report = train(project, [repo / "guide.md"], scope="src/api")
     (rule,) = service.list_rules(project)

@@ -14,8 +14,13 @@ def other_clone(root: Path) -> Path:
     """A repository with a remote whose commits are all by someone else."""
     make_repo(root)
     (root / "a.py").write_text("x")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Someone Else", "GIT_AUTHOR_EMAIL": "else@example.org",
-           "GIT_COMMITTER_NAME": "Someone Else", "GIT_COMMITTER_EMAIL": "else@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Someone Else",
+        "GIT_AUTHOR_EMAIL": "else@example.org",
+        "GIT_COMMITTER_NAME": "Someone Else",
+        "GIT_COMMITTER_EMAIL": "else@example.org",
+    }
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
     subprocess.run(["git", "commit", "-qm", "theirs"], cwd=root, check=True, env=env)
     git(root, "remote", "add", "origin", "https://github.com/someone/else.git")

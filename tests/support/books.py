@@ -51,14 +51,20 @@ def mystery_book(chapters: int = 5) -> BookSpec:
     where the veiled woman of chapter 2 turns out to be Clara Vane."""
     extras: dict[int, list[str]] = {
         1: ["Penrose lived at Thornfield Lodge with his sister, Mrs. Edith Marlow."],
-        2: ["Penrose spoke with Inspector Gideon Hale about the missing silver teapot.",
-            "A veiled woman was seen near the lodge at midnight, and then she was gone."],
-        3: ["That evening Clara Vane arrived from Paris with a single trunk.",
-            "Clara Vane and Penrose argued in the library about the teapot."],
+        2: [
+            "Penrose spoke with Inspector Gideon Hale about the missing silver teapot.",
+            "A veiled woman was seen near the lodge at midnight, and then she was gone.",
+        ],
+        3: [
+            "That evening Clara Vane arrived from Paris with a single trunk.",
+            "Clara Vane and Penrose argued in the library about the teapot.",
+        ],
         4: ["Inspector Hale searched the cellar and found only dust and broken bottles."],
-        5: ["It was Clara Vane who had poisoned the old colonel with arsenic in his tea.",
+        5: [
+            "It was Clara Vane who had poisoned the old colonel with arsenic in his tea.",
             "Hale arrested her at the station before the evening train.",
-            "The veiled woman had been Clara Vane herself, as Hale had suspected."],
+            "The veiled woman had been Clara Vane herself, as Hale had suspected.",
+        ],
     }
     return BookSpec(chapters=[prose_chapter(n, extras.get(n)) for n in range(1, chapters + 1)])
 
@@ -112,10 +118,10 @@ def make_epub(
     nav: list[tuple[str, str, list]] = []  # (label, href, children)
 
     if front_matter:
-        files["titlepage.xhtml"] = _xhtml("Titlepage", f"<h1>{html.escape(spec.title)}</h1>",
-                                          "frontmatter")
+        files["titlepage.xhtml"] = _xhtml("Titlepage", f"<h1>{html.escape(spec.title)}</h1>", "frontmatter")
         files["contents.xhtml"] = _xhtml(
-            "Contents", "".join(f"<p>{html.escape(c.title)}</p>" for c in spec.chapters), "frontmatter")
+            "Contents", "".join(f"<p>{html.escape(c.title)}</p>" for c in spec.chapters), "frontmatter"
+        )
         spine += ["titlepage.xhtml", "contents.xhtml"]
         nav += [("Titlepage", "titlepage.xhtml", []), ("Contents", "contents.xhtml", [])]
 
@@ -129,7 +135,9 @@ def make_epub(
         for i, ch in enumerate(spec.chapters, 1):
             name = f"chapter-{i}.xhtml"
             sections = [f"c{i}s1", f"c{i}s2"] if nested_sections and i == 1 else None
-            files[name] = _xhtml(ch.title, f'<section epub:type="chapter">{_chapter_body(ch, section_ids=sections)}</section>')
+            files[name] = _xhtml(
+                ch.title, f'<section epub:type="chapter">{_chapter_body(ch, section_ids=sections)}</section>'
+            )
             spine.append(name)
             kids = [(f"Section {k}", f"{name}#c{i}s{k}", []) for k in (1, 2)] if sections else []
             chapter_entries.append((ch.title, name, kids))
@@ -138,7 +146,9 @@ def make_epub(
         start = 0
         for p, (part_title, count) in enumerate(parts, 1):
             name = f"part-{p}.xhtml"
-            files[name] = _xhtml(part_title, f'<section epub:type="part"><h1>{html.escape(part_title)}</h1></section>')
+            files[name] = _xhtml(
+                part_title, f'<section epub:type="part"><h1>{html.escape(part_title)}</h1></section>'
+            )
             first_chapter = chapter_entries[start][1].split("#")[0]
             spine.insert(spine.index(first_chapter), name)
             nav.append((part_title, name, chapter_entries[start : start + count]))
@@ -148,16 +158,18 @@ def make_epub(
 
     if back_matter:
         files["endnotes.xhtml"] = _xhtml(
-            "Endnotes", '<section epub:type="endnotes"><h2>Endnotes</h2><ol><li><p>A note about '
-            "the teapot, which was silver.</p></li></ol></section>", "backmatter")
-        files["colophon.xhtml"] = _xhtml("Colophon", "<p>Set in a plain type by nobody at all.</p>",
-                                         "backmatter")
+            "Endnotes",
+            '<section epub:type="endnotes"><h2>Endnotes</h2><ol><li><p>A note about '
+            "the teapot, which was silver.</p></li></ol></section>",
+            "backmatter",
+        )
+        files["colophon.xhtml"] = _xhtml(
+            "Colophon", "<p>Set in a plain type by nobody at all.</p>", "backmatter"
+        )
         spine += ["endnotes.xhtml", "colophon.xhtml"]
         nav += [("Endnotes", "endnotes.xhtml", []), ("Colophon", "colophon.xhtml", [])]
 
-    manifest = "".join(
-        f'<item id="{_id(n)}" href="{n}" media-type="application/xhtml+xml"/>' for n in files
-    )
+    manifest = "".join(f'<item id="{_id(n)}" href="{n}" media-type="application/xhtml+xml"/>' for n in files)
     if toc and version == 3:
         files["nav.xhtml"] = _nav_doc(nav)
         manifest += '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
@@ -219,13 +231,17 @@ def _ncx(title: str, nav: list[tuple[str, str, list]]) -> str:
         out = ""
         for label, href, kids in entries:
             counter[0] += 1
-            out += (f'<navPoint id="np{counter[0]}" playOrder="{counter[0]}"><navLabel><text>'
-                    f'{html.escape(label)}</text></navLabel><content src="{href}"/>{points(kids)}</navPoint>')
+            out += (
+                f'<navPoint id="np{counter[0]}" playOrder="{counter[0]}"><navLabel><text>'
+                f'{html.escape(label)}</text></navLabel><content src="{href}"/>{points(kids)}</navPoint>'
+            )
         return out
 
-    return ('<?xml version="1.0" encoding="utf-8"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" '
-            f'version="2005-1"><head/><docTitle><text>{html.escape(title)}</text></docTitle>'
-            f"<navMap>{points(nav)}</navMap></ncx>")
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" '
+        f'version="2005-1"><head/><docTitle><text>{html.escape(title)}</text></docTitle>'
+        f"<navMap>{points(nav)}</navMap></ncx>"
+    )
 
 
 def _series_meta(series: tuple[str, float] | None, style: str) -> str:
@@ -233,11 +249,15 @@ def _series_meta(series: tuple[str, float] | None, style: str) -> str:
         return ""
     name, index = series
     if style == "calibre":
-        return (f'<meta name="calibre:series" content="{html.escape(name)}"/>'
-                f'<meta name="calibre:series_index" content="{index}"/>')
-    return (f'<meta id="c1" property="belongs-to-collection">{html.escape(name)}</meta>'
-            '<meta refines="#c1" property="collection-type">series</meta>'
-            f'<meta refines="#c1" property="group-position">{index}</meta>')
+        return (
+            f'<meta name="calibre:series" content="{html.escape(name)}"/>'
+            f'<meta name="calibre:series_index" content="{index}"/>'
+        )
+    return (
+        f'<meta id="c1" property="belongs-to-collection">{html.escape(name)}</meta>'
+        '<meta refines="#c1" property="collection-type">series</meta>'
+        f'<meta refines="#c1" property="group-position">{index}</meta>'
+    )
 
 
 # -- PDF ----------------------------------------------------------------------------------------
@@ -261,15 +281,19 @@ def make_pdf(path: Path, pages: list[list[str]], *, title: str = "", author: str
     info = add(f"<< /Title ({_pdf_escape(title)}) /Author ({_pdf_escape(author)}) >>")
     kids = []
     for lines in pages:
-        stream = "BT /F1 11 Tf 14 TL 60 760 Td " + " ".join(
-            f"({_pdf_escape(line)}) Tj T*" for line in lines
-        ) + " ET"
+        stream = (
+            "BT /F1 11 Tf 14 TL 60 760 Td "
+            + " ".join(f"({_pdf_escape(line)}) Tj T*" for line in lines)
+            + " ET"
+        )
         data = stream.encode("latin-1")
         content = add(b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream")
-        kids.append(add(
-            f"<< /Type /Page /Parent {pages_obj} 0 R /MediaBox [0 0 612 792] "
-            f"/Resources << /Font << /F1 {font} 0 R >> >> /Contents {content} 0 R >>"
-        ))
+        kids.append(
+            add(
+                f"<< /Type /Page /Parent {pages_obj} 0 R /MediaBox [0 0 612 792] "
+                f"/Resources << /Font << /F1 {font} 0 R >> >> /Contents {content} 0 R >>"
+            )
+        )
     objects[catalog - 1] = f"<< /Type /Catalog /Pages {pages_obj} 0 R >>".encode()
     objects[pages_obj - 1] = (
         f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {len(kids)} >>"
@@ -282,8 +306,12 @@ def make_pdf(path: Path, pages: list[list[str]], *, title: str = "", author: str
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += (b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-            % (len(objects) + 1, catalog, info, xref))
+    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        catalog,
+        info,
+        xref,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes(out))
     return path

@@ -31,7 +31,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 
 def _user(login: str) -> dict[str, Any]:
-    return {"login": login, "id": abs(hash(login)) % 10**7, "type": "Bot" if login.endswith("[bot]") else "User"}
+    return {
+        "login": login,
+        "id": abs(hash(login)) % 10**7,
+        "type": "Bot" if login.endswith("[bot]") else "User",
+    }
 
 
 @dataclass
@@ -55,8 +59,15 @@ class _Item:
 
 
 class FakeGitHub:
-    def __init__(self, owner: str = "acme", repo: str = "widget", *, per_page: int = 100,
-                 rate_limit: int = 5000, reset_in: float = 3600):
+    def __init__(
+        self,
+        owner: str = "acme",
+        repo: str = "widget",
+        *,
+        per_page: int = 100,
+        rate_limit: int = 5000,
+        reset_in: float = 3600,
+    ):
         self.owner, self.repo = owner, repo
         self.per_page = per_page
         self.rate_limit = rate_limit
@@ -90,53 +101,107 @@ class FakeGitHub:
     def _api(self, rest: str) -> str:
         return f"{self.url}/repos/{self.slug}/{rest}"
 
-    def add_issue(self, number: int, title: str, *, body: str = "", user: str = "alice",
-                  association: str = "NONE", created_at: str = "2024-01-01T00:00:00Z",
-                  closed_at: str | None = None, labels: tuple[str, ...] = ()) -> dict[str, Any]:
+    def add_issue(
+        self,
+        number: int,
+        title: str,
+        *,
+        body: str = "",
+        user: str = "alice",
+        association: str = "NONE",
+        created_at: str = "2024-01-01T00:00:00Z",
+        closed_at: str | None = None,
+        labels: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
         data = {
-            "id": self._id(), "number": number, "title": title, "body": body,
-            "user": _user(user), "author_association": association,
-            "state": "closed" if closed_at else "open", "created_at": created_at,
-            "updated_at": closed_at or created_at, "closed_at": closed_at, "comments": 0,
+            "id": self._id(),
+            "number": number,
+            "title": title,
+            "body": body,
+            "user": _user(user),
+            "author_association": association,
+            "state": "closed" if closed_at else "open",
+            "created_at": created_at,
+            "updated_at": closed_at or created_at,
+            "closed_at": closed_at,
+            "comments": 0,
             "labels": [{"name": n} for n in labels],
             "html_url": f"https://github.com/{self.slug}/issues/{number}",
         }
         self.items[number] = _Item(data)
         return data
 
-    def add_pr(self, number: int, title: str, *, body: str = "", user: str = "alice",
-               association: str = "MEMBER", created_at: str = "2024-01-01T00:00:00Z",
-               merged_at: str | None = None, closed_at: str | None = None,
-               merge_commit_sha: str | None = None, files: list[dict[str, Any]] | None = None,
-               commits: list[str] = ()) -> dict[str, Any]:
+    def add_pr(
+        self,
+        number: int,
+        title: str,
+        *,
+        body: str = "",
+        user: str = "alice",
+        association: str = "MEMBER",
+        created_at: str = "2024-01-01T00:00:00Z",
+        merged_at: str | None = None,
+        closed_at: str | None = None,
+        merge_commit_sha: str | None = None,
+        files: list[dict[str, Any]] | None = None,
+        commits: list[str] = (),
+    ) -> dict[str, Any]:
         closed_at = closed_at or merged_at
-        data = self.add_issue(number, title, body=body, user=user, association=association,
-                              created_at=created_at, closed_at=closed_at)
+        data = self.add_issue(
+            number,
+            title,
+            body=body,
+            user=user,
+            association=association,
+            created_at=created_at,
+            closed_at=closed_at,
+        )
         data["pull_request"] = {"url": self._api(f"pulls/{number}"), "merged_at": merged_at}
         data["html_url"] = f"https://github.com/{self.slug}/pull/{number}"
         item = self.items[number]
-        item.files = [{"status": "modified", "additions": 1, "deletions": 0, **f}
-                      for f in (files or [])]
+        item.files = [{"status": "modified", "additions": 1, "deletions": 0, **f} for f in (files or [])]
         item.pull = {
-            "number": number, "title": title, "body": body, "user": _user(user),
-            "author_association": association, "state": data["state"],
-            "created_at": created_at, "updated_at": data["updated_at"], "closed_at": closed_at,
-            "merged_at": merged_at, "merged": merged_at is not None,
-            "merge_commit_sha": merge_commit_sha, "changed_files": len(item.files),
-            "comments": 0, "review_comments": 0, "head": {"ref": f"feature-{number}"},
+            "number": number,
+            "title": title,
+            "body": body,
+            "user": _user(user),
+            "author_association": association,
+            "state": data["state"],
+            "created_at": created_at,
+            "updated_at": data["updated_at"],
+            "closed_at": closed_at,
+            "merged_at": merged_at,
+            "merged": merged_at is not None,
+            "merge_commit_sha": merge_commit_sha,
+            "changed_files": len(item.files),
+            "comments": 0,
+            "review_comments": 0,
+            "head": {"ref": f"feature-{number}"},
             "base": {"ref": "main"},
         }
         for sha in commits:
-            item.events.append({"event": "committed", "sha": sha, "node_id": f"C_{sha[:8]}",
-                                "message": f"commit {sha[:7]}"})
+            item.events.append(
+                {"event": "committed", "sha": sha, "node_id": f"C_{sha[:8]}", "message": f"commit {sha[:7]}"}
+            )
         return data
 
-    def add_comment(self, number: int, body: str, *, user: str = "bob",
-                    association: str = "CONTRIBUTOR", at: str = "2024-01-01T01:00:00Z") -> dict:
+    def add_comment(
+        self,
+        number: int,
+        body: str,
+        *,
+        user: str = "bob",
+        association: str = "CONTRIBUTOR",
+        at: str = "2024-01-01T01:00:00Z",
+    ) -> dict:
         item = self.items[number]
         comment = {
-            "id": self._id(), "body": body, "user": _user(user), "author_association": association,
-            "created_at": at, "updated_at": at,
+            "id": self._id(),
+            "body": body,
+            "user": _user(user),
+            "author_association": association,
+            "created_at": at,
+            "updated_at": at,
             "html_url": f"{item.data['html_url']}#issuecomment-{self._next_id}",
             "issue_url": self._api(f"issues/{number}"),
         }
@@ -147,17 +212,34 @@ class FakeGitHub:
         item.events.append({"event": "commented", "actor": _user(user), **comment})
         return comment
 
-    def add_review_comment(self, number: int, body: str, *, user: str = "bob",
-                           association: str = "MEMBER", path: str = "app.py", line: int = 1,
-                           diff_hunk: str = "@@ -1 +1 @@", commit_id: str = "0" * 40,
-                           at: str = "2024-01-01T02:00:00Z", in_reply_to: int | None = None
-                           ) -> dict:
+    def add_review_comment(
+        self,
+        number: int,
+        body: str,
+        *,
+        user: str = "bob",
+        association: str = "MEMBER",
+        path: str = "app.py",
+        line: int = 1,
+        diff_hunk: str = "@@ -1 +1 @@",
+        commit_id: str = "0" * 40,
+        at: str = "2024-01-01T02:00:00Z",
+        in_reply_to: int | None = None,
+    ) -> dict:
         item = self.items[number]
         assert item.pull is not None, "review comments belong to pull requests"
         comment = {
-            "id": self._id(), "body": body, "user": _user(user), "author_association": association,
-            "path": path, "line": line, "original_line": line, "diff_hunk": diff_hunk,
-            "commit_id": commit_id, "created_at": at, "updated_at": at,
+            "id": self._id(),
+            "body": body,
+            "user": _user(user),
+            "author_association": association,
+            "path": path,
+            "line": line,
+            "original_line": line,
+            "diff_hunk": diff_hunk,
+            "commit_id": commit_id,
+            "created_at": at,
+            "updated_at": at,
             "pull_request_url": self._api(f"pulls/{number}"),
             "html_url": f"{item.data['html_url']}#discussion_r{self._next_id}",
         }
@@ -167,9 +249,16 @@ class FakeGitHub:
         item.pull["review_comments"] = len(item.review_comments)
         return comment
 
-    def cross_reference(self, number: int, *, source: int, at: str,
-                        source_repo: str | None = None, source_is_pr: bool | None = None,
-                        source_merged_at: str | None = None) -> None:
+    def cross_reference(
+        self,
+        number: int,
+        *,
+        source: int,
+        at: str,
+        source_repo: str | None = None,
+        source_is_pr: bool | None = None,
+        source_merged_at: str | None = None,
+    ) -> None:
         """Item `source` (of this repo, or `source_repo`) mentioned item `number`."""
         repo = source_repo or self.slug
         src: dict[str, Any] = {"number": source, "repository": {"full_name": repo}}
@@ -178,43 +267,78 @@ class FakeGitHub:
             src["repository"] = {"full_name": repo}
         elif source_is_pr:
             src["pull_request"] = {"merged_at": source_merged_at}
-        self.items[number].events.append({
-            "event": "cross-referenced", "actor": _user("alice"), "created_at": at,
-            "updated_at": at, "source": {"type": "issue", "issue": src},
-        })
+        self.items[number].events.append(
+            {
+                "event": "cross-referenced",
+                "actor": _user("alice"),
+                "created_at": at,
+                "updated_at": at,
+                "source": {"type": "issue", "issue": src},
+            }
+        )
 
     def connect(self, number: int, *, at: str) -> None:
-        self.items[number].events.append({"id": self._id(), "event": "connected",
-                                          "actor": _user("alice"), "created_at": at,
-                                          "commit_id": None, "commit_url": None})
+        self.items[number].events.append(
+            {
+                "id": self._id(),
+                "event": "connected",
+                "actor": _user("alice"),
+                "created_at": at,
+                "commit_id": None,
+                "commit_url": None,
+            }
+        )
 
     def close(self, number: int, *, at: str, commit_id: str | None = None) -> None:
         item = self.items[number]
         item.data.update(state="closed", closed_at=at, updated_at=at)
-        item.events.append({
-            "id": self._id(), "event": "closed", "actor": _user("alice"), "created_at": at,
-            "commit_id": commit_id,
-            "commit_url": self._api(f"commits/{commit_id}") if commit_id else None,
-        })
+        item.events.append(
+            {
+                "id": self._id(),
+                "event": "closed",
+                "actor": _user("alice"),
+                "created_at": at,
+                "commit_id": commit_id,
+                "commit_url": self._api(f"commits/{commit_id}") if commit_id else None,
+            }
+        )
 
     def reference(self, number: int, *, sha: str, at: str, repo: str | None = None) -> None:
         """A commit (here, or in `repo`) mentioned the item in its message."""
         where = repo or self.slug
-        self.items[number].events.append({
-            "id": self._id(), "event": "referenced", "actor": _user("alice"), "created_at": at,
-            "commit_id": sha, "commit_url": f"{self.url}/repos/{where}/commits/{sha}",
-        })
+        self.items[number].events.append(
+            {
+                "id": self._id(),
+                "event": "referenced",
+                "actor": _user("alice"),
+                "created_at": at,
+                "commit_id": sha,
+                "commit_url": f"{self.url}/repos/{where}/commits/{sha}",
+            }
+        )
 
-    def add_commit(self, sha: str, message: str, *, author: str = "alice",
-                   email: str = "alice@example.com", at: str = "2024-01-01T00:00:00Z",
-                   parents: list[str] = (), files: list[dict[str, Any]] = ()) -> None:
+    def add_commit(
+        self,
+        sha: str,
+        message: str,
+        *,
+        author: str = "alice",
+        email: str = "alice@example.com",
+        at: str = "2024-01-01T00:00:00Z",
+        parents: list[str] = (),
+        files: list[dict[str, Any]] = (),
+    ) -> None:
         person = {"name": author, "email": email, "date": at}
-        self.commits.append({
-            "sha": sha, "commit": {"author": person, "committer": person, "message": message},
-            "author": _user(author), "committer": _user(author),
-            "parents": [{"sha": p} for p in parents],
-            "files": [{"status": "modified", "additions": 1, "deletions": 0, **f} for f in files],
-        })
+        self.commits.append(
+            {
+                "sha": sha,
+                "commit": {"author": person, "committer": person, "message": message},
+                "author": _user(author),
+                "committer": _user(author),
+                "parents": [{"sha": p} for p in parents],
+                "files": [{"status": "modified", "additions": 1, "deletions": 0, **f} for f in files],
+            }
+        )
 
     def trouble(self, match: str, kind: str, times: int = 1, seconds: float = 0.0) -> None:
         """Script a failure: "502", "primary" / "secondary" rate limit, "drop", "slow"."""
@@ -262,10 +386,9 @@ class FakeGitHub:
             return {"full_name": self.slug, "default_branch": "main", "private": False}
         if not path.startswith(base + "/"):
             return None
-        rest = path[len(base) + 1:]
+        rest = path[len(base) + 1 :]
         if rest == "issues":
-            items = sorted(self.items.values(), key=lambda i: (i.data["created_at"],
-                                                                i.data["number"]))
+            items = sorted(self.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
             since = query.get("since")
             rows = [i.data for i in items if not since or i.data["updated_at"] >= since]
             if query.get("direction") == "desc":
@@ -274,9 +397,12 @@ class FakeGitHub:
         if rest == "pulls/comments":
             return [c for i in self.items.values() for c in i.review_comments]
         if rest == "commits":
-            rows = [c for c in reversed(self.commits)
-                    if (not query.get("since") or c["commit"]["committer"]["date"] >= query["since"])
-                    and (not query.get("until") or c["commit"]["committer"]["date"] <= query["until"])]
+            rows = [
+                c
+                for c in reversed(self.commits)
+                if (not query.get("since") or c["commit"]["committer"]["date"] >= query["since"])
+                and (not query.get("until") or c["commit"]["committer"]["date"] <= query["until"])
+            ]
             return [{k: v for k, v in c.items() if k != "files"} for c in rows]
         m = re.fullmatch(r"commits/([0-9a-f]+)", rest)
         if m:
@@ -312,9 +438,11 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     gh.remaining, gh.reset_at = gh.rate_limit, time.time() + gh.reset_in
                 exhausted = gh.remaining <= 0
             if exhausted:
-                return self._send(403, {"message": "API rate limit exceeded"},
-                                  {"X-RateLimit-Remaining": "0",
-                                   "X-RateLimit-Reset": str(int(gh.reset_at) + 1)})
+                return self._send(
+                    403,
+                    {"message": "API rate limit exceeded"},
+                    {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(gh.reset_at) + 1)},
+                )
             trouble = gh._take_trouble(self.path)
             if trouble is not None:
                 if trouble.kind == "drop":
@@ -327,12 +455,20 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 elif trouble.kind == "502":
                     return self._send(502, {"message": "Bad Gateway"})
                 elif trouble.kind == "secondary":
-                    return self._send(403, {"message": "You have exceeded a secondary rate limit"},
-                                      {"Retry-After": str(int(trouble.seconds))})
+                    return self._send(
+                        403,
+                        {"message": "You have exceeded a secondary rate limit"},
+                        {"Retry-After": str(int(trouble.seconds))},
+                    )
                 elif trouble.kind == "primary":
-                    return self._send(403, {"message": "API rate limit exceeded"},
-                                      {"X-RateLimit-Remaining": "0",
-                                       "X-RateLimit-Reset": str(int(time.time() + trouble.seconds))})
+                    return self._send(
+                        403,
+                        {"message": "API rate limit exceeded"},
+                        {
+                            "X-RateLimit-Remaining": "0",
+                            "X-RateLimit-Reset": str(int(time.time() + trouble.seconds)),
+                        },
+                    )
             data = gh.route(parts.path, query)
             if data is None:
                 return self._send(404, {"message": "Not Found"})
@@ -341,7 +477,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 per_page = min(int(query.get("per_page", gh.per_page)), gh.per_page)
                 page = int(query.get("page", 1))
                 last = max(1, -(-len(data) // per_page))
-                data = data[(page - 1) * per_page: page * per_page]
+                data = data[(page - 1) * per_page : page * per_page]
                 links = []
                 for rel, n in (("next", page + 1), ("last", last)):
                     if (rel == "next" and page < last) or rel == "last":
@@ -355,8 +491,9 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 return self._send(304, None, headers)
             self._send(200, data, headers, body)
 
-        def _send(self, status: int, data: Any, headers: dict[str, str] | None = None,
-                  body: bytes | None = None) -> None:
+        def _send(
+            self, status: int, data: Any, headers: dict[str, str] | None = None, body: bytes | None = None
+        ) -> None:
             if status != 304 and body is None:
                 body = json.dumps(data).encode()
             with gh._lock:

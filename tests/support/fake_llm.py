@@ -164,7 +164,11 @@ class FakeLLM:
         return self
 
     def fail(
-        self, kind: str, *, times: int = 1, match: Matcher = None,
+        self,
+        kind: str,
+        *,
+        times: int = 1,
+        match: Matcher = None,
         retry_after: float | str | None = 1,
     ) -> FakeLLM:
         """Misbehave on the next `times` requests that fit `match` (see the module doc)."""
@@ -265,14 +269,18 @@ class FakeLLM:
         length = int(http.headers.get("Content-Length") or 0)
         raw = http.rfile.read(length)
         path = http.path.split("?")[0]
-        kind = {"/v1/chat/completions": "chat", "/v1/messages": "messages",
-                "/v1/embeddings": "embeddings"}.get(path)
+        kind = {
+            "/v1/chat/completions": "chat",
+            "/v1/messages": "messages",
+            "/v1/embeddings": "embeddings",
+        }.get(path)
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {}
-        request = Request(path, kind or "unknown", {k.lower(): v for k, v in http.headers.items()},
-                          body, time.time())
+        request = Request(
+            path, kind or "unknown", {k.lower(): v for k, v in http.headers.items()}, body, time.time()
+        )
         with self._lock:
             self.requests.append(request)
         if kind is None:
@@ -289,8 +297,11 @@ class FakeLLM:
             headers = {}
             if status == 429 and failure.retry_after is not None:
                 headers["Retry-After"] = str(failure.retry_after)
-            message = {400: "response_format is not supported by this server",
-                       429: "rate limited", 500: "the server had an error"}[status]
+            message = {
+                400: "response_format is not supported by this server",
+                429: "rate limited",
+                500: "the server had an error",
+            }[status]
             return self._send(http, request, status, {"error": {"message": message}}, headers)
         if failure is not None and failure.kind == "bad-body":
             return self._send_raw(http, request, 200, b"<html>upstream error</html>")
@@ -301,9 +312,9 @@ class FakeLLM:
         return self._send(http, request, 200, shape(request, text))
 
     def _authorised(self, request: Request) -> bool:
-        given = request.headers.get("x-api-key") or request.headers.get(
-            "authorization", ""
-        ).removeprefix("Bearer ")
+        given = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix(
+            "Bearer "
+        )
         return given == self.require_key
 
     def _take_failure(self, request: Request) -> _Failure | None:
@@ -341,11 +352,13 @@ class FakeLLM:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.reply_model or request.model,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
         }
         if self.report_usage:
             body["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
@@ -362,8 +375,14 @@ class FakeLLM:
             except json.JSONDecodeError:
                 value = None
             if isinstance(value, dict):
-                content = [{"type": "tool_use", "id": f"toolu_fake_{len(self.requests)}",
-                            "name": forced, "input": value}]
+                content = [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_fake_{len(self.requests)}",
+                        "name": forced,
+                        "input": value,
+                    }
+                ]
                 stop = "tool_use"
         body: dict[str, Any] = {
             "id": f"msg_fake_{len(self.requests)}",
@@ -390,13 +409,24 @@ class FakeLLM:
             body["usage"] = {"prompt_tokens": p, "total_tokens": p}
         return body
 
-    def _send(self, http: BaseHTTPRequestHandler, request: Request, status: int,
-              body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        http: BaseHTTPRequestHandler,
+        request: Request,
+        status: int,
+        body: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self._send_raw(http, request, status, json.dumps(body).encode(), headers)
 
     @staticmethod
-    def _send_raw(http: BaseHTTPRequestHandler, request: Request, status: int, data: bytes,
-                  headers: dict[str, str] | None = None) -> None:
+    def _send_raw(
+        http: BaseHTTPRequestHandler,
+        request: Request,
+        status: int,
+        data: bytes,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         request.status = status
         try:
             http.send_response(status)

@@ -35,8 +35,13 @@ def graph_snapshot(repo_id: int) -> dict[str, object]:
 
 def stale_degrees() -> int:
     """Nodes whose stored degree differs from a fresh count of their edges."""
-    return sql.open_history().connect().execute(
-        "SELECT COUNT(*) FROM history_nodes n WHERE n.degree != (SELECT COUNT(*) FROM"
-        " history_edges e WHERE e.src = n.id) + (SELECT COUNT(*) FROM history_edges e"
-        " WHERE e.dst = n.id)"
-    ).fetchone()[0]
+    return (
+        sql.open_history()
+        .connect()
+        .execute(
+            "SELECT COUNT(*) FROM history_nodes n WHERE n.degree != (SELECT COUNT(*) FROM"
+            " history_edges e WHERE e.src = n.id) + (SELECT COUNT(*) FROM history_edges e"
+            " WHERE e.dst = n.id)"
+        )
+        .fetchone()[0]
+    )

@@ -64,27 +64,61 @@ def ui() -> Iterator[RunningUI]:
 @pytest.fixture
 def shop(tmp_path: Path) -> Project:
     """A real git repository with two sections, registered, with active and pending rules."""
-    repo = make_repo(tmp_path / "shop", {
-        "src/api/orders.py": "def list_orders():\n    return []\n",
-        "src/db/models.py": "class Order:\n    pass\n",
-        "tests/test_orders.py": "def test_orders():\n    assert True\n",
-    })
+    repo = make_repo(
+        tmp_path / "shop",
+        {
+            "src/api/orders.py": "def list_orders():\n    return []\n",
+            "src/db/models.py": "class Order:\n    pass\n",
+            "tests/test_orders.py": "def test_orders():\n    assert True\n",
+        },
+    )
     project, _ = service.register_project(repo)
-    service.add_rule(project, "Paginate list endpoints with limit and cursor.", title="Cursor pagination",
-                     triggers="pagination, list", scope="src/api")
-    service.add_rule(project, "Never commit secrets; read them from the environment.",
-                     title="No secrets", always=True)
-    service.add_rule(project, "Every migration must be reversible.", status="pending", source="learn",
-                     evidence=[{"file": "src/db/models.py", "line": 1, "author": "maintainer",
-                                "url": "https://github.com/acme/shop/pull/7#discussion_r1"}])
-    service.add_rule(project, "Use four spaces for indentation.", title="Indent", status="active",
-                     source="agent", auto=True)
+    service.add_rule(
+        project,
+        "Paginate list endpoints with limit and cursor.",
+        title="Cursor pagination",
+        triggers="pagination, list",
+        scope="src/api",
+    )
+    service.add_rule(
+        project, "Never commit secrets; read them from the environment.", title="No secrets", always=True
+    )
+    service.add_rule(
+        project,
+        "Every migration must be reversible.",
+        status="pending",
+        source="learn",
+        evidence=[
+            {
+                "file": "src/db/models.py",
+                "line": 1,
+                "author": "maintainer",
+                "url": "https://github.com/acme/shop/pull/7#discussion_r1",
+            }
+        ],
+    )
+    service.add_rule(
+        project,
+        "Use four spaces for indentation.",
+        title="Indent",
+        status="active",
+        source="agent",
+        auto=True,
+    )
     return project
 
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WAIT_MS = 30_000  # an upper bound for slow machines, not a measurement
 
 
@@ -101,8 +135,11 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     playwright.expect.set_options(timeout=WAIT_MS)
     with playwright.sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            args=ARGS, viewport={"width": 1280, "height": 900})
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            args=ARGS,
+            viewport={"width": 1280, "height": 900},
+        )
         context.set_default_timeout(WAIT_MS)
         yield context
         context.close()

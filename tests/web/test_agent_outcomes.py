@@ -41,4 +41,5 @@ def test_pending_queue_shows_why_a_proposal_waits(page, ui, shop) -> None:
     page.goto(ui.url)
     page.locator('.tabs a[data-tab="pending"]').click()
     expect(page.locator(f'li.rule[data-id="{waiting.id}"] .agent')).to_contain_text(
-        "the gate left it waiting: not your repository")
+        "the gate left it waiting: not your repository"
+    )

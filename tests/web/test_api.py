@@ -39,10 +39,13 @@ def test_api_needs_the_token(ui, shop) -> None:
 def test_foreign_origin_is_refused_even_with_the_token(ui, shop) -> None:
     pending = _rule(shop, "Every migration")
     with ui.client() as client:
-        for origin in ("http://evil.example", "null", f"http://127.0.0.1:{ui.port + 1}",
-                       f"https://127.0.0.1:{ui.port}"):
-            answer = client.post(f"/api/projects/shop/rules/{pending.id}/approve",
-                                 headers={"Origin": origin})
+        for origin in (
+            "http://evil.example",
+            "null",
+            f"http://127.0.0.1:{ui.port + 1}",
+            f"https://127.0.0.1:{ui.port}",
+        ):
+            answer = client.post(f"/api/projects/shop/rules/{pending.id}/approve", headers={"Origin": origin})
             assert answer.status_code == 403, origin
         assert service.get_rule(pending.id).status == "pending"
         for own in (f"http://127.0.0.1:{ui.port}", f"http://localhost:{ui.port}"):
@@ -51,8 +54,13 @@ def test_foreign_origin_is_refused_even_with_the_token(ui, shop) -> None:
 
 def test_host_must_be_this_server(ui, shop) -> None:
     with ui.client() as client:
-        for host in ("evil.example", f"evil.example:{ui.port}", f"127.0.0.1:{ui.port + 1}",
-                     "127.0.0.1", f"0.0.0.0:{ui.port}"):
+        for host in (
+            "evil.example",
+            f"evil.example:{ui.port}",
+            f"127.0.0.1:{ui.port + 1}",
+            "127.0.0.1",
+            f"0.0.0.0:{ui.port}",
+        ):
             answer = client.get("/api/projects", headers={"Host": host})
             assert answer.status_code == 400, host
         assert client.get("/", headers={"Host": f"evil.example:{ui.port}"}).status_code == 400
@@ -77,8 +85,12 @@ def test_projects_show_trust_and_counts(ui, shop) -> None:
     with ui.client() as client:
         (item,) = client.get("/api/projects").json()
     assert item["path"] == str(shop.path)
-    assert item["trust"] == {"yours": True, "reason": "the repository has no remote", "override": None,
-                             "label": "yours"}
+    assert item["trust"] == {
+        "yours": True,
+        "reason": "the repository has no remote",
+        "override": None,
+        "label": "yours",
+    }
     assert item["counts"] == {"active": 3, "pending": 1, "auto": 1}
 
 
@@ -145,21 +157,32 @@ def test_edit_changes_only_what_is_given(ui, shop) -> None:
         after_text = service.get_rule(rule.id)
         assert after_text.text == "Paginate list endpoints with a cursor."
         assert after_text.title == "Cursor pagination" and after_text.scope == ("src/api/",)
-        edited = client.patch(url, json={"title": "Cursor paging", "triggers": "cursor, page",
-                                         "scope": "src/db"}).json()
+        edited = client.patch(
+            url, json={"title": "Cursor paging", "triggers": "cursor, page", "scope": "src/db"}
+        ).json()
         assert edited["scope"] == ["src/db/"]
         stored = service.get_rule(rule.id)
-        assert (stored.title, stored.triggers, stored.scope) == ("Cursor paging", ("cursor", "page"),
-                                                                 ("src/db/",))
+        assert (stored.title, stored.triggers, stored.scope) == (
+            "Cursor paging",
+            ("cursor", "page"),
+            ("src/db/",),
+        )
         client.patch(url, json={"scope": ""}).raise_for_status()
         assert service.get_rule(rule.id).scope == ()  # empty scope: global
 
 
 def test_add_is_active_at_once_and_bad_rules_are_refused(ui, shop) -> None:
     with ui.client() as client:
-        added = client.post("/api/projects/shop/rules", json={
-            "text": "Set a timeout on every HTTP call.", "title": "Timeouts", "triggers": "http, timeout",
-            "scope": "src/api", "always": False}).json()
+        added = client.post(
+            "/api/projects/shop/rules",
+            json={
+                "text": "Set a timeout on every HTTP call.",
+                "title": "Timeouts",
+                "triggers": "http, timeout",
+                "scope": "src/api",
+                "always": False,
+            },
+        ).json()
         stored = service.get_rule(added["id"])
         assert (stored.status, stored.source, stored.auto) == ("active", "user", False)
         assert stored.scope == ("src/api/",) and stored.triggers == ("http", "timeout")
@@ -179,8 +202,9 @@ def test_resolve_is_what_an_agent_gets_and_records_nothing(ui, shop) -> None:
     task = "add pagination to the orders list"
     expected = service.rules_for_change(shop, files, task=task).to_dict()
     with ui.client() as client:
-        reply = client.post("/api/projects/shop/resolve",
-                            json={"paths": "src/api/orders.py\n", "task": task}).json()
+        reply = client.post(
+            "/api/projects/shop/resolve", json={"paths": "src/api/orders.py\n", "task": task}
+        ).json()
         usage = client.get("/api/projects/shop/usage").json()
         capped = client.post("/api/projects/shop/resolve", json={"paths": files, "max_tokens": 5})
         empty = client.post("/api/projects/shop/resolve", json={"paths": " , "})

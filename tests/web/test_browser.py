@@ -71,8 +71,11 @@ def test_review_actions_persist(page, ui, shop) -> None:
     expect(card.locator(".rule-title")).to_have_text("Reversible migrations")
     stored = service.get_rule(pending.id)
     assert stored.text == "Every migration must be reversible: write the down step."
-    assert (stored.title, stored.triggers, stored.scope) == ("Reversible migrations",
-                                                             ("migration", "schema"), ("src/db/",))
+    assert (stored.title, stored.triggers, stored.scope) == (
+        "Reversible migrations",
+        ("migration", "schema"),
+        ("src/db/",),
+    )
 
     card.get_by_role("button", name="Back to pending", exact=True).click()
     expect(card).to_have_count(0)
@@ -158,18 +161,23 @@ def test_resolve_and_usage_views(page, ui, shop) -> None:
     sent = service.rules_for_change(shop, ["src/db/models.py"], task="add a column", session_id=session)
     _tab(page, "Usage")
     expect(page.locator("#usage-summary")).to_have_text(
-        f"{3 - len(sent.served)} of 3 active rule(s) were never sent to an agent.")
+        f"{3 - len(sent.served)} of 3 active rule(s) were never sent to an agent."
+    )
     expect(page.locator("#usage-served tbody tr")).to_have_count(len(sent.served))
     expect(page.locator("#usage-never tbody tr")).to_have_count(3 - len(sent.served))
 
 
 def test_rule_text_is_shown_as_text_never_run(page, ui, shop) -> None:
-    sneaky = service.add_rule(shop, 'Prefer <img src=x onerror="window.owned=1"> and <b>bold</b> markup.',
-                              title="<script>window.owned=2</script>")
+    sneaky = service.add_rule(
+        shop,
+        'Prefer <img src=x onerror="window.owned=1"> and <b>bold</b> markup.',
+        title="<script>window.owned=2</script>",
+    )
     page.goto(ui.url)
     card = _card(page, sneaky.id)
     expect(card.locator(".rule-text")).to_have_text(
-        'Prefer <img src=x onerror="window.owned=1"> and <b>bold</b> markup.')
+        'Prefer <img src=x onerror="window.owned=1"> and <b>bold</b> markup.'
+    )
     expect(card.locator(".rule-title")).to_have_text("<script>window.owned=2</script>")
     assert card.locator("img, b, script").count() == 0
     assert page.evaluate("window.owned") is None
@@ -217,6 +225,8 @@ def test_requests_without_token_or_from_another_site_are_refused(page, browser, 
     # even a page that somehow had the token is stopped: the header needs a preflight we refuse
     outcome = page.evaluate(
         "([url, token]) => fetch(url, {method: 'POST', headers: {'X-Lore-Token': token}})"
-        ".then(r => 'answered ' + r.status, () => 'blocked')", [approve, ui.token])
+        ".then(r => 'answered ' + r.status, () => 'blocked')",
+        [approve, ui.token],
+    )
     assert outcome == "blocked"
     assert service.get_rule(pending.id).status == "pending"

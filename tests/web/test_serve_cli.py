@@ -22,8 +22,13 @@ URL = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)")
 @pytest.mark.e2e
 def test_serve_prints_a_token_url_and_guards_the_api(shop) -> None:
     rule = next(r for r in service.list_rules(shop) if r.status == "pending")
-    proc = subprocess.Popen([sys.executable, "-m", "lore.cli.entry", "serve", "--no-open"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lore.cli.entry", "serve", "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         line = proc.stdout.readline()
         found = URL.search(line)
@@ -34,8 +39,7 @@ def test_serve_prints_a_token_url_and_guards_the_api(shop) -> None:
             assert http.get("/api/projects").status_code == 401
             page = http.get(found[0])
             assert page.status_code == 200 and "app.js" in page.text
-            answer = http.post(f"/api/projects/shop/rules/{rule.id}/approve",
-                               headers={"X-Lore-Token": token})
+            answer = http.post(f"/api/projects/shop/rules/{rule.id}/approve", headers={"X-Lore-Token": token})
             assert answer.status_code == 200
         assert service.get_rule(rule.id).status == "active"
     finally:

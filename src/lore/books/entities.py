@@ -73,8 +73,15 @@ def _use_model(conn: Any, book: Book, source: str) -> bool:
     return has and source != "names"
 
 
-def characters(ref: str | int, *, kind: str | None = None, limit: int = 50, source: str = "auto",
-               spoilers: bool = False, store: Store | None = None) -> tuple[Book, list[EntitySummary]]:
+def characters(
+    ref: str | int,
+    *,
+    kind: str | None = None,
+    limit: int = 50,
+    source: str = "auto",
+    spoilers: bool = False,
+    store: Store | None = None,
+) -> tuple[Book, list[EntitySummary]]:
     """Entities the reader has met, most present first."""
     db = sql.books_store(store)
     book = find_book(ref, db)
@@ -86,20 +93,30 @@ def characters(ref: str | int, *, kind: str | None = None, limit: int = 50, sour
         rows = model_graph.entity_rows(conn, caps, kind, max(1, limit))
         return book, [EntitySummary(**r, source="model") for r in rows]
     if kind is not None and kind not in NAME_KINDS:
-        raise InvalidInput(f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
-                           " with a model for characters, places, groups, objects and events)")
+        raise InvalidInput(
+            f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
+            " with a model for characters, places, groups, objects and events)"
+        )
     rows = sql.entity_list(conn, caps, kind, max(1, limit))
     names = _names(conn, caps, [r["id"] for r in rows])
     return book, [
-        EntitySummary(id=r["id"], name=names[r["id"]][0], kind=r["kind"], mentions=r["mentions"],
-                      first_chapter=r["first_chapter"], chapters=r["chapters"],
-                      aliases=names[r["id"]][1], passages=r["passages"])
+        EntitySummary(
+            id=r["id"],
+            name=names[r["id"]][0],
+            kind=r["kind"],
+            mentions=r["mentions"],
+            first_chapter=r["first_chapter"],
+            chapters=r["chapters"],
+            aliases=names[r["id"]][1],
+            passages=r["passages"],
+        )
         for r in rows
     ]
 
 
-def autocomplete(ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False,
-                 store: Store | None = None) -> list[str]:
+def autocomplete(
+    ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False, store: Store | None = None
+) -> list[str]:
     """Names the reader has seen that start with `prefix` (any word of the name)."""
     db = sql.books_store(store)
     book = find_book(ref, db)
@@ -118,8 +135,16 @@ def autocomplete(ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool
     return out[:limit]
 
 
-def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: int = 5,
-            related: int = 10, source: str = "auto", store: Store | None = None) -> dict[str, Any]:
+def profile(
+    ref: str | int,
+    name: str,
+    *,
+    spoilers: bool = False,
+    appearances: int = 5,
+    related: int = 10,
+    source: str = "auto",
+    store: Store | None = None,
+) -> dict[str, Any]:
     """What the reader knows of one entity: names, counts, first passages, who appears with it."""
     db = sql.books_store(store)
     book = find_book(ref, db)
@@ -139,8 +164,13 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
         raise NotFound(_unknown(name))
     shown, aliases = _names(conn, caps, [entity_id])[entity_id]
     seen = [
-        {"chapter": r["chapter_seq"], "passage": r["passage_seq"], "passage_id": r["passage_id"],
-         "surface": r["surface"], "context": _context(r)}
+        {
+            "chapter": r["chapter_seq"],
+            "passage": r["passage_seq"],
+            "passage_id": r["passage_id"],
+            "surface": r["surface"],
+            "context": _context(r),
+        }
         for r in sql.entity_mentions(conn, caps, entity_id, appearances)
     ]
     neighbours = sql.cooccurrences(conn, caps, entity_id, related)
@@ -157,16 +187,26 @@ def profile(ref: str | int, name: str, *, spoilers: bool = False, appearances: i
         "chapters": summary["chapters"],
         "appearances": seen,
         "related": [
-            {"id": r["target"], "name": names[r["target"]][0], "passages": r["passages"],
-             "first_chapter": r["first_chapter"]}
+            {
+                "id": r["target"],
+                "name": names[r["target"]][0],
+                "passages": r["passages"],
+                "first_chapter": r["first_chapter"],
+            }
             for r in neighbours
         ],
         "source": "names",
     }
 
 
-def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False, source: str = "auto",
-          store: Store | None = None) -> dict[str, Any]:
+def graph(
+    ref: str | int,
+    *,
+    limit: int = 200,
+    spoilers: bool = False,
+    source: str = "auto",
+    store: Store | None = None,
+) -> dict[str, Any]:
     """The visible graph: typed relations (model layer) or co-occurrence in passages."""
     db = sql.books_store(store)
     book = find_book(ref, db)
@@ -183,8 +223,16 @@ def graph(ref: str | int, *, limit: int = 200, spoilers: bool = False, source: s
         **head,
         "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],
         "edges": [
-            asdict(Relation(r["source"], r["target"], names[r["source"]][0], names[r["target"]][0],
-                            r["passages"], r["first_chapter"]))
+            asdict(
+                Relation(
+                    r["source"],
+                    r["target"],
+                    names[r["source"]][0],
+                    names[r["target"]][0],
+                    r["passages"],
+                    r["first_chapter"],
+                )
+            )
             for r in rows
         ],
         "source": "names",

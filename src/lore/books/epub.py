@@ -150,8 +150,9 @@ def _toc_entries(book: Any, docs: list[tuple[str, DocText]], offsets: list[int])
                     where = (kids[0].start, frozenset())
                 else:
                     continue
-            out.append(OutlineEntry(title=(node.title or "").strip(), start=where[0], types=where[1],
-                                    children=kids))
+            out.append(
+                OutlineEntry(title=(node.title or "").strip(), start=where[0], types=where[1], children=kids)
+            )
         return out
 
     return build(list(book.toc))

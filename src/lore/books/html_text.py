@@ -13,11 +13,65 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 BLOCK_TAGS = frozenset(
-    ["p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "blockquote", "section", "article", "header", "footer", "hgroup", "table", "tr", "td", "th", "pre", "figure", "figcaption", "aside", "nav", "body", "main", "address", "hr", "center"]
+    [
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "blockquote",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "hgroup",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "pre",
+        "figure",
+        "figcaption",
+        "aside",
+        "nav",
+        "body",
+        "main",
+        "address",
+        "hr",
+        "center",
+    ]
 )
 HEADING_TAGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6"])
-SKIP_TAGS = frozenset(["head", "script", "style", "title", "svg", "math", "object", "audio", "video", "noscript"])
-VOID_TAGS = frozenset(["br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "param", "source", "track", "wbr"])
+SKIP_TAGS = frozenset(
+    ["head", "script", "style", "title", "svg", "math", "object", "audio", "video", "noscript"]
+)
+VOID_TAGS = frozenset(
+    [
+        "br",
+        "hr",
+        "img",
+        "meta",
+        "link",
+        "input",
+        "area",
+        "base",
+        "col",
+        "embed",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
 SKIP_TYPES = frozenset({"noteref", "pagebreak"})
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 

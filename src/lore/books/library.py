@@ -74,11 +74,19 @@ def _store(store: Store | None) -> Store:
 
 def _book(row: Any) -> Book:
     return Book(
-        id=row["id"], title=row["title"], authors=json.loads(row["authors"]), series=row["series"],
-        series_index=row["series_index"], format=row["format"], source_path=row["source_path"],
-        words=row["word_count"], chapters=row["chapter_count"], passages=row["passage_count"],
+        id=row["id"],
+        title=row["title"],
+        authors=json.loads(row["authors"]),
+        series=row["series"],
+        series_index=row["series_index"],
+        format=row["format"],
+        source_path=row["source_path"],
+        words=row["word_count"],
+        chapters=row["chapter_count"],
+        passages=row["passage_count"],
         position=Position(row["pos_chapter"] or 0, row["pos_passage"]),
-        notes=row["notes"], added_at=row["added_at"],
+        notes=row["notes"],
+        added_at=row["added_at"],
     )
 
 
@@ -139,17 +147,26 @@ def add_book(
 def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: str) -> int:
     words = [count_words(c.text) for c in parsed.chapters]
     book_id = sql.insert_book(
-        tx, title=parsed.title, authors=parsed.authors, series=parsed.series,
-        series_index=parsed.series_index, fmt=parsed.format, source_path=str(path.resolve()),
-        sha256=digest, word_count=sum(words), notes="; ".join(parsed.notes),
+        tx,
+        title=parsed.title,
+        authors=parsed.authors,
+        series=parsed.series,
+        series_index=parsed.series_index,
+        fmt=parsed.format,
+        source_path=str(path.resolve()),
+        sha256=digest,
+        word_count=sum(words),
+        notes="; ".join(parsed.notes),
     )
     rows = []
     for seq, (chapter, chapter_spans, n_words) in enumerate(
         zip(parsed.chapters, spans, words, strict=True), start=1
     ):
         sql.insert_chapter(tx, book_id, seq, chapter.title, chapter.text, n_words, len(chapter_spans))
-        rows += [(seq, k, s.start, s.end, chapter.text[s.start : s.end])
-                 for k, s in enumerate(chapter_spans, start=1)]
+        rows += [
+            (seq, k, s.start, s.end, chapter.text[s.start : s.end])
+            for k, s in enumerate(chapter_spans, start=1)
+        ]
     sql.insert_passages(tx, book_id, rows)
     return book_id
 
@@ -172,8 +189,20 @@ def store_names(tx: Any, book_id: int, texts: list[str] | None = None) -> None:
         seq = m.chapter + 1
         k = _passage_of(ends.get(seq, []), m.start)
         if k is not None:
-            mention_rows.append((forms[m.form], book_id, ids[(seq, k)], seq, k, m.start, m.end,
-                                 m.surface, m.form, int(bool(m.titles))))
+            mention_rows.append(
+                (
+                    forms[m.form],
+                    book_id,
+                    ids[(seq, k)],
+                    seq,
+                    k,
+                    m.start,
+                    m.end,
+                    m.surface,
+                    m.form,
+                    int(bool(m.titles)),
+                )
+            )
     sql.insert_mentions(tx, mention_rows)
     link_rows = []
     for link in links:
@@ -242,8 +271,9 @@ def reindex(ref: str | int, store: Store | None = None) -> tuple[Book, int]:
     db = _store(store)
     book = find_book(ref, db)
     with db.transaction() as tx:
-        count = index_passages(db, book.id, sql.passages_for_embedding(tx, book.id),
-                               lambda stage, done, total: None)
+        count = index_passages(
+            db, book.id, sql.passages_for_embedding(tx, book.id), lambda stage, done, total: None
+        )
     return book, count
 
 
@@ -255,21 +285,24 @@ def chapters(ref: str | int, store: Store | None = None) -> tuple[Book, list[dic
     out = []
     for row in sql.chapter_outline(db.connect(), book.id):
         reached = row["chapter_seq"] <= cap.chapter
-        out.append({
-            "chapter": row["chapter_seq"],
-            "title": row["title"] if reached else None,
-            "words": row["word_count"],
-            "passages": row["passage_count"],
-            "reached": reached,
-        })
+        out.append(
+            {
+                "chapter": row["chapter_seq"],
+                "title": row["title"] if reached else None,
+                "words": row["word_count"],
+                "passages": row["passage_count"],
+                "reached": reached,
+            }
+        )
     return book, out
 
 
 # -- reading position ---------------------------------------------------------------------------
 
 
-def set_progress(ref: str | int, chapter: int | str, passage: int | None = None,
-                 store: Store | None = None) -> Book:
+def set_progress(
+    ref: str | int, chapter: int | str, passage: int | None = None, store: Store | None = None
+) -> Book:
     """Record how far the reader is: a chapter number, 0 (not started) or "end"."""
     db = _store(store)
     book = find_book(ref, db)

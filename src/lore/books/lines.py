@@ -36,8 +36,11 @@ def heading_entries(lines: list[str]) -> list[OutlineEntry]:
         if CHAPTER_LINE.match(line) or PART_LINE.match(line):
             entries.append(OutlineEntry(title=_title(lines, i), start=i))
     if len(entries) < 2:
-        entries = [OutlineEntry(title=_title(lines, i), start=i)
-                   for i, line in enumerate(lines) if ROMAN_LINE.match(line)]
+        entries = [
+            OutlineEntry(title=_title(lines, i), start=i)
+            for i, line in enumerate(lines)
+            if ROMAN_LINE.match(line)
+        ]
     return entries
 
 
@@ -77,9 +80,7 @@ def join_wrapped_headings(lines: list[str]) -> list[str]:
         match = CHAPTER_LINE.match(line) or PART_LINE.match(line)
         titled = bool(match and match.group(match.lastindex or 0).strip(" .:"))
         short_tail = len(nxt.split()) <= 2 and len(nxt) <= 25 and nxt[:1].isupper()
-        if match and titled and nxt and (
-            (_CONNECTOR.search(line.strip()) and len(nxt) <= 50) or short_tail
-        ):
+        if match and titled and nxt and ((_CONNECTOR.search(line.strip()) and len(nxt) <= 50) or short_tail):
             out.append(f"{line.strip()} {nxt}")
             i += 2
             continue

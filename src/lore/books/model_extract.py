@@ -107,8 +107,9 @@ def chunks_of(rows: list[Any], limit: int = CHUNK_WORDS) -> list[Chunk]:
     return out
 
 
-def extract_book(ref: str | int, *, store: Store | None = None,
-                 progress: Callable[[str, int, int], None] | None = None) -> ExtractReport:
+def extract_book(
+    ref: str | int, *, store: Store | None = None, progress: Callable[[str, int, int], None] | None = None
+) -> ExtractReport:
     """Run the model over a book and replace its model layer; needs a configured model."""
     db = sql.books_store(store)
     book = find_book(ref, db)
@@ -126,8 +127,7 @@ def extract_book(ref: str | int, *, store: Store | None = None,
                 chunk_prompt(book.title, c.title, [(i, p["text"]) for i, p in enumerate(c.passages, 1)])
                 for c in batch
             ]
-            results += client.structured_many_sync(prompts, ChunkFacts, system=SYSTEM,
-                                                   return_exceptions=True)
+            results += client.structured_many_sync(prompts, ChunkFacts, system=SYSTEM, return_exceptions=True)
             tick("extracting", len(results), len(chunks))
     verified, rejected, failed = [], 0, 0
     for chunk, result in zip(chunks, results, strict=True):
@@ -144,8 +144,19 @@ def extract_book(ref: str | int, *, store: Store | None = None,
         counts = _write(tx, book.id, placed, label)
         sql.record_model_run(tx, book.id, label, len(chunks), failed, len(placed.items), rejected)
     used = totals(subject=subject)
-    return ExtractReport(book.id, book.title, label, len(chunks), failed, len(placed.items), rejected,
-                         placed.set_aside, *counts, usage=used.as_dict(), usage_line=used.line())
+    return ExtractReport(
+        book.id,
+        book.title,
+        label,
+        len(chunks),
+        failed,
+        len(placed.items),
+        rejected,
+        placed.set_aside,
+        *counts,
+        usage=used.as_dict(),
+        usage_line=used.line(),
+    )
 
 
 def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
@@ -154,8 +165,11 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
     rejected = 0
     last = chunk.passages[-1]
     horizon = (last["chapter_seq"], last["passage_seq"])
-    items = ([("entity", e) for e in facts.entities] + [("relation", r) for r in facts.relations]
-             + [("identity", i) for i in facts.identities])
+    items = (
+        [("entity", e) for e in facts.entities]
+        + [("relation", r) for r in facts.relations]
+        + [("identity", i) for i in facts.identities]
+    )
     for kind, item in items:
         if not 1 <= item.passage <= len(chunk.passages):
             rejected += 1
@@ -165,8 +179,17 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
         if span is None:
             rejected += 1
             continue
-        good.append(Verified(kind, item, passage, passage["text"][span.start : span.end],
-                             passage["start"] + span.start, passage["start"] + span.end, horizon))
+        good.append(
+            Verified(
+                kind,
+                item,
+                passage,
+                passage["text"][span.start : span.end],
+                passage["start"] + span.start,
+                passage["start"] + span.end,
+                horizon,
+            )
+        )
     return good, rejected
 
 
@@ -199,8 +222,10 @@ class Resolver:
             return self.keys[key]
         words = key.split()
         pool = {
-            eid for k, eid in self.keys.items()
-            if (kind is None or self.kinds[eid] == kind) and (
+            eid
+            for k, eid in self.keys.items()
+            if (kind is None or self.kinds[eid] == kind)
+            and (
                 (len(words) == 1 and len(k.split()) > 1 and words[0] in (k.split()[0], k.split()[-1]))
                 or (len(words) > 1 and len(k.split()) == 1 and k == words[-1])
             )
@@ -295,8 +320,11 @@ def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int,
         + [(((w[1], w[2]), 3), (name, kind, w)) for name, kind, w in placed.bare],
         key=lambda step: step[0],
     )
-    pairs = {frozenset({name_key(v.item.name), name_key(v.item.identified_as)})
-             for v, _, _ in placed.items if v.kind == "identity"}
+    pairs = {
+        frozenset({name_key(v.item.name), name_key(v.item.identified_as)})
+        for v, _, _ in placed.items
+        if v.kind == "identity"
+    }
     resolver = Resolver(pairs)
     facts: list[tuple[int, Verified]] = []
     edges: list[tuple[int, int, str, Verified]] = []
@@ -316,20 +344,51 @@ def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int,
             relation = IDENTIFIED_AS if v.kind == "identity" else " ".join(v.item.relation.lower().split())
             edges.append((first, second, relation, v))
     ids = {eid: sql.insert_model_entity(tx, book_id, kind, label) for eid, kind in resolver.kinds.items()}
-    sql.insert_model_names(tx, [
-        (ids[eid], book_id, name, pid, ch, ps)
-        for eid, names in resolver.names.items() for name, (pid, ch, ps) in names.items()
-    ])
-    sql.insert_model_facts(tx, [
-        (book_id, ids[eid], v.item.description, v.passage["id"], *v.position, v.quote, v.quote_start,
-         v.quote_end, label, None)
-        for eid, v in facts
-    ])
-    sql.insert_model_relations(tx, [
-        (book_id, ids[s], ids[t], rel, v.passage["id"], *v.position, v.quote, v.quote_start,
-         v.quote_end, label, None)
-        for s, t, rel, v in edges
-    ])
+    sql.insert_model_names(
+        tx,
+        [
+            (ids[eid], book_id, name, pid, ch, ps)
+            for eid, names in resolver.names.items()
+            for name, (pid, ch, ps) in names.items()
+        ],
+    )
+    sql.insert_model_facts(
+        tx,
+        [
+            (
+                book_id,
+                ids[eid],
+                v.item.description,
+                v.passage["id"],
+                *v.position,
+                v.quote,
+                v.quote_start,
+                v.quote_end,
+                label,
+                None,
+            )
+            for eid, v in facts
+        ],
+    )
+    sql.insert_model_relations(
+        tx,
+        [
+            (
+                book_id,
+                ids[s],
+                ids[t],
+                rel,
+                v.passage["id"],
+                *v.position,
+                v.quote,
+                v.quote_start,
+                v.quote_end,
+                label,
+                None,
+            )
+            for s, t, rel, v in edges
+        ],
+    )
     identities = sum(1 for *_, rel, _ in edges if rel == IDENTIFIED_AS)
     return len(ids), len(edges) - identities, identities
 

@@ -26,8 +26,16 @@ def entity_rows(conn: Any, caps: list[Cap], kind: str | None, limit: int) -> lis
     rows = sql.model_entity_list(conn, caps, kind, limit)
     names = display_names(conn, caps, [r["id"] for r in rows])
     return [
-        {"id": r["id"], "name": names[r["id"]][0], "kind": r["kind"], "mentions": r["passages"], "passages": r["passages"],
-         "first_chapter": r["first_chapter"], "chapters": r["chapters"], "aliases": names[r["id"]][1]}
+        {
+            "id": r["id"],
+            "name": names[r["id"]][0],
+            "kind": r["kind"],
+            "mentions": r["passages"],
+            "passages": r["passages"],
+            "first_chapter": r["first_chapter"],
+            "chapters": r["chapters"],
+            "aliases": names[r["id"]][1],
+        }
         for r in rows
     ]
 
@@ -50,8 +58,14 @@ def profile(conn: Any, caps: list[Cap], entity_id: int, limit: int = 20) -> dict
     if row is None:
         return None
     facts = [
-        {"text": f["text"], "quote": f["quote"], "chapter": f["chapter_seq"], "passage": f["passage_seq"],
-         "passage_id": f["passage_id"], "extracted_by": f["extracted_by"]}
+        {
+            "text": f["text"],
+            "quote": f["quote"],
+            "chapter": f["chapter_seq"],
+            "passage": f["passage_seq"],
+            "passage_id": f["passage_id"],
+            "extracted_by": f["extracted_by"],
+        }
         for f in sql.model_facts(conn, caps, entity_id, limit)
     ]
     relations = _relations(conn, caps, sql.model_relations(conn, caps, entity_id, limit))
@@ -74,9 +88,17 @@ def _relations(conn: Any, caps: list[Cap], rows: list[Any]) -> list[dict[str, An
     ids = sorted({r["source_id"] for r in rows} | {r["target_id"] for r in rows})
     names = display_names(conn, caps, ids)
     return [
-        {"source": r["source_id"], "target": r["target_id"],
-         "source_name": names[r["source_id"]][0], "target_name": names[r["target_id"]][0],
-         "kind": r["relation"], "quote": r["quote"], "chapter": r["chapter_seq"],
-         "passage": r["passage_seq"], "passage_id": r["passage_id"], "extracted_by": r["extracted_by"]}
+        {
+            "source": r["source_id"],
+            "target": r["target_id"],
+            "source_name": names[r["source_id"]][0],
+            "target_name": names[r["target_id"]][0],
+            "kind": r["relation"],
+            "quote": r["quote"],
+            "chapter": r["chapter_seq"],
+            "passage": r["passage_seq"],
+            "passage_id": r["passage_id"],
+            "extracted_by": r["extracted_by"],
+        }
         for r in rows
     ]

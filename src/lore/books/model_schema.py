@@ -17,8 +17,9 @@ Kind = Literal["character", "place", "group", "object", "event"]
 class EntityItem(BaseModel):
     name: str = Field(description="The fullest name this stretch of text uses for it.")
     kind: Kind
-    aliases: list[str] = Field(default_factory=list,
-                               description="Other names or descriptions used for it here.")
+    aliases: list[str] = Field(
+        default_factory=list, description="Other names or descriptions used for it here."
+    )
     description: str = Field(description="One sentence: what this text establishes about it.")
     passage: int = Field(description="The number N of the [PN] passage that establishes it.")
     quote: str = Field(description="Words copied exactly from that passage (at most 30 words).")

@@ -107,7 +107,8 @@ class Grouping:
             pool = self.by_first.get(word, set())
         else:
             pool = self.by_last.get(word, set()) | (
-                self.by_first.get(word, set()) if title in BOTH_NAME_TITLES else set())
+                self.by_first.get(word, set()) if title in BOTH_NAME_TITLES else set()
+            )
         fits = [f for f in pool if compatible(title, self.full_titles[f])]
         return fits[0] if len(fits) == 1 else form
 
@@ -131,10 +132,7 @@ def name_index(chapters: list[str]) -> tuple[list[Mention], list[Link]]:
     """The book's name mentions and the timeline of which full name each short form joins."""
     mentions = find_mentions(chapters)
     grouping = Grouping()
-    links = [
-        Link(form, target, m.chapter, m.start)
-        for m in mentions for form, target in grouping.see(m)
-    ]
+    links = [Link(form, target, m.chapter, m.start) for m in mentions for form, target in grouping.see(m)]
     return mentions, links
 
 

@@ -18,13 +18,70 @@ from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-MALE = {"Mr", "Mister", "Sir", "Lord", "Master", "Monsieur", "King", "Prince", "Duke", "Count",
-        "Baron", "Father", "Brother", "Uncle", "Signor", "Herr", "Don"}
-FEMALE = {"Mrs", "Miss", "Ms", "Lady", "Madame", "Mme", "Mlle", "Dame", "Queen", "Princess",
-          "Duchess", "Countess", "Sister", "Aunt", "Signora", "Frau", "Mademoiselle"}
-NEUTRAL = {"Dr", "Doctor", "Colonel", "Col", "Captain", "Capt", "Major", "General", "Gen",
-           "Lieutenant", "Lt", "Sergeant", "Sgt", "Inspector", "Professor", "Prof", "Rev",
-           "Reverend", "Elder", "Judge", "Bishop", "Constable", "Governor", "President"}
+MALE = {
+    "Mr",
+    "Mister",
+    "Sir",
+    "Lord",
+    "Master",
+    "Monsieur",
+    "King",
+    "Prince",
+    "Duke",
+    "Count",
+    "Baron",
+    "Father",
+    "Brother",
+    "Uncle",
+    "Signor",
+    "Herr",
+    "Don",
+}
+FEMALE = {
+    "Mrs",
+    "Miss",
+    "Ms",
+    "Lady",
+    "Madame",
+    "Mme",
+    "Mlle",
+    "Dame",
+    "Queen",
+    "Princess",
+    "Duchess",
+    "Countess",
+    "Sister",
+    "Aunt",
+    "Signora",
+    "Frau",
+    "Mademoiselle",
+}
+NEUTRAL = {
+    "Dr",
+    "Doctor",
+    "Colonel",
+    "Col",
+    "Captain",
+    "Capt",
+    "Major",
+    "General",
+    "Gen",
+    "Lieutenant",
+    "Lt",
+    "Sergeant",
+    "Sgt",
+    "Inspector",
+    "Professor",
+    "Prof",
+    "Rev",
+    "Reverend",
+    "Elder",
+    "Judge",
+    "Bishop",
+    "Constable",
+    "Governor",
+    "President",
+}
 TITLES = MALE | FEMALE | NEUTRAL
 FIRST_NAME_TITLES = {"Sir", "Dame"}
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "Col", "Capt", "Gen", "Lt", "Sgt", "Prof", "Rev", "St"}
@@ -67,11 +124,51 @@ _COMMON_WORDS = """
     ain't shan't
     """.split()
 COMMON = frozenset(_COMMON_WORDS) | frozenset(w.replace("'", "’") for w in _COMMON_WORDS)
-PLACE_WORDS = {"Street", "Road", "Gardens", "Square", "Lane", "Hall", "Park", "House", "City",
-               "Yard", "Hotel", "Terrace", "Place", "Court", "River", "Lake", "Hill", "Moor",
-               "Station", "Castle", "Abbey", "Church", "Inn", "Bridge", "Avenue", "Crescent",
-               "Mountains", "Valley", "Island", "Town", "Village", "Row", "Cross", "Green",
-               "Manor", "Lodge", "Grange", "Plain", "Canyon", "Creek", "Falls", "Sea", "Ocean"}
+PLACE_WORDS = {
+    "Street",
+    "Road",
+    "Gardens",
+    "Square",
+    "Lane",
+    "Hall",
+    "Park",
+    "House",
+    "City",
+    "Yard",
+    "Hotel",
+    "Terrace",
+    "Place",
+    "Court",
+    "River",
+    "Lake",
+    "Hill",
+    "Moor",
+    "Station",
+    "Castle",
+    "Abbey",
+    "Church",
+    "Inn",
+    "Bridge",
+    "Avenue",
+    "Crescent",
+    "Mountains",
+    "Valley",
+    "Island",
+    "Town",
+    "Village",
+    "Row",
+    "Cross",
+    "Green",
+    "Manor",
+    "Lodge",
+    "Grange",
+    "Plain",
+    "Canyon",
+    "Creek",
+    "Falls",
+    "Sea",
+    "Ocean",
+}
 _TOKEN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'’\-]*")
 _LOWER_WORD = re.compile(r"(?<![\w'’\-])[a-zà-ÿ][a-zà-ÿ'’\-]*")
 _RUN_GAP = re.compile(r"[ \xa0]+")
@@ -161,8 +258,17 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
         at = base[run.chapter] + run.end
         if _plausible(run, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
             text = chapters[run.chapter]
-            out.append(Mention(run.chapter, run.start, run.end, text[run.start : run.end], _form(run),
-                               tuple(run.titles), len(_core(run)) >= 2))
+            out.append(
+                Mention(
+                    run.chapter,
+                    run.start,
+                    run.end,
+                    text[run.start : run.end],
+                    _form(run),
+                    tuple(run.titles),
+                    len(_core(run)) >= 2,
+                )
+            )
     return out
 
 
@@ -191,8 +297,10 @@ def _runs(chapter: int, text: str) -> list[_Run]:
             gap = text[tokens[j].end() : tokens[j + 1].start()]
             nxt = tokens[j + 1].group()
             prev = tokens[j].group()
-            joins_abbrev = gap.startswith(".") and _RUN_GAP.fullmatch(gap[1:] or " ") and (
-                prev in ABBREVIATED or (len(prev) == 1 and prev.isupper())
+            joins_abbrev = (
+                gap.startswith(".")
+                and _RUN_GAP.fullmatch(gap[1:] or " ")
+                and (prev in ABBREVIATED or (len(prev) == 1 and prev.isupper()))
             )
             if not (_RUN_GAP.fullmatch(gap) or joins_abbrev):
                 break
@@ -200,8 +308,12 @@ def _runs(chapter: int, text: str) -> list[_Run]:
                 parts.append(nxt)
                 j += 1
                 continue
-            if nxt in CONNECTORS and j + 2 < len(tokens) and tokens[j + 2].group()[0].isupper() \
-                    and _RUN_GAP.fullmatch(text[tokens[j + 1].end() : tokens[j + 2].start()]):
+            if (
+                nxt in CONNECTORS
+                and j + 2 < len(tokens)
+                and tokens[j + 2].group()[0].isupper()
+                and _RUN_GAP.fullmatch(text[tokens[j + 1].end() : tokens[j + 2].start()])
+            ):
                 parts += [nxt, tokens[j + 2].group()]
                 j += 2
                 continue
@@ -221,8 +333,16 @@ def _runs(chapter: int, text: str) -> list[_Run]:
         while k < len(parts) - 1 and parts[k] in TITLES:
             titles.append(parts[k])
             k += 1
-        runs.append(_Run(chapter, tokens[start_tok].start(), end, titles, parts[k:],
-                         _sentence_initial(text, tokens[start_tok].start(), body_start)))
+        runs.append(
+            _Run(
+                chapter,
+                tokens[start_tok].start(),
+                end,
+                titles,
+                parts[k:],
+                _sentence_initial(text, tokens[start_tok].start(), body_start),
+            )
+        )
         i = j + 1
     return runs
 
@@ -241,7 +361,7 @@ def _body_start(text: str) -> int:
 def _sentence_initial(text: str, start: int, floor: int) -> bool:
     k = start - 1
     while k >= floor and text[k] in _OPENERS:
-        if text[k] in "“\"‘":
+        if text[k] in '“"‘':
             return True  # quoted speech opens a sentence
         k -= 1
     if k < floor or text[k] in "\n.!?:":
@@ -261,8 +381,10 @@ def _trim(run: _Run, text: str, lower: _AsOf, mid_caps: _AsOf) -> _Run | None:
     initial = run.initial
     start = run.start
     if initial and not titles:
-        while names and (names[0].lower() in lower or names[0] in NOT_NAMES) and (
-            len(names) > 1 or mid_caps[names[0]] <= lower[names[0].lower()]
+        while (
+            names
+            and (names[0].lower() in lower or names[0] in NOT_NAMES)
+            and (len(names) > 1 or mid_caps[names[0]] <= lower[names[0].lower()])
         ):
             names.pop(0)
             initial = False
@@ -272,8 +394,11 @@ def _trim(run: _Run, text: str, lower: _AsOf, mid_caps: _AsOf) -> _Run | None:
             titles.append(names.pop(0))
     while len(names) > 1 and names[0] in ("The", "A", "An") and not titles:
         names.pop(0)  # "the Mouse" written "The Mouse": the article is not part of the name
-    names = [n for n in names if not (len(n) > 1 and n.isupper() and not n.endswith("."))] if \
-        all(len(n) > 1 and n.isupper() for n in names) else names
+    names = (
+        [n for n in names if not (len(n) > 1 and n.isupper() and not n.endswith("."))]
+        if all(len(n) > 1 and n.isupper() for n in names)
+        else names
+    )
     if not names or all(n in NOT_NAMES for n in names):
         return None
     first = titles[0] if titles else names[0]

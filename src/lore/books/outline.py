@@ -23,7 +23,34 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MATTER_TYPES = frozenset(
-    ["frontmatter", "backmatter", "titlepage", "halftitlepage", "imprint", "colophon", "copyright-page", "toc", "landmarks", "loi", "lot", "endnotes", "footnotes", "rearnotes", "notes", "dedication", "epigraph", "acknowledgments", "acknowledgements", "index", "bibliography", "glossary", "errata", "cover", "uncopyright", "loa"]
+    [
+        "frontmatter",
+        "backmatter",
+        "titlepage",
+        "halftitlepage",
+        "imprint",
+        "colophon",
+        "copyright-page",
+        "toc",
+        "landmarks",
+        "loi",
+        "lot",
+        "endnotes",
+        "footnotes",
+        "rearnotes",
+        "notes",
+        "dedication",
+        "epigraph",
+        "acknowledgments",
+        "acknowledgements",
+        "index",
+        "bibliography",
+        "glossary",
+        "errata",
+        "cover",
+        "uncopyright",
+        "loa",
+    ]
 )
 MATTER_TITLES = re.compile(
     r"^\s*(title\s*page|titlepage|half\s*title|imprint|colophon|uncopyright|copyright|contents|"
@@ -33,8 +60,11 @@ MATTER_TITLES = re.compile(
     r"transcriber'?s? notes?|list of (illustrations|figures|tables))\b",
     re.I,
 )
-PART_TITLES = re.compile(r"^\s*(part|book|volume)\s+([0-9]+|[ivxlcdm]+|one|two|three|four|five|six"
-                         r"|seven|eight|nine|ten|the\s+\w+|first|second|third)\b", re.I)
+PART_TITLES = re.compile(
+    r"^\s*(part|book|volume)\s+([0-9]+|[ivxlcdm]+|one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|the\s+\w+|first|second|third)\b",
+    re.I,
+)
 GUTENBERG = re.compile(r"project gutenberg(-tm)? (licen[cs]e|ebook|e-book)|\*\*\* ?(start|end) of th", re.I)
 
 

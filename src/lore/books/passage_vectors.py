@@ -37,8 +37,9 @@ def passage_index(store: Store, space: Embedder | None = None) -> VectorIndex:
     return VectorIndex(COLLECTION, space or embedder(), store)
 
 
-def index_passages(store: Store, book_id: int, rows: Sequence[Any],
-                   tick: Callable[[str, int, int], None]) -> int:
+def index_passages(
+    store: Store, book_id: int, rows: Sequence[Any], tick: Callable[[str, int, int], None]
+) -> int:
     """Embed and store a book's passages (inside the caller's transaction)."""
     index = passage_index(store)
     total = len(rows)
@@ -48,8 +49,11 @@ def index_passages(store: Store, book_id: int, rows: Sequence[Any],
         with model_subject(f"book:{book_id}"):  # embedding calls are counted against the book
             vectors = index.space.embed([r["text"] for r in batch], progress=False)  # type: ignore[attr-defined]
         index.add(
-            (str(r["id"]), vec, {"book_id": book_id, "chapter_seq": r["chapter_seq"],
-                                 "passage_seq": r["passage_seq"]})
+            (
+                str(r["id"]),
+                vec,
+                {"book_id": book_id, "chapter_seq": r["chapter_seq"], "passage_seq": r["passage_seq"]},
+            )
             for r, vec in zip(batch, vectors, strict=True)
         )
         done += len(batch)
@@ -75,8 +79,9 @@ def cap_filter(caps: Sequence[Cap]) -> list[dict[str, Any]]:
             clauses.append({"book_id": cap.book_id, "chapter_seq": ("<=", cap.chapter)})
         else:
             clauses.append({"book_id": cap.book_id, "chapter_seq": ("<", cap.chapter)})
-            clauses.append({"book_id": cap.book_id, "chapter_seq": cap.chapter,
-                            "passage_seq": ("<=", cap.passage)})
+            clauses.append(
+                {"book_id": cap.book_id, "chapter_seq": cap.chapter, "passage_seq": ("<=", cap.passage)}
+            )
     return clauses
 
 

@@ -155,9 +155,23 @@ def names_the_role(text: str, names: list[tuple[int, int]], role: tuple[str, ...
     "X was the killer", "the murderer is X", "the murderer, X". `names` are (start, end)
     offsets of the names found in `text`."""
     noun = "(?:" + "|".join(re.escape(w) for w in role) + r")(?:s|es)?\b"
-    after = re.compile(r"\s*,?\s*(?:who\s+)?(?:(?:is|was|were|are|had\s+been|has\s+been)\s+|,\s*)?"
-                       + _ARTICLE + _ADJECTIVES + noun, re.I)
-    before = re.compile(r"\b" + _ARTICLE + _ADJECTIVES + noun
-                        + r"\s*(?:,|:|—|-|\s(?:is|was)(?:\s+none\s+other\s+than)?)\s*" + _TITLE + r"$", re.I)
-    return any(after.match(text, end) or before.search(text[max(0, start - 80) : start])
-               for start, end in names)
+    after = re.compile(
+        r"\s*,?\s*(?:who\s+)?(?:(?:is|was|were|are|had\s+been|has\s+been)\s+|,\s*)?"
+        + _ARTICLE
+        + _ADJECTIVES
+        + noun,
+        re.I,
+    )
+    before = re.compile(
+        r"\b"
+        + _ARTICLE
+        + _ADJECTIVES
+        + noun
+        + r"\s*(?:,|:|—|-|\s(?:is|was)(?:\s+none\s+other\s+than)?)\s*"
+        + _TITLE
+        + r"$",
+        re.I,
+    )
+    return any(
+        after.match(text, end) or before.search(text[max(0, start - 80) : start]) for start, end in names
+    )

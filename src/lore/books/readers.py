@@ -36,8 +36,10 @@ def read_book(path: Path) -> ParsedBook:
     if path.suffix.lower() == ".pdf":
         raise InvalidInput(f"{path.name}: not a readable PDF (no PDF header)")
     if path.suffix.lower() not in TEXT_SUFFIXES:
-        raise InvalidInput(f"{path.name}: not a book Lore can read (EPUB, PDF, or plain text named"
-                           " .txt, .text, .md or without an extension)")
+        raise InvalidInput(
+            f"{path.name}: not a book Lore can read (EPUB, PDF, or plain text named"
+            " .txt, .text, .md or without an extension)"
+        )
     return read_text(path)
 
 
@@ -63,8 +65,9 @@ def read_text(path: Path) -> ParsedBook:
     if not chapters:
         raise InvalidInput(f"{path.name}: the file has no text")
     authors = [author] if author else []
-    return ParsedBook(title=title, authors=authors, format="text", chapters=chapters,
-                      notes=["chapters from heading lines"])
+    return ParsedBook(
+        title=title, authors=authors, format="text", chapters=chapters, notes=["chapters from heading lines"]
+    )
 
 
 def _title_like(line: str) -> bool:

@@ -90,29 +90,33 @@ def relevance_floor(name: str) -> float:
     return DEFAULT_FLOOR
 
 
-def search_book(ref: str | int, query: str, k: int = 5, *, spoilers: bool = False,
-                store: Store | None = None) -> SearchResult:
+def search_book(
+    ref: str | int, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+) -> SearchResult:
     """Search one book within the reader's position (`spoilers` lifts the cap)."""
     db = sql.books_store(store)
     return search_books([find_book(ref, db)], query, k, spoilers=spoilers, store=db)
 
 
-def search_series(name: str, query: str, k: int = 5, *, spoilers: bool = False,
-                  store: Store | None = None) -> SearchResult:
+def search_series(
+    name: str, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+) -> SearchResult:
     """Search every book of a series, each under its own cap."""
     db = sql.books_store(store)
     return search_books(series_books(name, db), query, k, spoilers=spoilers, store=db)
 
 
-def search_books(books: list[Book], query: str, k: int = 5, *, spoilers: bool = False,
-                 store: Store | None = None) -> SearchResult:
+def search_books(
+    books: list[Book], query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+) -> SearchResult:
     db = sql.books_store(store)
     query = " ".join(query.split())
     space = embedder()
     floor = relevance_floor(space.name)
     caps = caps_for(books, spoilers=spoilers)
-    result = SearchResult(query=query, verdict=FOUND, message="", embedder=space.name,
-                          floor=floor, books=[b.id for b in books])
+    result = SearchResult(
+        query=query, verdict=FOUND, message="", embedder=space.name, floor=floor, books=[b.id for b in books]
+    )
     question = parse(query)
     answers, related = ranked(db, caps, question, floor, CANDIDATES)
     if answers:
@@ -130,8 +134,9 @@ def search_books(books: list[Book], query: str, k: int = 5, *, spoilers: bool = 
     return result
 
 
-def ranked(db: Store, caps: list[Cap], question: Query, floor: float,
-           limit: int) -> tuple[list[PassageHit], list[PassageHit]]:
+def ranked(
+    db: Store, caps: list[Cap], question: Query, floor: float, limit: int
+) -> tuple[list[PassageHit], list[PassageHit]]:
     """Visible passages that clear the relevance floor, best first by fused rank: those that
     answer the question, and all the relevant ones. They are the same list, except for "who is
     the ROLE?", whose answers must name someone as the role."""
@@ -146,18 +151,27 @@ def ranked(db: Store, caps: list[Cap], question: Query, floor: float,
     for rank, pid in enumerate(sorted(vectors, key=lambda p: -vectors[p])):
         fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
     keep = [
-        pid for pid in fused
+        pid
+        for pid in fused
         if lexical["coverage"].get(pid, 0.0) >= COVERAGE_FLOOR or vectors.get(pid, -1.0) >= floor
     ]
     rows = {r["id"]: r for r in sql.passages_by_id(conn, caps, keep)}
     related = [
         PassageHit(
-            passage_id=pid, book_id=r["book_id"], chapter=r["chapter_seq"], passage=r["passage_seq"],
-            start=r["start"], end=r["end"], text=r["text"], score=round(fused[pid], 6),
-            bm25=lexical["bm25"].get(pid), cosine=_rounded(vectors.get(pid)),
+            passage_id=pid,
+            book_id=r["book_id"],
+            chapter=r["chapter_seq"],
+            passage=r["passage_seq"],
+            start=r["start"],
+            end=r["end"],
+            text=r["text"],
+            score=round(fused[pid], 6),
+            bm25=lexical["bm25"].get(pid),
+            cosine=_rounded(vectors.get(pid)),
             coverage=round(lexical["coverage"].get(pid, 0.0), 3),
         )
-        for pid in keep if (r := rows.get(pid)) is not None
+        for pid in keep
+        if (r := rows.get(pid)) is not None
     ]
     related.sort(key=lambda h: (-h.score, h.passage_id))
     if question.role is None:
@@ -194,8 +208,9 @@ def _lexical(conn: Any, caps: list[Cap], groups: list[tuple[str, ...]], limit: i
             scores[r["id"]] = scores.get(r["id"], 0.0) + idf * r["tf"] * (BM25_K1 + 1.0) / (r["tf"] + norm)
     order = sorted(scores, key=lambda pid: (-scores[pid], pid))[:limit]
     whole = sum(weights) or 1.0
-    coverage = {pid: sum(w for w, held in zip(weights, holders, strict=True) if pid in held) / whole
-                for pid in order}
+    coverage = {
+        pid: sum(w for w, held in zip(weights, holders, strict=True) if pid in held) / whole for pid in order
+    }
     return {"order": order, "bm25": {pid: round(scores[pid], 4) for pid in order}, "coverage": coverage}
 
 

@@ -239,20 +239,41 @@ def find_by_hash(conn: sqlite3.Connection, sha256: str) -> sqlite3.Row | None:
     return conn.execute("SELECT id, title FROM books WHERE source_sha256 = ?", (sha256,)).fetchone()
 
 
-def insert_book(conn: sqlite3.Connection, *, title: str, authors: list[str], series: str | None,
-                series_index: float | None, fmt: str, source_path: str, sha256: str,
-                word_count: int, notes: str) -> int:
+def insert_book(
+    conn: sqlite3.Connection,
+    *,
+    title: str,
+    authors: list[str],
+    series: str | None,
+    series_index: float | None,
+    fmt: str,
+    source_path: str,
+    sha256: str,
+    word_count: int,
+    notes: str,
+) -> int:
     cur = conn.execute(
         "INSERT INTO books (title, authors, series, series_index, format, source_path,"
         " source_sha256, word_count, notes, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (title, json.dumps(authors), series, series_index, fmt, source_path, sha256, word_count,
-         notes, time.time()),
+        (
+            title,
+            json.dumps(authors),
+            series,
+            series_index,
+            fmt,
+            source_path,
+            sha256,
+            word_count,
+            notes,
+            time.time(),
+        ),
     )
     return int(cur.lastrowid or 0)
 
 
-def insert_chapter(conn: sqlite3.Connection, book_id: int, seq: int, title: str, text: str,
-                   words: int, passages: int) -> None:
+def insert_chapter(
+    conn: sqlite3.Connection, book_id: int, seq: int, title: str, text: str, words: int, passages: int
+) -> None:
     conn.execute(
         "INSERT INTO book_chapters (book_id, chapter_seq, title, text, word_count, passage_count)"
         " VALUES (?, ?, ?, ?, ?, ?)",
@@ -260,8 +281,9 @@ def insert_chapter(conn: sqlite3.Connection, book_id: int, seq: int, title: str,
     )
 
 
-def insert_passages(conn: sqlite3.Connection, book_id: int,
-                    rows: Iterable[tuple[int, int, int, int, str]]) -> dict[tuple[int, int], int]:
+def insert_passages(
+    conn: sqlite3.Connection, book_id: int, rows: Iterable[tuple[int, int, int, int, str]]
+) -> dict[tuple[int, int], int]:
     """Rows of (chapter_seq, passage_seq, start, end, text); returns ids by (chapter, passage)."""
     conn.executemany(
         "INSERT INTO book_passages (book_id, chapter_seq, passage_seq, start, end, text)"
@@ -269,13 +291,10 @@ def insert_passages(conn: sqlite3.Connection, book_id: int,
         ((book_id, *row) for row in rows),
     )
     conn.execute(
-        "INSERT INTO book_passages_fts (rowid, text)"
-        " SELECT id, text FROM book_passages WHERE book_id = ?",
+        "INSERT INTO book_passages_fts (rowid, text) SELECT id, text FROM book_passages WHERE book_id = ?",
         (book_id,),
     )
-    ids = conn.execute(
-        "SELECT id, chapter_seq, passage_seq FROM book_passages WHERE book_id = ?", (book_id,)
-    )
+    ids = conn.execute("SELECT id, chapter_seq, passage_seq FROM book_passages WHERE book_id = ?", (book_id,))
     return {(r[1], r[2]): r[0] for r in ids}
 
 
@@ -307,8 +326,7 @@ def insert_name_links(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, i
 
 def chapter_texts(conn: sqlite3.Connection, book_id: int) -> list[str]:
     """Every chapter's text in reading order (to find names again)."""
-    rows = conn.execute(
-        "SELECT text FROM book_chapters WHERE book_id = ? ORDER BY chapter_seq", (book_id,))
+    rows = conn.execute("SELECT text FROM book_chapters WHERE book_id = ? ORDER BY chapter_seq", (book_id,))
     return [r[0] for r in rows]
 
 
@@ -366,8 +384,7 @@ def list_books(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 
 def get_book(conn: sqlite3.Connection, book_id: int) -> sqlite3.Row | None:
     return conn.execute(
-        f"SELECT {_BOOK_COLUMNS} FROM books b LEFT JOIN book_positions p ON p.book_id = b.id"
-        " WHERE b.id = ?",
+        f"SELECT {_BOOK_COLUMNS} FROM books b LEFT JOIN book_positions p ON p.book_id = b.id WHERE b.id = ?",
         (book_id,),
     ).fetchone()
 
@@ -419,8 +436,7 @@ def passages_by_id(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequence[
     ).fetchall()
 
 
-def names_in_passages(conn: sqlite3.Connection, caps: Sequence[Cap],
-                      ids: Sequence[int]) -> list[sqlite3.Row]:
+def names_in_passages(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequence[int]) -> list[sqlite3.Row]:
     """The names found in visible passages: passage id and offsets into the passage's text."""
     if not ids:
         return []
@@ -467,8 +483,9 @@ _GROUP_KIND = (
 )
 
 
-def entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
-                limit: int, entity_id: int | None = None) -> list[sqlite3.Row]:
+def entity_list(
+    conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None, limit: int, entity_id: int | None = None
+) -> list[sqlite3.Row]:
     """Entities with at least one visible mention: visible mentions, passages, first chapter
     (all of them, or the one `entity_id`)."""
     cte, params = _names_cte(caps)
@@ -498,8 +515,9 @@ def group_kinds(conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Seque
     return {r[0]: r[1] for r in rows}
 
 
-def visible_forms(conn: sqlite3.Connection, caps: Sequence[Cap],
-                  entity_ids: Sequence[int]) -> list[sqlite3.Row]:
+def visible_forms(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Sequence[int]
+) -> list[sqlite3.Row]:
     """The names each entity goes by in the visible text, with counts."""
     if not entity_ids:
         return []
@@ -523,8 +541,7 @@ def entities_by_form(conn: sqlite3.Connection, caps: Sequence[Cap], name: str) -
     ).fetchall()
 
 
-def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
-                 limit: int) -> list[sqlite3.Row]:
+def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str, limit: int) -> list[sqlite3.Row]:
     """Names starting with the prefix (any word of the name), among visible mentions."""
     cte, params = _names_cte(caps)
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -536,8 +553,9 @@ def autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
     ).fetchall()
 
 
-def entity_mentions(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int,
-                    limit: int) -> list[sqlite3.Row]:
+def entity_mentions(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int, limit: int
+) -> list[sqlite3.Row]:
     """Visible mentions of an entity in reading order, with their passage."""
     cte, params = _names_cte(caps)
     return conn.execute(
@@ -549,8 +567,9 @@ def entity_mentions(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: in
     ).fetchall()
 
 
-def cooccurrences(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None,
-                  limit: int) -> list[sqlite3.Row]:
+def cooccurrences(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None, limit: int
+) -> list[sqlite3.Row]:
     """Pairs of entities named in the same visible passage: passages shared, first chapter.
 
     With `entity_id`, only that entity's neighbours (a graph walk of one hop)."""
@@ -630,8 +649,15 @@ def insert_model_relations(conn: sqlite3.Connection, rows: Iterable[tuple[Any, .
     )
 
 
-def record_model_run(conn: sqlite3.Connection, book_id: int, extracted_by: str, chunks: int,
-                     failed: int, accepted: int, rejected: int) -> None:
+def record_model_run(
+    conn: sqlite3.Connection,
+    book_id: int,
+    extracted_by: str,
+    chunks: int,
+    failed: int,
+    accepted: int,
+    rejected: int,
+) -> None:
     conn.execute(
         "INSERT INTO book_model_runs (book_id, extracted_by, chunks, failed_chunks, accepted,"
         " rejected, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -654,8 +680,9 @@ def chapter_passages(conn: sqlite3.Connection, book_id: int) -> list[sqlite3.Row
     ).fetchall()
 
 
-def model_entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None,
-                      limit: int) -> list[sqlite3.Row]:
+def model_entity_list(
+    conn: sqlite3.Connection, caps: Sequence[Cap], kind: str | None, limit: int
+) -> list[sqlite3.Row]:
     """Model entities with a visible name: visible passages about them and first chapter.
 
     A relation counts for an entity only when its other end has a visible name too."""
@@ -682,7 +709,9 @@ def model_entity_list(conn: sqlite3.Connection, caps: Sequence[Cap], kind: str |
     ).fetchall()
 
 
-def model_names(conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Sequence[int]) -> list[sqlite3.Row]:
+def model_names(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Sequence[int]
+) -> list[sqlite3.Row]:
     if not entity_ids:
         return []
     cte, params = _cap_cte(caps)
@@ -704,7 +733,9 @@ def model_entity_by_name(conn: sqlite3.Connection, caps: Sequence[Cap], name: st
     ).fetchall()
 
 
-def model_facts(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int, limit: int) -> list[sqlite3.Row]:
+def model_facts(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int, limit: int
+) -> list[sqlite3.Row]:
     cte, params = _cap_cte(caps)
     return conn.execute(
         f"{cte} SELECT f.text, f.quote, f.chapter_seq, f.passage_seq, f.passage_id, f.extracted_by"
@@ -714,8 +745,9 @@ def model_facts(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int, l
     ).fetchall()
 
 
-def model_relations(conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None,
-                    limit: int) -> list[sqlite3.Row]:
+def model_relations(
+    conn: sqlite3.Connection, caps: Sequence[Cap], entity_id: int | None, limit: int
+) -> list[sqlite3.Row]:
     """Visible relations whose two ends both have a visible name (optionally around one entity)."""
     cte, params = _cap_cte(caps)
     focus = " AND (r.source_id = ? OR r.target_id = ?)" if entity_id is not None else ""
@@ -745,8 +777,9 @@ def has_model_layer(conn: sqlite3.Connection, book_id: int) -> bool:
     return conn.execute("SELECT 1 FROM book_model_runs WHERE book_id = ?", (book_id,)).fetchone() is not None
 
 
-def model_autocomplete(conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str,
-                       limit: int) -> list[sqlite3.Row]:
+def model_autocomplete(
+    conn: sqlite3.Connection, caps: Sequence[Cap], prefix: str, limit: int
+) -> list[sqlite3.Row]:
     """Model-layer names starting with the prefix (any word), among visible names."""
     cte, params = _cap_cte(caps)
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -24,8 +24,13 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-STAGES = {"reading": "reading the file", "passages": "splitting passages", "names": "finding names",
-          "vectors": "embedding passages", "done": "done"}
+STAGES = {
+    "reading": "reading the file",
+    "passages": "splitting passages",
+    "names": "finding names",
+    "vectors": "embedding passages",
+    "done": "done",
+}
 
 
 def _authors(book: library.Book) -> str:
@@ -53,18 +58,29 @@ def add(
     as_json: bool = typer.Option(False, "--json", help="Print the book as JSON."),
 ) -> None:
     """Import a book: chapters, passages, full-text index, names and passage vectors."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True,
-                  disable=not err_console.is_terminal) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    ) as bar:
         task = bar.add_task(escape(f"importing {file.name}"), total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=escape(f"{file.name}: {STAGES.get(stage, stage)}"),
-                       completed=done, total=total)
+            bar.update(
+                task,
+                description=escape(f"{file.name}: {STAGES.get(stage, stage)}"),
+                completed=done,
+                total=total,
+            )
 
         with model_command("books add", no_cache=no_cache):
-            book = library.add_book(file, series=series, series_index=series_index, title=title,
-                                    author=author, progress=tick)
+            book = library.add_book(
+                file, series=series, series_index=series_index, title=title, author=author, progress=tick
+            )
     if as_json:
         print_json(book.as_dict())
         return
@@ -90,11 +106,17 @@ def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
     if as_json:
         print_json([b.as_dict() for b in books])
         return
-    table = Table("id", "title", "author", "series", "chapters", "words", "position",
-                  title="Library")
+    table = Table("id", "title", "author", "series", "chapters", "words", "position", title="Library")
     for b in books:
-        table.add_row(str(b.id), escape(b.title), _authors(b), _series(b), str(b.chapters),
-                      f"{b.words:,}", b.position.describe(b.chapters))
+        table.add_row(
+            str(b.id),
+            escape(b.title),
+            _authors(b),
+            _series(b),
+            str(b.chapters),
+            f"{b.words:,}",
+            b.position.describe(b.chapters),
+        )
     console.print(table)
     if not books:
         console.print("No books yet: `lore books add FILE`.")
@@ -119,8 +141,9 @@ def show(
         highlight=False,
     )
     added = dt.datetime.fromtimestamp(info.added_at).strftime("%Y-%m-%d %H:%M")
-    console.print(f"[dim]{escape(info.source_path)} (added {added}; {escape(info.notes)})[/dim]",
-                  highlight=False)
+    console.print(
+        f"[dim]{escape(info.source_path)} (added {added}; {escape(info.notes)})[/dim]", highlight=False
+    )
     used = usage["line"] if usage["calls"] or usage["cache_hits"] else "none (no model has read it)"
     console.print(f"model use: {escape(used)}", highlight=False)
     table = Table("chapter", "title", "words", "passages")
@@ -160,16 +183,16 @@ def progress(
     if as_json:
         print_json({"id": updated.id, "title": updated.title, **updated.as_dict()["position"]})
         return
-    console.print(f"{escape(updated.title)}: {updated.position.describe(updated.chapters)}",
-                  highlight=False)
+    console.print(f"{escape(updated.title)}: {updated.position.describe(updated.chapters)}", highlight=False)
 
 
 @app.command("characters")
 @handle_errors
 def characters_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    kind: str = typer.Option(None, "--kind", help="person/place/name, or with a model character/"
-                                                   "place/group/object/event."),
+    kind: str = typer.Option(
+        None, "--kind", help="person/place/name, or with a model character/place/group/object/event."
+    ),
     limit: int = typer.Option(30, "--limit", min=1),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
     as_json: bool = typer.Option(False, "--json"),
@@ -177,16 +200,33 @@ def characters_cmd(
     """Characters, places and other names you have met so far, most mentioned first."""
     info, found = entities.characters(book, kind=kind, limit=limit, source=source)
     if as_json:
-        print_json({"book": {"id": info.id, "title": info.title},
-                    "position": info.as_dict()["position"], "entities": [e.as_dict() for e in found]})
+        print_json(
+            {
+                "book": {"id": info.id, "title": info.title},
+                "position": info.as_dict()["position"],
+                "entities": [e.as_dict() for e in found],
+            }
+        )
         return
     named = not found or found[0].source == "names"  # the model layer counts passages only
-    table = Table("name", "kind", *(["mentions"] if named else []), "passages", "first chapter",
-                  "also called",
-                  title=escape(f"{info.title}: names up to {info.position.describe(info.chapters)}"))
+    table = Table(
+        "name",
+        "kind",
+        *(["mentions"] if named else []),
+        "passages",
+        "first chapter",
+        "also called",
+        title=escape(f"{info.title}: names up to {info.position.describe(info.chapters)}"),
+    )
     for e in found:
-        table.add_row(escape(e.name), escape(e.kind), *([str(e.mentions)] if named else []),
-                      str(e.passages), str(e.first_chapter), escape(", ".join(e.aliases[:4])))
+        table.add_row(
+            escape(e.name),
+            escape(e.kind),
+            *([str(e.mentions)] if named else []),
+            str(e.passages),
+            str(e.first_chapter),
+            escape(", ".join(e.aliases[:4])),
+        )
     console.print(table)
     if not found:
         console.print(_nothing_yet(info), highlight=False)
@@ -205,25 +245,35 @@ def profile_cmd(
     if as_json:
         print_json(data)
         return
-    console.print(f"[bold]{escape(data['name'])}[/bold] ({escape(data['kind'])}) -"
-                  f" {_count(data['passages'], 'passage')}"
-                  f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
-                  highlight=False)
+    console.print(
+        f"[bold]{escape(data['name'])}[/bold] ({escape(data['kind'])}) -"
+        f" {_count(data['passages'], 'passage')}"
+        f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
+        highlight=False,
+    )
     if data["aliases"]:
         console.print("also called: " + escape(", ".join(data["aliases"])), highlight=False)
     for f in data.get("facts", []):
-        console.print(f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {escape(f['text'])} "
-                      f"[dim]“{escape(f['quote'])}”[/dim]", highlight=False)
+        console.print(
+            f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {escape(f['text'])} "
+            f"[dim]“{escape(f['quote'])}”[/dim]",
+            highlight=False,
+        )
     for r in data["relations"] if data["source"] == "model" else []:
-        console.print(f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {escape(r['source_name'])}"
-                      f" {escape(r['kind'])} {escape(r['target_name'])} [dim]“{escape(r['quote'])}”[/dim]",
-                      highlight=False)
+        console.print(
+            f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {escape(r['source_name'])}"
+            f" {escape(r['kind'])} {escape(r['target_name'])} [dim]“{escape(r['quote'])}”[/dim]",
+            highlight=False,
+        )
     for a in data.get("appearances", []):
-        console.print(f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {escape(a['context'])}",
-                      highlight=False)
+        console.print(
+            f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {escape(a['context'])}", highlight=False
+        )
     if data.get("related"):
-        console.print("seen with: " + escape(", ".join(f"{r['name']} ({r['passages']})"
-                                                       for r in data["related"])), highlight=False)
+        console.print(
+            "seen with: " + escape(", ".join(f"{r['name']} ({r['passages']})" for r in data["related"])),
+            highlight=False,
+        )
 
 
 @app.command("names")
@@ -259,14 +309,22 @@ def graph_cmd(
     if data["source"] == "model":
         table = Table("from", "relation", "to", "chapter", "quote", title=escape(data["book"]["title"]))
         for e in data["edges"]:
-            table.add_row(escape(e["source_name"]), escape(e["kind"]), escape(e["target_name"]),
-                          str(e["chapter"]), escape(e["quote"]))
+            table.add_row(
+                escape(e["source_name"]),
+                escape(e["kind"]),
+                escape(e["target_name"]),
+                str(e["chapter"]),
+                escape(e["quote"]),
+            )
     else:
-        table = Table("name", "with", "shared passages", "first chapter",
-                      title=escape(data["book"]["title"]))
+        table = Table("name", "with", "shared passages", "first chapter", title=escape(data["book"]["title"]))
         for e in data["edges"]:
-            table.add_row(escape(e["source_name"]), escape(e["target_name"]), str(e["passages"]),
-                          str(e["first_chapter"]))
+            table.add_row(
+                escape(e["source_name"]),
+                escape(e["target_name"]),
+                str(e["passages"]),
+                str(e["first_chapter"]),
+            )
     console.print(table)
 
 
@@ -294,8 +352,11 @@ def search_cmd(
             console.print("[dim]Add --spoilers to search the whole book this once.[/dim]")
         return
     for hit in result.hits:
-        console.print(f"[bold]book {hit.book_id}, chapter {hit.chapter}, passage {hit.passage}[/bold]"
-                      f" [dim](score {hit.score:.4f})[/dim]", highlight=False)
+        console.print(
+            f"[bold]book {hit.book_id}, chapter {hit.chapter}, passage {hit.passage}[/bold]"
+            f" [dim](score {hit.score:.4f})[/dim]",
+            highlight=False,
+        )
         console.print(escape(_clip(hit.text)), highlight=False)
         console.print()
 
@@ -309,9 +370,15 @@ def extract(
 ) -> None:
     """With a model: characters, places, groups, objects, events, relations and identities,
     each with a quote checked against its passage. Replaces the book's model layer."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True,
-                  disable=not err_console.is_terminal) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    ) as bar:
         task = bar.add_task("reading with the model", total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
@@ -327,8 +394,7 @@ def extract(
         f" {report.identities} identities from {report.chunks} chunks with {escape(report.model)};"
         f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage, or no"
         f" name the text had given yet), {report.names_set_aside} names set aside until the text"
-        " gives them"
-        + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
+        " gives them" + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
         highlight=False,
     )
     console.print(f"model use for this book: {escape(report.usage_line)}", highlight=False)
@@ -349,8 +415,7 @@ def reindex(
     if as_json:
         print_json({"id": info.id, "title": info.title, "passages": count, "embedder": embedder().name})
         return
-    console.print(escape(f"{info.title}: {count} passages embedded with {embedder().name}."),
-                  highlight=False)
+    console.print(escape(f"{info.title}: {count} passages embedded with {embedder().name}."), highlight=False)
 
 
 @app.command("remove")

@@ -38,8 +38,12 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-REPO_OPT = typer.Option(None, "--repo", "-r", help="Ingested repository (name or path); "
-                        "default: the one of this folder, or the only one.")
+REPO_OPT = typer.Option(
+    None,
+    "--repo",
+    "-r",
+    help="Ingested repository (name or path); default: the one of this folder, or the only one.",
+)
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -55,9 +59,15 @@ class RichProgress:
 
     def __init__(self, quiet: bool = False):
         self.bar = Progress(
-            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-            MofNCompleteColumn(), _Rate(), TimeElapsedColumn(), console=err_console,
-            disable=quiet, transient=False,
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _Rate(),
+            TimeElapsedColumn(),
+            console=err_console,
+            disable=quiet,
+            transient=False,
         )
         self.task: Any = None
 
@@ -81,8 +91,9 @@ class RichProgress:
         countdown = self.bar.add_task(f"[yellow]waiting: {reason}", total=max(seconds, 0.01))
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
-            self.bar.update(countdown, completed=seconds - left,
-                            description=f"[yellow]{reason}: {left:,.0f}s left")
+            self.bar.update(
+                countdown, completed=seconds - left, description=f"[yellow]{reason}: {left:,.0f}s left"
+            )
             time.sleep(min(1.0, left))
         self.bar.remove_task(countdown)
 
@@ -102,14 +113,22 @@ def _repo(choice: str | None) -> Repo:
 @handle_errors
 def ingest(
     target: str = typer.Argument(..., help="A local git repository (PATH) or OWNER/REPO on GitHub."),
-    max_pages: int = typer.Option(None, "--max-pages", help="GitHub: read at most N pages of "
-                                  "100 issues/PRs; commits are then pinned to their time window."),
-    clone: Path = typer.Option(None, "--clone", help="GitHub: read commits from this local "
-                               "clone instead of the API."),
+    max_pages: int = typer.Option(
+        None,
+        "--max-pages",
+        help="GitHub: read at most N pages of 100 issues/PRs; commits are then pinned to their time window.",
+    ),
+    clone: Path = typer.Option(
+        None, "--clone", help="GitHub: read commits from this local clone instead of the API."
+    ),
     since: str = typer.Option(None, "--since", help="Local: only commits after this date."),
     until: str = typer.Option(None, "--until", help="Local: only commits before this date."),
-    refresh: bool = typer.Option(False, "--refresh", help="GitHub: revalidate cached responses "
-                                 "(304s are free) and fetch only items updated since last run."),
+    refresh: bool = typer.Option(
+        False,
+        "--refresh",
+        help="GitHub: revalidate cached responses "
+        "(304s are free) and fetch only items updated since last run.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     as_json: bool = JSON_OPT,
 ) -> None:
@@ -121,8 +140,9 @@ def ingest(
                 raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
             result = ingest_git(local, since=since, until=until, progress=progress).as_dict()
         elif _SLUG.match(target):
-            result = ingest_github(target, max_pages=max_pages, clone=clone, refresh=refresh,
-                                   progress=progress).as_dict()
+            result = ingest_github(
+                target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
+            ).as_dict()
         else:
             raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
     if as_json:
@@ -168,16 +188,19 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
         print_json(data)
         return
     table = Table("", "", title=Text(f"History of {data['repo']}"), show_header=False)
-    table.add_row("commits", f"{data['commits']:,} ({data['merges']:,} merges, "
-                  f"{data['bot_commits']:,} by bots, {data['commits_with_pr']:,} naming a PR)")
+    table.add_row(
+        "commits",
+        f"{data['commits']:,} ({data['merges']:,} merges, "
+        f"{data['bot_commits']:,} by bots, {data['commits_with_pr']:,} naming a PR)",
+    )
     table.add_row("span", f"{_when(data['first_commit_at'])} → {_when(data['last_commit_at'])}")
     table.add_row("nodes", ", ".join(f"{k} {v:,}" for k, v in sorted(data["nodes"].items())))
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in sorted(data["edges"].items())))
     if data["items_fetched"]:
-        table.add_row("from GitHub", ", ".join(f"{k} {v:,}" for k, v in
-                                               sorted(data["items_fetched"].items())))
-        table.add_row("comments", ", ".join(f"{k} {v:,}" for k, v in
-                                            sorted(data["comments"].items())) or "0")
+        table.add_row(
+            "from GitHub", ", ".join(f"{k} {v:,}" for k, v in sorted(data["items_fetched"].items()))
+        )
+        table.add_row("comments", ", ".join(f"{k} {v:,}" for k, v in sorted(data["comments"].items())) or "0")
     console.print(table)
 
 
@@ -194,11 +217,17 @@ def churn(
     if as_json:
         print_json(rows)
         return
-    table = Table("file", "churn", "+", "-", "commits", "authors", "last change",
-                  title="Churn")
+    table = Table("file", "churn", "+", "-", "commits", "authors", "last change", title="Churn")
     for r in rows:
-        table.add_row(Text(r["path"]), f"{r['churn']:,}", f"{r['added']:,}", f"{r['removed']:,}",
-                      f"{r['commits']:,}", str(r["authors"]), _when(r["last_changed"]))
+        table.add_row(
+            Text(r["path"]),
+            f"{r['churn']:,}",
+            f"{r['added']:,}",
+            f"{r['removed']:,}",
+            f"{r['commits']:,}",
+            str(r["authors"]),
+            _when(r["last_changed"]),
+        )
     console.print(table)
 
 
@@ -215,8 +244,13 @@ def hotspots(
     if as_json:
         print_json(data)
         return
-    table = Table("file", "changes", "churn", "authors",
-                  title=f"Hotspots {_when(data['window_start'])} → {_when(data['window_end'])}")
+    table = Table(
+        "file",
+        "changes",
+        "churn",
+        "authors",
+        title=f"Hotspots {_when(data['window_start'])} → {_when(data['window_end'])}",
+    )
     for r in data["files"]:
         table.add_row(Text(r["path"]), str(r["changes"]), f"{r['churn']:,}", str(r["authors"]))
     console.print(table)
@@ -228,25 +262,40 @@ def coupling(
     min_revs: int = typer.Option(5, "--min-revs", help="Ignore files with fewer revisions."),
     min_shared: int = typer.Option(5, "--min-shared", help="Minimum commits shared by a pair."),
     min_degree: float = typer.Option(30, "--min-degree", help="Minimum coupling, percent."),
-    max_changeset: int = typer.Option(30, "--max-changeset",
-                                      help="Ignore commits touching more files than this."),
+    max_changeset: int = typer.Option(
+        30, "--max-changeset", help="Ignore commits touching more files than this."
+    ),
     n: int = typer.Option(20, "-n", help="How many pairs."),
     since: str = typer.Option(None, "--since", help="Only commits after this date (or 90d)."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Files that change together (code-maat's logical coupling)."""
-    data = queries.coupling(_repo(repo), min_revs=min_revs, min_shared=min_shared,
-                            min_degree=min_degree, max_changeset=max_changeset, n=n, since=since)
+    data = queries.coupling(
+        _repo(repo),
+        min_revs=min_revs,
+        min_shared=min_shared,
+        min_degree=min_degree,
+        max_changeset=max_changeset,
+        n=n,
+        since=since,
+    )
     if as_json:
         print_json(data)
         return
-    table = Table("entity", "coupled", "degree %", "shared", "avg revs",
-                  title=f"Coupling ({data['commits_considered']:,} commits, "
-                        f"{data['commits_skipped_as_large']:,} large ones left out)")
+    table = Table(
+        "entity",
+        "coupled",
+        "degree %",
+        "shared",
+        "avg revs",
+        title=f"Coupling ({data['commits_considered']:,} commits, "
+        f"{data['commits_skipped_as_large']:,} large ones left out)",
+    )
     for p in data["pairs"]:
-        table.add_row(Text(p["entity"]), Text(p["coupled"]), str(p["degree"]), str(p["shared"]),
-                      str(p["average_revs"]))
+        table.add_row(
+            Text(p["entity"]), Text(p["coupled"]), str(p["degree"]), str(p["shared"]), str(p["average_revs"])
+        )
     console.print(table)
 
 
@@ -294,36 +343,57 @@ def _start_name(start: dict[str, Any]) -> str:
 @app.command("walk")
 @handle_errors
 def walk(
-    node: str = typer.Argument(..., help="Start: a file path, a sha, #12, pr:12, issue:7, "
-                               "@login or an email."),
+    node: str = typer.Argument(
+        ..., help="Start: a file path, a sha, #12, pr:12, issue:7, @login or an email."
+    ),
     depth: int = typer.Option(3, "--depth", "-d", help="Hops from the start (1-6)."),
-    max_degree: int = typer.Option(20, "--max-degree", help="Do not expand through nodes "
-                                   "with more edges than this (they are still listed); 0 = off."),
-    rel: list[str] = typer.Option(None, "--rel", help="Follow only these edge types "
-                                  "(repeat or comma-separate: MODIFIED,PART_OF,CLOSES...)."),
-    kind: list[str] = typer.Option(None, "--kind", help="List only these node kinds "
-                                   "(commit, file, pr, issue, person)."),
+    max_degree: int = typer.Option(
+        20,
+        "--max-degree",
+        help="Do not expand through nodes with more edges than this (they are still listed); 0 = off.",
+    ),
+    rel: list[str] = typer.Option(
+        None,
+        "--rel",
+        help="Follow only these edge types (repeat or comma-separate: MODIFIED,PART_OF,CLOSES...).",
+    ),
+    kind: list[str] = typer.Option(
+        None, "--kind", help="List only these node kinds (commit, file, pr, issue, person)."
+    ),
     since: str = typer.Option(None, "--since", help="Only edges after this date (or 90d)."),
     until: str = typer.Option(None, "--until", help="Only edges before this date."),
-    max_changeset: int = typer.Option(None, "--max-changeset", help="Commits touching more "
-                                      "files than this add no file-to-file bridge."),
+    max_changeset: int = typer.Option(
+        None, "--max-changeset", help="Commits touching more files than this add no file-to-file bridge."
+    ),
     limit: int = typer.Option(50, "--limit", "-n", help="At most N results (0 = all)."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Walk the graph from a node: nearest first, then newest; hubs are not expanded."""
     data = queries.walk_from(
-        _repo(repo), node, depth=depth, max_degree=max_degree or None, relations=rel,
-        kinds=kind, since=since, until=until, max_changeset=max_changeset,
+        _repo(repo),
+        node,
+        depth=depth,
+        max_degree=max_degree or None,
+        relations=rel,
+        kinds=kind,
+        since=since,
+        until=until,
+        max_changeset=max_changeset,
         limit=limit or None,
     )
     if as_json:
         print_json(data)
         return
     start = data["start"]
-    table = Table("hops", "kind", "when", "degree", "node",
-                  title=Text(f"From {_start_name(start)} "
-                             f"(depth {depth}, max degree {max_degree or 'off'})"))
+    table = Table(
+        "hops",
+        "kind",
+        "when",
+        "degree",
+        "node",
+        title=Text(f"From {_start_name(start)} (depth {depth}, max degree {max_degree or 'off'})"),
+    )
     for r in data["results"]:
         degree = Text.assemble(str(r["degree"]), (" hub", "yellow") if r["hub"] else "")
         table.add_row(str(r["depth"]), r["kind"], _when(r["at"]), degree, _describe(r))

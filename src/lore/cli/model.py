@@ -15,7 +15,8 @@ from lore.core.llm.tasks import known_tasks_text
 
 # for any command that calls a model: `no_cache: bool = NO_CACHE_OPTION`, then `model_command`
 NO_CACHE_OPTION = typer.Option(
-    False, "--no-cache",
+    False,
+    "--no-cache",
     help="Ask the model again instead of replaying cached replies (the fresh ones are kept).",
 )
 
@@ -41,20 +42,19 @@ def report_model_use(run_id: str) -> None:
     if totals.calls or totals.cache_hits or totals.embed_calls or totals.embed_cache_hits:
         err_console.print(f"model use: {totals.line()}", style="dim", highlight=False, soft_wrap=True)
 
+
 app = typer.Typer(
     help="Language models and embedders: setup, a test call, the cache and what was spent.",
     no_args_is_help=True,
 )
-cache_app = typer.Typer(help="The content-hash cache of completions and embeddings.",
-                        no_args_is_help=True)
+cache_app = typer.Typer(help="The content-hash cache of completions and embeddings.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
 
 @app.command("show")
 @handle_errors
 def show(
-    task: str = typer.Option(None, "--task", help=f"Show the model this task goes to:"
-                             f" {known_tasks_text()}."),
+    task: str = typer.Option(None, "--task", help=f"Show the model this task goes to: {known_tasks_text()}."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Print the model configuration (the API key masked) and where each value came from."""
@@ -73,27 +73,35 @@ def show(
         table.add_row("API key", chat["api_key"] or "-", sources.get("api_key", ""))
         table.add_row("structured output", chat["structured"], "")
     for name, entry in info["tasks"].items():
-        table.add_row(f"task {name}", escape(entry["model"]) if entry["model"] else
-                      "[yellow]none[/yellow]", escape(entry["from"]))
+        table.add_row(
+            f"task {name}",
+            escape(entry["model"]) if entry["model"] else "[yellow]none[/yellow]",
+            escape(entry["from"]),
+        )
     table.add_row("embedder", info["embedder"], "")
     table.add_row("vector search", info["vector_search"], "")
     limits = info["limits"]
-    table.add_row("limits", f"timeout {limits['timeout']:g}s, {limits['max_retries']} retries,"
-                  f" {limits['max_concurrency']} at once", "")
+    table.add_row(
+        "limits",
+        f"timeout {limits['timeout']:g}s, {limits['max_retries']} retries,"
+        f" {limits['max_concurrency']} at once",
+        "",
+    )
     prices = ", ".join(f"{m} ${p['input']:g}/${p['output']:g}" for m, p in info["prices"].items())
     table.add_row("prices (per 1M tokens)", prices or "-", "config model.prices")
     console.print(table)
     if chat is None:
         console.print(f"[yellow]No model:[/yellow] {info['needs_model']}", highlight=False)
-        console.print("Without one, everything deterministic still works (rules, the history graph,"
-                      " book search); interpreted features say what they need.")
+        console.print(
+            "Without one, everything deterministic still works (rules, the history graph,"
+            " book search); interpreted features say what they need."
+        )
 
 
 @app.command("test")
 @handle_errors
 def model_test(
-    task: str = typer.Option(None, "--task", help=f"Test the model this task goes to:"
-                             f" {known_tasks_text()}."),
+    task: str = typer.Option(None, "--task", help=f"Test the model this task goes to: {known_tasks_text()}."),
     no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
@@ -130,8 +138,12 @@ def cache_stats(as_json: bool = typer.Option(False, "--json", help="Print JSON."
     if stats.by_model:
         table = Table("kind", "model", "entries", "hits")
         for row in stats.by_model:
-            table.add_row(row["kind"], row["model"], str(row["entries"]),
-                          "-" if row["hits"] is None else str(row["hits"]))
+            table.add_row(
+                row["kind"],
+                row["model"],
+                str(row["entries"]),
+                "-" if row["hits"] is None else str(row["hits"]),
+            )
         console.print(table)
 
 
@@ -144,8 +156,7 @@ def cache_clear(
 ) -> None:
     """Delete cached completions and/or vectors (the next run pays for them again)."""
     if not yes:
-        typer.confirm("Delete the cached model replies? Re-running will call (and pay) again",
-                      abort=True)
+        typer.confirm("Delete the cached model replies? Re-running will call (and pay) again", abort=True)
     removed = cache.clear_cache(kind)
     if as_json:
         print_json({"removed": removed, "kind": kind or "all"})
@@ -172,9 +183,12 @@ def usage_report(
     table = Table(by, "calls", "cache hits", "prompt tok", "completion tok", "embedded", "cost")
     for name, t in groups.items():
         table.add_row(
-            name or "-", str(t.calls), str(t.cache_hits + t.embed_cache_hits),
+            name or "-",
+            str(t.calls),
+            str(t.cache_hits + t.embed_cache_hits),
             f"{t.prompt_tokens:,}" + ("~" if t.estimated_tokens else ""),
-            f"{t.completion_tokens:,}", f"{t.embedded_texts:,}",
+            f"{t.completion_tokens:,}",
+            f"{t.embedded_texts:,}",
             "-" if t.cost is None else f"${t.cost:.4f}",
         )
     console.print(table)

@@ -11,8 +11,11 @@ from rich.table import Table
 from lore.cli.common import console, handle_errors, print_json
 from lore.rules import service
 
-app = typer.Typer(help="Register and list projects (git repositories Lore knows).",
-                  invoke_without_command=True, no_args_is_help=False)
+app = typer.Typer(
+    help="Register and list projects (git repositories Lore knows).",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
 
 
 @app.callback()
@@ -35,8 +38,12 @@ def projects(
     for p in items:
         rules = service.list_rules(p)
         active = sum(r.status == "active" for r in rules)
-        table.add_row(esc(p.name), esc(str(p.path)), esc(", ".join(p.sections)) or "-",
-                      f"{active}/{len(rules) - active}")
+        table.add_row(
+            esc(p.name),
+            esc(str(p.path)),
+            esc(", ".join(p.sections)) or "-",
+            f"{active}/{len(rules) - active}",
+        )
     console.print(table)
 
 
@@ -60,8 +67,9 @@ def add(
 def refresh(name: str = typer.Argument(None, help="Project name (default: this folder's).")) -> None:
     """Rebuild a project's map of sections after folders changed."""
     project = service.refresh_map(service.find_project(name))
-    console.print(f"{esc(project.name)}: sections {esc(', '.join(project.sections)) or '(none)'}",
-                  highlight=False)
+    console.print(
+        f"{esc(project.name)}: sections {esc(', '.join(project.sections)) or '(none)'}", highlight=False
+    )
 
 
 def register_top_level(root: typer.Typer) -> None:
@@ -69,21 +77,26 @@ def register_top_level(root: typer.Typer) -> None:
     @handle_errors
     def demo(
         task: str = typer.Option("add pagination to the orders endpoint", help="The change to describe."),
-        path: list[str] = typer.Option(None, "--path", help="Files of the change (default: src/api/orders.py)."),
+        path: list[str] = typer.Option(
+            None, "--path", help="Files of the change (default: src/api/orders.py)."
+        ),
     ) -> None:
         """Register a demo project with sample rules and print what an agent would be sent."""
         from lore.rules.demo import ensure_demo_project
 
         project = ensure_demo_project()
         files = path or ["src/api/orders.py"]
-        console.print(f"[bold]Demo project[/bold] {esc(project.name)} at {esc(str(project.path))}",
-                      highlight=False)
-        console.print(f"[bold]Files[/bold] {esc(', '.join(files))}   [bold]Task[/bold] {esc(task)}\n",
-                      highlight=False)
+        console.print(
+            f"[bold]Demo project[/bold] {esc(project.name)} at {esc(str(project.path))}", highlight=False
+        )
+        console.print(
+            f"[bold]Files[/bold] {esc(', '.join(files))}   [bold]Task[/bold] {esc(task)}\n", highlight=False
+        )
         reply = service.rules_for_change(project, files, task=task)
         typer.echo(reply.render())
         console.print(
             f"\n[dim]{len(reply.served)} of {reply.eligible_count} eligible rules sent. Try "
             f"`lore review --name {project.name} list` or `lore review --name {project.name} "
-            "resolve src/db/models.py --task 'add a column'`.[/dim]", highlight=False,
+            "resolve src/db/models.py --task 'add a column'`.[/dim]",
+            highlight=False,
         )

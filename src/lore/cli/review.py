@@ -13,14 +13,17 @@ from lore.cli.common import console, handle_errors, print_json
 from lore.rules import service
 from lore.rules.models import Project, Rule
 
-app = typer.Typer(help="Review a project's rules: list, add, approve, reject, pin, resolve, usage.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Review a project's rules: list, add, approve, reject, pin, resolve, usage.", no_args_is_help=True
+)
 
 
 @app.callback()
 def review(
     ctx: typer.Context,
-    name: str = typer.Option(None, "--name", "-n", help="Project name (default: the project of this folder)."),
+    name: str = typer.Option(
+        None, "--name", "-n", help="Project name (default: the project of this folder)."
+    ),
 ) -> None:
     ctx.obj = {"name": name}
 
@@ -53,14 +56,17 @@ def list_cmd(
         print_json([r.to_dict() for r in rules])
         return
     untagged = sum(not r.tagged for r in rules if r.status == "active")
-    table = Table("id", "status", "scope", "rule", "served", title=f"Rules of {project.name}",
-                  show_lines=details)
+    table = Table(
+        "id", "status", "scope", "rule", "served", title=f"Rules of {project.name}", show_lines=details
+    )
     for r in rules:
         body = f"[bold]{esc(r.label)}[/bold]" + ("" if r.title == "" and not details else f"\n{esc(r.text)}")
         if details:
-            body += (f"\n[dim]triggers: {esc(', '.join(r.triggers)) or '-'} | always: "
-                     f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
-                     f"{'yes' if r.tagged else 'no'}[/dim]")
+            body += (
+                f"\n[dim]triggers: {esc(', '.join(r.triggers)) or '-'} | always: "
+                f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
+                f"{'yes' if r.tagged else 'no'}[/dim]"
+            )
             for ev in r.evidence:
                 body += f"\n[dim]evidence: {esc(str(ev))}[/dim]"
         pin = " (always)" if r.always else ""
@@ -81,8 +87,9 @@ def add(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Add a rule; it is active at once because you chose it."""
-    rule = service.add_rule(_project(ctx), text, title=title, triggers=triggers, always=always,
-                            scope=scope, source="user")
+    rule = service.add_rule(
+        _project(ctx), text, title=title, triggers=triggers, always=always, scope=scope, source="user"
+    )
     if as_json:
         print_json(rule.to_dict())
     else:
@@ -93,16 +100,23 @@ def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> Non
     project = _project(ctx)
     rule = service.get_rule(rule_id, project)
     actions = {
-        "approve": service.approve, "unapprove": service.unapprove, "reject": service.reject,
-        "pin": lambda r: service.pin(r, True), "unpin": lambda r: service.pin(r, False),
+        "approve": service.approve,
+        "unapprove": service.unapprove,
+        "reject": service.reject,
+        "pin": lambda r: service.pin(r, True),
+        "unpin": lambda r: service.pin(r, False),
     }
     result = actions[action](rule)
     if as_json:
         print_json({"action": action, **result.to_dict()})
         return
-    done = {"approve": "approved (active)", "unapprove": "back to pending",
-            "reject": "rejected (deleted)", "pin": "pinned (sent on every request)",
-            "unpin": "unpinned"}[action]
+    done = {
+        "approve": "approved (active)",
+        "unapprove": "back to pending",
+        "reject": "rejected (deleted)",
+        "pin": "pinned (sent on every request)",
+        "unpin": "unpinned",
+    }[action]
     console.print(f"{result.id} {done}: {esc(result.label)}", highlight=False)
 
 
@@ -150,13 +164,24 @@ def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> 
     project = _project(ctx)
     rules = service.usage(project)
     if as_json:
-        print_json([{"id": r.id, "title": r.label, "served": r.served_count,
-                     "last_served_at": r.last_served_at, "always": r.always} for r in rules])
+        print_json(
+            [
+                {
+                    "id": r.id,
+                    "title": r.label,
+                    "served": r.served_count,
+                    "last_served_at": r.last_served_at,
+                    "always": r.always,
+                }
+                for r in rules
+            ]
+        )
         return
     table = Table("id", "served", "last served", "always", "rule", title=f"Usage in {project.name}")
     for r in rules:
-        table.add_row(r.id, str(r.served_count), _when(r.last_served_at),
-                      "yes" if r.always else "", esc(r.label))
+        table.add_row(
+            r.id, str(r.served_count), _when(r.last_served_at), "yes" if r.always else "", esc(r.label)
+        )
     console.print(table)
     unused = sum(r.served_count == 0 for r in rules)
     console.print(f"{unused} of {len(rules)} active rule(s) never served.", highlight=False)
@@ -164,8 +189,12 @@ def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> 
 
 @app.command("search")
 @handle_errors
-def search(ctx: typer.Context, query: str = typer.Argument(...), limit: int = typer.Option(10),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+def search(
+    ctx: typer.Context,
+    query: str = typer.Argument(...),
+    limit: int = typer.Option(10),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """Search the project's active rules (scope words included)."""
     hits = service.search_rules(_project(ctx), query, limit)
     if as_json:

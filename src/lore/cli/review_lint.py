@@ -30,8 +30,10 @@ def lint(
                 mark = "[yellow]warning[/yellow]" if f.severity == "warning" else "[dim]info[/dim]"
                 table.add_row(mark, f.kind, escape(f.message))
             console.print(table)
-        console.print(f"{report.rules} rule(s) checked; always-rules cost about {report.always_tokens} "
-                      f"tokens per request (budget {ALWAYS_BUDGET}); {len(report.warnings)} warning(s).",
-                      highlight=False)
+        console.print(
+            f"{report.rules} rule(s) checked; always-rules cost about {report.always_tokens} "
+            f"tokens per request (budget {ALWAYS_BUDGET}); {len(report.warnings)} warning(s).",
+            highlight=False,
+        )
     if report.warnings:
         raise typer.Exit(1)

@@ -50,10 +50,16 @@ def _candidate_table(title: str, candidates: list[Candidate], status: dict[str, 
 def _feedback_table(title: str, candidates: list[Candidate]) -> Table:
     table = Table("times", "feedback", "scope", "where", title=title)
     for c in candidates:
-        where = "; ".join(f"#{e.get('pr')} {e.get('file')}:{e.get('line')} ({e.get('author')})"
-                          for e in c.evidence[:3])
-        _add(table, str(len(c.evidence)), c.text, ", ".join(c.scope) or "global",
-                      where + (f"; +{len(c.evidence) - 3} more" if len(c.evidence) > 3 else ""))
+        where = "; ".join(
+            f"#{e.get('pr')} {e.get('file')}:{e.get('line')} ({e.get('author')})" for e in c.evidence[:3]
+        )
+        _add(
+            table,
+            str(len(c.evidence)),
+            c.text,
+            ", ".join(c.scope) or "global",
+            where + (f"; +{len(c.evidence) - 3} more" if len(c.evidence) > 3 else ""),
+        )
     return table
 
 
@@ -74,23 +80,45 @@ def register(root: typer.Typer) -> None:
             print_json(report.to_dict())
             return
         if not report.files:
-            console.print(f"No instruction files found in {report.project.path}.", highlight=False,
-                          markup=False)
+            console.print(
+                f"No instruction files found in {report.project.path}.", highlight=False, markup=False
+            )
             return
-        table = Table("file", "kind", "scope", "pieces", "new", "merged", "known", "refused",
-                      title=f"memorize → project {report.project.name}")
+        table = Table(
+            "file",
+            "kind",
+            "scope",
+            "pieces",
+            "new",
+            "merged",
+            "known",
+            "refused",
+            title=f"memorize → project {report.project.name}",
+        )
         for f in report.files:
             scope = ", ".join(f.scope) or "global"
             if f.skipped:
                 _add(table, f.path, f.kind, scope, "-", "-", "-", "-", "-")
                 continue
-            _add(table, f.path, f.kind, scope, str(len(f.candidates)), str(f.added),
-                          str(f.merged), str(f.repeats), str(len(f.refused)))
+            _add(
+                table,
+                f.path,
+                f.kind,
+                scope,
+                str(len(f.candidates)),
+                str(f.added),
+                str(f.merged),
+                str(f.repeats),
+                str(len(f.refused)),
+            )
         console.print(table)
         for f in report.files:
-            lines = ([f"skipped: {f.skipped}"] if f.skipped else []) + \
-                [f"front matter: {p}" for p in f.problems] + [f"refused {r}" for r in f.refused] + \
-                f.notes
+            lines = (
+                ([f"skipped: {f.skipped}"] if f.skipped else [])
+                + [f"front matter: {p}" for p in f.problems]
+                + [f"refused {r}" for r in f.refused]
+                + f.notes
+            )
             if lines:
                 text = "\n  ".join(lines) if details else _short(lines)
                 console.print(f"[yellow]{escape(f.path)}[/yellow]: {escape(text)}", highlight=False)
@@ -120,28 +148,44 @@ def register(root: typer.Typer) -> None:
             return
         project, candidates, saved = discover(path)
         if as_json:
-            print_json({"project": project.name, "candidates": [c.to_dict() for c in candidates],
-                        "added": [r.id for r in saved.added], "repeats": saved.repeats})
+            print_json(
+                {
+                    "project": project.name,
+                    "candidates": [c.to_dict() for c in candidates],
+                    "added": [r.id for r in saved.added],
+                    "repeats": saved.repeats,
+                }
+            )
             return
         added = {r.text for r in saved.added}
-        status = {c.key: ("new " + next((r.id for r in saved.added if r.text == c.text.strip()), ""))
-                  if c.text.strip() in added else "known" for c in candidates}
+        status = {
+            c.key: ("new " + next((r.id for r in saved.added if r.text == c.text.strip()), ""))
+            if c.text.strip() in added
+            else "known"
+            for c in candidates
+        }
         console.print(_candidate_table(f"discover → project {project.name}", candidates, status))
-        console.print(f"{len(saved.added)} new pending rule(s), {saved.repeats} already known. "
-                      f"Review: lore review --name {project.name} list --pending", highlight=False, markup=False)
+        console.print(
+            f"{len(saved.added)} new pending rule(s), {saved.repeats} already known. "
+            f"Review: lore review --name {project.name} list --pending",
+            highlight=False,
+            markup=False,
+        )
 
     @root.command("learn")
     @handle_errors
     def learn_cmd(
         path: Path = typer.Argument(Path("."), help="The repository (its `origin` is on GitHub)."),
         include_external: bool = typer.Option(
-            False, "--include-external", help="Also count comments by people outside the repository."),
+            False, "--include-external", help="Also count comments by people outside the repository."
+        ),
         since: str = typer.Option(None, "--since", help="Only comments from this date on (2024-01-31)."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the grouped feedback; save nothing."),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """Read PR review comments by owners, members and collaborators; save repeated feedback
         first, as pending rules."""
+
         def wait(seconds: float, reason: str) -> None:
             err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False, markup=False)
             time.sleep(seconds)
@@ -155,14 +199,24 @@ def register(root: typer.Typer) -> None:
             return
         project, candidates, saved = learn(path, include_external, since, sleep=wait)
         if as_json:
-            print_json({"project": project.name, "candidates": [c.to_dict() for c in candidates],
-                        "added": [r.id for r in saved.added], "merged": len(saved.merged),
-                        "repeats": saved.repeats})
+            print_json(
+                {
+                    "project": project.name,
+                    "candidates": [c.to_dict() for c in candidates],
+                    "added": [r.id for r in saved.added],
+                    "merged": len(saved.merged),
+                    "repeats": saved.repeats,
+                }
+            )
             return
         console.print(_feedback_table(f"learn → project {project.name}", candidates))
-        console.print(f"{len(saved.added)} new pending rule(s), {len(saved.merged)} with new evidence, "
-                      f"{saved.repeats} already known. Review: lore review --name {project.name} list "
-                      "--pending --details", highlight=False, markup=False)
+        console.print(
+            f"{len(saved.added)} new pending rule(s), {len(saved.merged)} with new evidence, "
+            f"{saved.repeats} already known. Review: lore review --name {project.name} list "
+            "--pending --details",
+            highlight=False,
+            markup=False,
+        )
 
     @root.command("train")
     @handle_errors
@@ -177,17 +231,35 @@ def register(root: typer.Typer) -> None:
         if as_json:
             print_json(report.to_dict())
             return
-        table = Table("document", "pieces", "new", "merged", "known", "refused",
-                      title=f"train → project {report.project.name}")
+        table = Table(
+            "document",
+            "pieces",
+            "new",
+            "merged",
+            "known",
+            "refused",
+            title=f"train → project {report.project.name}",
+        )
         for f in report.files:
-            _add(table, f.path, str(len(f.candidates)), str(f.added), str(f.merged), str(f.repeats),
-                 str(len(f.refused)))
+            _add(
+                table,
+                f.path,
+                str(len(f.candidates)),
+                str(f.added),
+                str(f.merged),
+                str(f.repeats),
+                str(len(f.refused)),
+            )
         console.print(table)
         for f in report.files:
             for line in [*f.refused, *f.notes, *(f"front matter: {p}" for p in f.problems)]:
                 console.print(f"[yellow]{escape(f.path)}[/yellow]: {escape(line)}", highlight=False)
-        console.print(f"{len(report.saved.added)} new active rule(s). See: lore review --name "
-                      f"{report.project.name} list", highlight=False, markup=False)
+        console.print(
+            f"{len(report.saved.added)} new active rule(s). See: lore review --name "
+            f"{report.project.name} list",
+            highlight=False,
+            markup=False,
+        )
 
     @root.command("export")
     @handle_errors
@@ -209,6 +281,10 @@ def register(root: typer.Typer) -> None:
             console.print(f"unchanged {path}", highlight=False, markup=False)
         for path in result.removed:
             console.print(f"removed   {path}", highlight=False, markup=False)
-        console.print(f"{result.rules} active rule(s) of {project.name} exported for {to}.", highlight=False, markup=False)
+        console.print(
+            f"{result.rules} active rule(s) of {project.name} exported for {to}.",
+            highlight=False,
+            markup=False,
+        )
         if not result.rules:
             err_console.print("note: no active rules yet; approve some with `lore review approve ID`.")

@@ -14,8 +14,9 @@ app = typer.Typer(help="Serve the local web UI for rules.")
 @app.command("serve")
 @handle_errors
 def serve(
-    port: int = typer.Option(0, "--port", "-p", min=0, max=65535,
-                             help="Port on 127.0.0.1 (default: a free one)."),
+    port: int = typer.Option(
+        0, "--port", "-p", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one)."
+    ),
     no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser."),
 ) -> None:
     """Serve the rules UI on 127.0.0.1 with a token for this run; Ctrl+C stops it."""

@@ -133,8 +133,10 @@ def update_settings(changes: dict[str, Any], path: Path | None = None) -> None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidInput(f"{path} is unreadable ({exc}); fix or move it, then run this again "
-                               "(Lore does not overwrite a settings file it cannot read)") from None
+            raise InvalidInput(
+                f"{path} is unreadable ({exc}); fix or move it, then run this again "
+                "(Lore does not overwrite a settings file it cannot read)"
+            ) from None
         if not isinstance(data, dict):
             raise InvalidInput(f"{path} is not a JSON object; fix or move it, then run this again")
     else:

@@ -98,8 +98,9 @@ def discover_token(base_url: str | None = None) -> tuple[str | None, str]:
     base = (base_url or api_base()).rstrip("/")
     if base == DEFAULT_API and shutil.which("gh"):
         try:
-            out = subprocess.run(["gh", "auth", "token"], capture_output=True, text=True,
-                                 timeout=10, check=False)
+            out = subprocess.run(
+                ["gh", "auth", "token"], capture_output=True, text=True, timeout=10, check=False
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None, "none"
         if out.returncode == 0 and out.stdout.strip():
@@ -180,8 +181,9 @@ class GitHubClient:
         cached = self._cached(key)
         if cached is not None and time.time() - cached["fetched_at"] < self.ttl:
             self.counters.cache_hits += 1
-            return Response(url, cached["status"], json.loads(cached["body"]), cached["link"],
-                            from_cache=True)
+            return Response(
+                url, cached["status"], json.loads(cached["body"]), cached["link"], from_cache=True
+            )
         extra = {"If-None-Match": cached["etag"]} if cached is not None and cached["etag"] else {}
         attempt = 0
         while True:
@@ -196,8 +198,9 @@ class GitHubClient:
             if resp.status_code == 304 and cached is not None:
                 self.counters.not_modified += 1
                 self._touch(key)
-                return Response(url, cached["status"], json.loads(cached["body"]),
-                                cached["link"], from_cache=True)
+                return Response(
+                    url, cached["status"], json.loads(cached["body"]), cached["link"], from_cache=True
+                )
             if resp.status_code == 200:
                 try:
                     data = resp.json()
@@ -217,7 +220,11 @@ class GitHubClient:
             raise self._error(resp, url)
 
     def pages(
-        self, path: str, params: Mapping[str, Any] | None = None, *, start_url: str | None = None,
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        start_url: str | None = None,
         max_pages: int | None = None,
     ) -> Iterator[Response]:
         """Each page of a listing, following `Link: rel="next"` (or from `start_url`)."""
@@ -229,8 +236,9 @@ class GitHubClient:
             yield page
             url = page.next_url
 
-    def all(self, path: str, params: Mapping[str, Any] | None = None,
-            max_pages: int | None = None) -> list[Any]:
+    def all(
+        self, path: str, params: Mapping[str, Any] | None = None, max_pages: int | None = None
+    ) -> list[Any]:
         """Every element of a paginated listing."""
         out: list[Any] = []
         for page in self.pages(path, params, max_pages=max_pages):
@@ -299,21 +307,31 @@ class GitHubClient:
     # ------------------------------------------------------------ cache
 
     def _cached(self, key: str) -> Any:
-        return self.store.connect().execute(
-            "SELECT status, etag, link, body, fetched_at FROM github_http_cache WHERE key = ?",
-            (key,),
-        ).fetchone()
+        return (
+            self.store.connect()
+            .execute(
+                "SELECT status, etag, link, body, fetched_at FROM github_http_cache WHERE key = ?",
+                (key,),
+            )
+            .fetchone()
+        )
 
     def _save(self, key: str, url: str, resp: httpx.Response, data: Any) -> None:
         with self.store.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO github_http_cache (key, method, url, status, etag, link,"
                 " body, fetched_at) VALUES (?, 'GET', ?, ?, ?, ?, ?, ?)",
-                (key, url, resp.status_code, resp.headers.get("etag"), resp.headers.get("link"),
-                 json.dumps(data), time.time()),
+                (
+                    key,
+                    url,
+                    resp.status_code,
+                    resp.headers.get("etag"),
+                    resp.headers.get("link"),
+                    json.dumps(data),
+                    time.time(),
+                ),
             )
 
     def _touch(self, key: str) -> None:
         with self.store.transaction() as conn:
-            conn.execute("UPDATE github_http_cache SET fetched_at = ? WHERE key = ?",
-                         (time.time(), key))
+            conn.execute("UPDATE github_http_cache SET fetched_at = ? WHERE key = ?", (time.time(), key))

@@ -124,8 +124,7 @@ def refresh_degrees(
             f") GROUP BY node, rel"
         )
         conn.execute(
-            f"UPDATE {n} SET degree = COALESCE("
-            f"(SELECT SUM(x.n) FROM {d} x WHERE x.node_id = {n}.id), 0)"
+            f"UPDATE {n} SET degree = COALESCE((SELECT SUM(x.n) FROM {d} x WHERE x.node_id = {n}.id), 0)"
         )
         return
     ids = sorted(set(node_ids))

@@ -52,7 +52,9 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
                 check_same_thread=True,
             )
             conn.row_factory = sqlite3.Row
@@ -97,9 +99,7 @@ class Store:
                     if m.name in done:
                         continue
                     with self.transaction() as tx:
-                        if tx.execute(
-                            "SELECT 1 FROM schema_migrations WHERE name = ?", (m.name,)
-                        ).fetchone():
+                        if tx.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (m.name,)).fetchone():
                             continue  # another process applied it meanwhile
                         if isinstance(m.apply, str):
                             for statement in _split_sql(m.apply):

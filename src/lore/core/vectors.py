@@ -68,8 +68,17 @@ MIGRATIONS = [
 
 BACKENDS = ("numpy", "sqlite-vec")
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_OPS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-        "in": "IN", "not in": "NOT IN"}
+_OPS = {
+    "=": "=",
+    "==": "=",
+    "!=": "!=",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "in": "IN",
+    "not in": "NOT IN",
+}
 _CACHE_SIZE = 16  # collections kept in memory per process
 _CHUNK = 500
 
@@ -185,8 +194,14 @@ def _sql_where(clauses: list[list[_Cond]]) -> tuple[str, list[Any]]:
 class _Loaded:
     """One collection's vectors for one embedder, as a matrix plus metadata columns."""
 
-    def __init__(self, generation: int, ids: np.ndarray, keys: list[str], matrix: np.ndarray,
-                 metas: list[dict[str, Any]]):
+    def __init__(
+        self,
+        generation: int,
+        ids: np.ndarray,
+        keys: list[str],
+        matrix: np.ndarray,
+        metas: list[dict[str, Any]],
+    ):
         self.generation = generation
         self.ids = ids
         self.keys = keys
@@ -237,8 +252,14 @@ class _Loaded:
         return _COMPARE[c.op](col, c.value) & present
 
 
-_COMPARE = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-            ">": operator.gt, ">=": operator.ge}
+_COMPARE = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 _loaded: OrderedDict[tuple[str, str, str], _Loaded] = OrderedDict()
 _loaded_lock = threading.Lock()
 
@@ -301,9 +322,16 @@ class VectorIndex:
         rows = []
         for key, vector, meta in items:
             unit = _as_unit(vector, self.dim, f"vector {key!r}")
-            rows.append((self.collection, self.model, self.dim, str(key),
-                         unit.astype("<f4").tobytes(),
-                         json.dumps(_clean_meta(key, meta), separators=(",", ":"))))
+            rows.append(
+                (
+                    self.collection,
+                    self.model,
+                    self.dim,
+                    str(key),
+                    unit.astype("<f4").tobytes(),
+                    json.dumps(_clean_meta(key, meta), separators=(",", ":")),
+                )
+            )
         if not rows:
             return 0
         with self.store.transaction() as tx:
@@ -392,9 +420,7 @@ class VectorIndex:
         clauses = _parse_where(where)
         return len(loaded.keys) if clauses is None else int(loaded.mask(clauses).sum())
 
-    def search(
-        self, query: Any, k: int = 10, where: Where = None, *, backend: str = "numpy"
-    ) -> list[Hit]:
+    def search(self, query: Any, k: int = 10, where: Where = None, *, backend: str = "numpy") -> list[Hit]:
         """The `k` nearest vectors among those matching `where` (best first).
 
         `query` is a vector, or a text when the index was made with an embedder. Fewer than
@@ -438,14 +464,11 @@ class VectorIndex:
         positions = picked if rows is None else rows[picked]
         order = np.lexsort((loaded.ids[positions], -candidates[picked]))[:take]
         return [
-            Hit(loaded.keys[positions[o]], float(candidates[picked[o]]),
-                dict(loaded.metas[positions[o]]))
+            Hit(loaded.keys[positions[o]], float(candidates[picked[o]]), dict(loaded.metas[positions[o]]))
             for o in order
         ]
 
-    def _search_sqlite_vec(
-        self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None
-    ) -> list[Hit]:
+    def _search_sqlite_vec(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
         conn = sqlite_vec_connection(self.store.path)
         where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
         rows = conn.execute(

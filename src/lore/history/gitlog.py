@@ -185,8 +185,9 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
                 header = [tok[1:]]
                 continue
             if first == ":":
-                pending_change = FileChange(path="", status=tok[-1] if tok[-1].isalpha() else
-                                            tok.rsplit(" ", 1)[-1][:1])
+                pending_change = FileChange(
+                    path="", status=tok[-1] if tok[-1].isalpha() else tok.rsplit(" ", 1)[-1][:1]
+                )
                 if not pending_change.status.isalpha():
                     pending_change.status = "M"
                 pending_kind = "raw"

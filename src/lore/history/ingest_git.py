@@ -221,9 +221,7 @@ class _CommitIngest:
         )
 
 
-def link_prs(
-    w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], mainline: set[str]
-) -> None:
+def link_prs(w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], mainline: set[str]) -> None:
     """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
 
     Walks back from a merge's second parent (or a PR head) until reaching the first-parent
@@ -238,8 +236,7 @@ def link_prs(
     named = sql.commit_prs(conn, repo_id)  # sha -> PR named in the subject
     linked = sql.part_of_links(conn, repo_id)
     claimed = set(named)
-    merges = sorted((at, sha) for sha, (parents, at) in commits.items()
-                    if len(parents) > 1 and sha in named)
+    merges = sorted((at, sha) for sha, (parents, at) in commits.items() if len(parents) > 1 and sha in named)
     starts = [(named[sha], list(commits[sha][0][1:])) for _at, sha in merges]
     starts += [(pr, [sha]) for sha, pr in sorted(pull_heads.items(), key=lambda x: x[1])]
     for pr, first in starts:

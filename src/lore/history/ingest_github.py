@@ -115,8 +115,13 @@ def ingest_github(
         report.token = source
         if token is None:
             progress.note(UNAUTHENTICATED_NOTE)
-        client = GitHubClient(base_url=api_base(), token=token, store=sql.open_history(),
-                              ttl=0 if refresh else DEFAULT_TTL, sleep=progress.wait)
+        client = GitHubClient(
+            base_url=api_base(),
+            token=token,
+            store=sql.open_history(),
+            ttl=0 if refresh else DEFAULT_TTL,
+            sleep=progress.wait,
+        )
     try:
         client.get(f"repos/{slug}")  # fails early and clearly on a wrong name
         clone_root = None
@@ -128,13 +133,13 @@ def ingest_github(
                 _Items(client, repo, slug, report, progress).run(max_pages, refresh)
                 _keyword_closes(repo, slug, report)
                 bounded = max_pages is not None
-                since, until = (report.window if bounded else (None, None))
+                since, until = report.window if bounded else (None, None)
                 if clone_root is not None:
-                    report.commits = ingest_git(Path(clone_root), since=since, until=until,
-                                                progress=progress, repo=repo).commits_added
+                    report.commits = ingest_git(
+                        Path(clone_root), since=since, until=until, progress=progress, repo=repo
+                    ).commits_added
             if clone_root is None:
-                report.commits = _api_commits(client, repo, slug, since, until,
-                                              max_pages, progress)
+                report.commits = _api_commits(client, repo, slug, since, until, max_pages, progress)
     finally:
         c = client.counters
         report.requests, report.cache_hits = c.network, c.cache_hits
@@ -148,8 +153,9 @@ def ingest_github(
 class _Items:
     """Pages of issues and PRs, each written with its checkpoint."""
 
-    def __init__(self, client: GitHubClient, repo: Repo, slug: str,
-                 report: GitHubIngestReport, progress: Progress):
+    def __init__(
+        self, client: GitHubClient, repo: Repo, slug: str, report: GitHubIngestReport, progress: Progress
+    ):
         self.client, self.repo, self.slug = client, repo, slug
         self.report, self.progress = report, progress
         self.store = sql.open_history()
@@ -159,8 +165,7 @@ class _Items:
     def run(self, max_pages: int | None, refresh: bool = False) -> None:
         conn = self.store.connect()
         state = sql.get_sync(conn, self.repo.id, "github") or {}
-        params: dict[str, Any] = {"state": "all", "sort": "created", "direction": "asc",
-                                  "per_page": PER_PAGE}
+        params: dict[str, Any] = {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE}
         if state.get("next") and state.get("max_pages") == max_pages:
             start_url, pages_done = state["next"], state.get("pages", 0)
             self.report.resumed_from_page = pages_done + 1
@@ -169,12 +174,13 @@ class _Items:
             if refresh and state.get("complete_since") and max_pages is None:
                 params["since"] = state["complete_since"]  # only items updated since
         window = state.get("window") if start_url else None
-        lo, hi = (window or [None, None])
+        lo, hi = window or [None, None]
         run_started = iso(time.time())
         budget = None if max_pages is None else max(0, max_pages - pages_done)
         self.progress.start("issues and PRs", None)
-        for page in self.client.pages("repos/" + self.slug + "/issues", params,
-                                      start_url=start_url, max_pages=budget):
+        for page in self.client.pages(
+            "repos/" + self.slug + "/issues", params, start_url=start_url, max_pages=budget
+        ):
             pages_done += 1
             for raw in page.data:
                 self._item(raw)
@@ -182,15 +188,24 @@ class _Items:
                 lo = created if lo is None or created < lo else lo
                 hi = created if hi is None or created > hi else hi
                 self.progress.advance()
-            done_state = {"next": page.next_url, "pages": pages_done, "max_pages": max_pages,
-                          "window": [lo, hi], "complete_since": state.get("complete_since")}
+            done_state = {
+                "next": page.next_url,
+                "pages": pages_done,
+                "max_pages": max_pages,
+                "window": [lo, hi],
+                "complete_since": state.get("complete_since"),
+            }
             if page.next_url is None and max_pages is None:
-                done_state = {"next": None, "pages": pages_done, "max_pages": None,
-                              "window": [lo, hi], "complete_since": run_started}
+                done_state = {
+                    "next": None,
+                    "pages": pages_done,
+                    "max_pages": None,
+                    "window": [lo, hi],
+                    "complete_since": run_started,
+                }
             elif max_pages is not None and pages_done >= max_pages:
                 done_state["next"] = None  # the bounded run is complete
-            self.w.flush(WRITERS, extra=lambda c, s=done_state: sql.set_sync(
-                c, self.repo.id, "github", s))
+            self.w.flush(WRITERS, extra=lambda c, s=done_state: sql.set_sync(c, self.repo.id, "github", s))
             self.report.pages += 1
         self.report.window = [lo, hi]
 
@@ -235,16 +250,27 @@ class _Items:
         pid = self._person(raw.get("user"), created)
         if pid is not None:
             self.w.edge(pid, nid, "AUTHORED", created)
-        self.w.rows("items", {
-            "node_id": nid, "repo_id": self.repo.id, "number": number,
-            "kind": "pr" if is_pr else "issue", "title": raw.get("title") or "",
-            "body": raw.get("body") or "", "state": raw.get("state"), "author": author,
-            "author_association": raw.get("author_association"),
-            "is_bot": int(is_bot(author) or (raw.get("user") or {}).get("type") == "Bot"),
-            "created_at": created, "updated_at": ts(raw.get("updated_at")), "closed_at": closed,
-            "merged_at": merged, "merge_commit_sha": (pull or {}).get("merge_commit_sha") if merged
-            else None, "url": raw.get("html_url"),
-        })
+        self.w.rows(
+            "items",
+            {
+                "node_id": nid,
+                "repo_id": self.repo.id,
+                "number": number,
+                "kind": "pr" if is_pr else "issue",
+                "title": raw.get("title") or "",
+                "body": raw.get("body") or "",
+                "state": raw.get("state"),
+                "author": author,
+                "author_association": raw.get("author_association"),
+                "is_bot": int(is_bot(author) or (raw.get("user") or {}).get("type") == "Bot"),
+                "created_at": created,
+                "updated_at": ts(raw.get("updated_at")),
+                "closed_at": closed,
+                "merged_at": merged,
+                "merge_commit_sha": (pull or {}).get("merge_commit_sha") if merged else None,
+                "url": raw.get("html_url"),
+            },
+        )
         if is_pr:
             self.report.prs += 1
             self._pull_details(number, nid, pull or {}, merged or created)
@@ -259,16 +285,16 @@ class _Items:
             cid = self.w.node("commit", pull["merge_commit_sha"])
             self.w.edge(cid, nid, "PART_OF", at)
         if pull.get("changed_files", 1):
-            for f in self.client.all(f"repos/{self.slug}/pulls/{number}/files",
-                                     {"per_page": PER_PAGE}, max_pages=30):
+            for f in self.client.all(
+                f"repos/{self.slug}/pulls/{number}/files", {"per_page": PER_PAGE}, max_pages=30
+            ):
                 fid = self.w.node("file", f["filename"], f["filename"])
                 self.w.edge(nid, fid, "MODIFIED", at)
                 if merged and f.get("status") == "renamed" and f.get("previous_filename"):
                     old = self.w.node("file", f["previous_filename"], f["previous_filename"])
                     self.w.edge(fid, old, "RENAMED_FROM", at)
         if pull.get("review_comments", 1):
-            for c in self.client.all(f"repos/{self.slug}/pulls/{number}/comments",
-                                     {"per_page": PER_PAGE}):
+            for c in self.client.all(f"repos/{self.slug}/pulls/{number}/comments", {"per_page": PER_PAGE}):
                 self._comment(c, nid, "review_comment")
                 self.report.review_comments += 1
 
@@ -278,20 +304,30 @@ class _Items:
         pid = self._person(c.get("user"), at)
         if pid is not None:
             self.w.edge(pid, item_id, "COMMENTED_ON", at)
-        self.w.rows("comments", {
-            "id": int(c["id"]), "kind": kind, "repo_id": self.repo.id, "item_id": item_id,
-            "author": login, "author_association": c.get("author_association"),
-            "is_bot": int(is_bot(login) or (c.get("user") or {}).get("type") == "Bot"),
-            "body": c.get("body") or "", "path": c.get("path"),
-            "line": c.get("line") or c.get("original_line"), "diff_hunk": c.get("diff_hunk"),
-            "commit_sha": c.get("commit_id"), "in_reply_to": c.get("in_reply_to_id"),
-            "created_at": at, "updated_at": ts(c.get("updated_at")),
-            "url": c.get("html_url"),
-        })
+        self.w.rows(
+            "comments",
+            {
+                "id": int(c["id"]),
+                "kind": kind,
+                "repo_id": self.repo.id,
+                "item_id": item_id,
+                "author": login,
+                "author_association": c.get("author_association"),
+                "is_bot": int(is_bot(login) or (c.get("user") or {}).get("type") == "Bot"),
+                "body": c.get("body") or "",
+                "path": c.get("path"),
+                "line": c.get("line") or c.get("original_line"),
+                "diff_hunk": c.get("diff_hunk"),
+                "commit_sha": c.get("commit_id"),
+                "in_reply_to": c.get("in_reply_to_id"),
+                "created_at": at,
+                "updated_at": ts(c.get("updated_at")),
+                "url": c.get("html_url"),
+            },
+        )
 
     def _timeline(self, number: int, nid: int, is_pr: bool, closed_at: float | None) -> None:
-        events = self.client.all(f"repos/{self.slug}/issues/{number}/timeline",
-                                 {"per_page": PER_PAGE})
+        events = self.client.all(f"repos/{self.slug}/issues/{number}/timeline", {"per_page": PER_PAGE})
         closes = [ts(e.get("created_at")) for e in events if e.get("event") == "closed"]
         last_close = max([c for c in closes if c is not None], default=closed_at)
         connected = [ts(e.get("created_at")) for e in events if e.get("event") == "connected"]
@@ -304,13 +340,14 @@ class _Items:
                 self.report.comments += 1
             elif kind in ("cross-referenced", "connected") and (e.get("source") or {}).get("issue"):
                 src = e["source"]["issue"]
-                repo = ((src.get("repository") or {}).get("full_name") or self.slug)
+                repo = (src.get("repository") or {}).get("full_name") or self.slug
                 if repo.lower() != self.slug.lower():
                     self.report.dropped_cross_repo += 1  # filter 1: same repository only
                     continue
                 pr_info = src.get("pull_request")
-                refs.append((int(src["number"]), pr_info is not None, at,
-                             (pr_info or {}).get("merged_at", "unknown")))
+                refs.append(
+                    (int(src["number"]), pr_info is not None, at, (pr_info or {}).get("merged_at", "unknown"))
+                )
             elif kind == "referenced" and e.get("commit_id"):
                 url = e.get("commit_url") or ""
                 if f"/repos/{self.slug.lower()}/commits/" not in url.lower():
@@ -328,13 +365,21 @@ class _Items:
             src = self._node_for(src_number, src_is_pr)
             explicit = i in paired
             closes_it = (
-                not is_pr and src_is_pr  # filter 2: only a PR closes, and it closes an issue
+                not is_pr
+                and src_is_pr  # filter 2: only a PR closes, and it closes an issue
                 and merged_at is not None  # a PR known to be unmerged closed nothing
-                and last_close is not None and at is not None
+                and last_close is not None
+                and at is not None
                 and at <= last_close  # filter 3: the reference precedes the close
             )
-            if closes_it or (explicit and not is_pr and src_is_pr and last_close is not None
-                             and at is not None and at <= last_close + CONNECT_PAIRING):
+            if closes_it or (
+                explicit
+                and not is_pr
+                and src_is_pr
+                and last_close is not None
+                and at is not None
+                and at <= last_close + CONNECT_PAIRING
+            ):
                 self.w.edge(src, nid, "CLOSES", last_close)
                 self.report.closes += 1
             else:
@@ -371,8 +416,7 @@ def _keyword_closes(repo: Repo, slug: str, report: GitHubIngestReport) -> None:
             if target is None:
                 continue
             issue_id, closed_at = target
-            if closed_at is not None and pr["created_at"] is not None and \
-                    pr["created_at"] > closed_at:
+            if closed_at is not None and pr["created_at"] is not None and pr["created_at"] > closed_at:
                 continue
             rows.append((pr["node_id"], issue_id, "CLOSES", closed_at or pr["merged_at"]))
     if rows:
@@ -380,8 +424,15 @@ def _keyword_closes(repo: Repo, slug: str, report: GitHubIngestReport) -> None:
             report.keyword_closes = add_edges(tx, sql.TABLES, rows)
 
 
-def _api_commits(client: GitHubClient, repo: Repo, slug: str, since: str | None,
-                 until: str | None, max_pages: int | None, progress: Progress) -> int:
+def _api_commits(
+    client: GitHubClient,
+    repo: Repo,
+    slug: str,
+    since: str | None,
+    until: str | None,
+    max_pages: int | None,
+    progress: Progress,
+) -> int:
     """Commits from the API (when no clone is given), one extra request per commit for files."""
     store = sql.open_history()
     conn = store.connect()
@@ -415,8 +466,7 @@ def _api_commit(w: GraphWriter, repo_id: int, d: dict, people_seen: set[int]) ->
     pid = w.node("person", key, author.get("name") or login or key, at)
     if pid not in people_seen:
         people_seen.add(pid)
-        w.rows("people", (pid, repo_id, author.get("name") or "", author.get("email"), login,
-                          int(bot)))
+        w.rows("people", (pid, repo_id, author.get("name") or "", author.get("email"), login, int(bot)))
     message = info.get("message") or ""
     subject = message.split("\n", 1)[0]
     cid = w.node("commit", d["sha"], subject[:200], at)
@@ -433,16 +483,35 @@ def _api_commit(w: GraphWriter, repo_id: int, d: dict, people_seen: set[int]) ->
         fid = w.node("file", f["filename"], f["filename"], at)
         w.edge(cid, fid, "MODIFIED", at)
         status = {"added": "A", "removed": "D", "renamed": "R"}.get(f.get("status"), "M")
-        w.rows("changes", (cid, fid, status, f.get("previous_filename"), f.get("additions", 0),
-                           f.get("deletions", 0), at))
+        w.rows(
+            "changes",
+            (cid, fid, status, f.get("previous_filename"), f.get("additions", 0), f.get("deletions", 0), at),
+        )
         if status == "R" and f.get("previous_filename"):
             old = w.node("file", f["previous_filename"], f["previous_filename"])
             w.edge(fid, old, "RENAMED_FROM", at)
         added += f.get("additions", 0)
         removed += f.get("deletions", 0)
-    w.rows("commits", (
-        cid, repo_id, d["sha"], " ".join(parents), author.get("name") or "",
-        author.get("email") or "", ts(author.get("date")) or at, committer.get("name") or "",
-        committer.get("email") or "", at, subject, message, int(bot), len(files), added,
-        removed, pr, "github",
-    ))
+    w.rows(
+        "commits",
+        (
+            cid,
+            repo_id,
+            d["sha"],
+            " ".join(parents),
+            author.get("name") or "",
+            author.get("email") or "",
+            ts(author.get("date")) or at,
+            committer.get("name") or "",
+            committer.get("email") or "",
+            at,
+            subject,
+            message,
+            int(bot),
+            len(files),
+            added,
+            removed,
+            pr,
+            "github",
+        ),
+    )

@@ -127,9 +127,7 @@ def ensure_repo(
         of_clone = sql.repo_by_path(conn, clone) if clone else None
         if of_clone is not None and (row is None or of_clone["id"] != row["id"]):
             if row is not None or (of_clone["github"] or github).lower() != github.lower():
-                raise InvalidInput(
-                    f"{clone} is already ingested as {of_clone['name']}, not as {github}"
-                )
+                raise InvalidInput(f"{clone} is already ingested as {of_clone['name']}, not as {github}")
             sql.set_repo_github(conn, of_clone["id"], github)
             return _repo(sql.repo_by_id(conn, of_clone["id"])), False
         if row is None:

@@ -30,18 +30,28 @@ class ReviewComment:
     url: str | None
 
 
-def review_comments(repo: str | None = None, *, since: float | None = None,
-                    limit: int | None = None) -> list[ReviewComment]:
+def review_comments(
+    repo: str | None = None, *, since: float | None = None, limit: int | None = None
+) -> list[ReviewComment]:
     """Review comments of an ingested repository (name, path, or the only one), oldest first."""
     r = resolve_repo(repo)
     rows = sql.review_comments(sql.open_history().connect(), r.id, since, limit)
     return [
         ReviewComment(
-            id=row["id"], repo=r.name, pr_number=row["pr_number"], pr_title=row["pr_title"],
-            author=row["author"], author_association=row["author_association"],
-            is_bot=bool(row["is_bot"]), body=row["body"], path=row["path"], line=row["line"],
-            diff_hunk=row["diff_hunk"], in_reply_to=row["in_reply_to"],
-            created_at=row["created_at"], url=row["url"],
+            id=row["id"],
+            repo=r.name,
+            pr_number=row["pr_number"],
+            pr_title=row["pr_title"],
+            author=row["author"],
+            author_association=row["author_association"],
+            is_bot=bool(row["is_bot"]),
+            body=row["body"],
+            path=row["path"],
+            line=row["line"],
+            diff_hunk=row["diff_hunk"],
+            in_reply_to=row["in_reply_to"],
+            created_at=row["created_at"],
+            url=row["url"],
         )
         for row in rows
     ]

@@ -192,9 +192,7 @@ def repo_by_path(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
 
 
 def repo_by_github(conn: sqlite3.Connection, slug: str) -> sqlite3.Row | None:
-    return conn.execute(
-        "SELECT * FROM history_repos WHERE lower(github) = lower(?)", (slug,)
-    ).fetchone()
+    return conn.execute("SELECT * FROM history_repos WHERE lower(github) = lower(?)", (slug,)).fetchone()
 
 
 def repo_by_id(conn: sqlite3.Connection, repo_id: int) -> sqlite3.Row:
@@ -228,7 +226,9 @@ def set_repo_github(conn: sqlite3.Connection, repo_id: int, slug: str) -> None:
 
 def repo_is_empty(conn: sqlite3.Connection, repo_id: int) -> bool:
     """True when nothing was ingested into the repository yet."""
-    return conn.execute("SELECT 1 FROM history_nodes WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone() is None
+    return (
+        conn.execute("SELECT 1 FROM history_nodes WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone() is None
+    )
 
 
 def delete_repo(conn: sqlite3.Connection, repo_id: int) -> None:
@@ -582,8 +582,7 @@ ORDER BY 1
 def last_change(conn: sqlite3.Connection, file_id: int) -> float | None:
     """The time of the latest commit or PR that modified the path."""
     return conn.execute(
-        "SELECT MAX(at) FROM history_edges INDEXED BY history_edges_dst"
-        " WHERE dst = ? AND rel = 'MODIFIED'",
+        "SELECT MAX(at) FROM history_edges INDEXED BY history_edges_dst WHERE dst = ? AND rel = 'MODIFIED'",
         (file_id,),
     ).fetchone()[0]
 

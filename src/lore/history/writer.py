@@ -99,4 +99,3 @@ class GraphWriter:
                 extra(conn)
         self.nodes_added += len(self._new)
         self._new, self._edges, self._rows, self._refresh = [], [], {}, {}
-

@@ -25,8 +25,10 @@ from lore.rules.agent import AgentSession, instructions
 
 Paths = Annotated[
     list[str] | str | None,
-    Field(description="Files you will change or that the rule concerns: a list or a comma-separated "
-                      "string; absolute or relative to the repository."),
+    Field(
+        description="Files you will change or that the rule concerns: a list or a comma-separated "
+        "string; absolute or relative to the repository."
+    ),
 ]
 Folder = Annotated[str | None, Field(description="A folder inside the repository, when no files apply.")]
 
@@ -36,8 +38,10 @@ def _no_project(ctx: Context) -> None:
     params = getattr(ctx.request_context, "params", None) or {}
     arguments = params.get("arguments") if isinstance(params, Mapping) else None
     if isinstance(arguments, Mapping) and "project" in arguments:
-        raise ToolError("tools that save rules never take a project name; pass paths (files of "
-                        "the project) and the rules go to the project that holds them")
+        raise ToolError(
+            "tools that save rules never take a project name; pass paths (files of "
+            "the project) and the rules go to the project that holds them"
+        )
 
 
 def _call(fn, *args: Any, **kwargs: Any) -> str:
@@ -51,32 +55,46 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
     """A server bound to one agent session (one connection)."""
     agent = session or AgentSession(cwd)
     server = MCPServer(
-        name="lore", title="Lore", version=__version__,
+        name="lore",
+        title="Lore",
+        version=__version__,
         instructions=instructions(load_settings().approval),
     )
 
     @server.tool(annotations=None)
     def get_rules(
         paths: Paths = None,
-        task: Annotated[str | None, Field(description="One sentence about the change (at most 500 characters).")] = None,
-        include: Annotated[list[str] | str | None, Field(description="Ids of left-out rules to send anyway.")] = None,
-        refresh: Annotated[bool, Field(description="Resend rules already sent in this session (after a context reset).")] = False,
-        max_tokens: Annotated[int | None, Field(description="Optional token cap for the reply, at least 100.")] = None,
+        task: Annotated[
+            str | None, Field(description="One sentence about the change (at most 500 characters).")
+        ] = None,
+        include: Annotated[
+            list[str] | str | None, Field(description="Ids of left-out rules to send anyway.")
+        ] = None,
+        refresh: Annotated[
+            bool, Field(description="Resend rules already sent in this session (after a context reset).")
+        ] = False,
+        max_tokens: Annotated[
+            int | None, Field(description="Optional token cap for the reply, at least 100.")
+        ] = None,
         path: Folder = None,
-        project: Annotated[str | None, Field(description="A project name, when neither paths nor path apply.")] = None,
+        project: Annotated[
+            str | None, Field(description="A project name, when neither paths nor path apply.")
+        ] = None,
     ) -> str:
         """Call before editing: the project's rules for these files and this change.
 
         Example: get_rules(paths=["src/api/orders.py"], task="add pagination to the orders endpoint").
         Follow the rules returned. Rules already sent in this session are not repeated.
         """
-        return _call(agent.get_rules, as_list(paths), task, as_list(include), refresh, max_tokens,
-                     path, project)
+        return _call(
+            agent.get_rules, as_list(paths), task, as_list(include), refresh, max_tokens, path, project
+        )
 
     @server.tool()
     def search_rules(
         query: Annotated[str, Field(description="A few words, e.g. 'database migrations'.")],
-        paths: Paths = None, path: Folder = None,
+        paths: Paths = None,
+        path: Folder = None,
         project: Annotated[str | None, Field(description="A project name.")] = None,
         limit: int = 10,
     ) -> str:
@@ -85,26 +103,46 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
 
     @server.tool()
     def record_feedback(
-        rule: Annotated[str, Field(description="The user's correction as one imperative rule, e.g. 'Use httpx, not requests'.")],
+        rule: Annotated[
+            str,
+            Field(
+                description="The user's correction as one imperative rule, e.g. 'Use httpx, not requests'."
+            ),
+        ],
         paths: Paths = None,
         title: str = "",
-        triggers: Annotated[list[str] | str | None, Field(description="Words of tasks the rule matters for.")] = None,
+        triggers: Annotated[
+            list[str] | str | None, Field(description="Words of tasks the rule matters for.")
+        ] = None,
         always: bool = False,
-        scope: Annotated[list[str] | str | None, Field(description="A section (src/api) or file globs; empty = global.")] = None,
+        scope: Annotated[
+            list[str] | str | None, Field(description="A section (src/api) or file globs; empty = global.")
+        ] = None,
         path: Folder = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save a rule from the user's correction of your code. The reply says whether it was
         activated or waits for approval; tell the user in one line."""
         _no_project(ctx)
-        return _call(agent.record_feedback, rule, as_list(paths), title=title, triggers=triggers,
-                     always=always, scope=scope, path=path)
+        return _call(
+            agent.record_feedback,
+            rule,
+            as_list(paths),
+            title=title,
+            triggers=triggers,
+            always=always,
+            scope=scope,
+            path=path,
+        )
 
     @server.tool()
     def propose_rules(
-        rules: Annotated[list[dict[str, Any] | str] | dict[str, Any] | str,
-                         Field(description="[{text, title, triggers, always, scope}, ...]")],
-        paths: Paths = None, path: Folder = None,
+        rules: Annotated[
+            list[dict[str, Any] | str] | dict[str, Any] | str,
+            Field(description="[{text, title, triggers, always, scope}, ...]"),
+        ],
+        paths: Paths = None,
+        path: Folder = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save rules you judged worth keeping (from discover_conventions or learn_from_reviews).
@@ -119,8 +157,10 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
 
     @server.tool()
     def tag_rules(
-        tags: Annotated[list[dict[str, Any]] | dict[str, Any] | str,
-                        Field(description="[{id, title, triggers, always}, ...]")],
+        tags: Annotated[
+            list[dict[str, Any]] | dict[str, Any] | str,
+            Field(description="[{id, title, triggers, always}, ...]"),
+        ],
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save tags for rules listed by organize_rules. Be strict with always."""

@@ -66,8 +66,8 @@ def instructions(approval: str) -> str:
         "Saved rules are screened: passing ones are activated at once, the others wait for the "
         "user. Report each in one line as the reply says (activated with its undo command, or "
         "waiting with the reason)."
-        if approval == "auto" else
-        "Approval is manual: every rule you save waits for the user. Never call a saved rule "
+        if approval == "auto"
+        else "Approval is manual: every rule you save waits for the user. Never call a saved rule "
         "active; say it waits for approval, with the command the reply gives."
     )
     return (
@@ -139,8 +139,14 @@ class AgentSession:
             rules_store().mark_setup_pending(project.id)
         return project, new
 
-    def resolve(self, paths: Sequence[str] = (), path: str | None = None,
-                project: str | None = None, *, saving: bool = False) -> Resolution:
+    def resolve(
+        self,
+        paths: Sequence[str] = (),
+        path: str | None = None,
+        project: str | None = None,
+        *,
+        saving: bool = False,
+    ) -> Resolution:
         base = self._absolute(path, self.cwd) if path else self.cwd
         roots: list[tuple[str, Path | None]] = []
         for raw in paths:
@@ -179,10 +185,16 @@ class AgentSession:
         return rules_store().claim_note(self.id, project.id, key)
 
     # -- reading tools ---------------------------------------------------------------------------
-    def get_rules(self, paths: Sequence[str] = (), task: str | None = None,
-                  include: Iterable[str] = (), refresh: bool = False,
-                  max_tokens: int | None = None, path: str | None = None,
-                  project: str | None = None) -> str:
+    def get_rules(
+        self,
+        paths: Sequence[str] = (),
+        task: str | None = None,
+        include: Iterable[str] = (),
+        refresh: bool = False,
+        max_tokens: int | None = None,
+        path: str | None = None,
+        project: str | None = None,
+    ) -> str:
         check_request(task, max_tokens)  # refuse bad input before anything is recorded
         res = self.resolve(paths, path, project)
         self.sessions.add_project(self.id, res.project.id, "asked")
@@ -190,8 +202,13 @@ class AgentSession:
         with self._serve_lock:
             notes = self._path_notes(res) + self._one_time_notes(res)
             reply = service.rules_for_change(
-                res.project, res.inside, task=task, include=include, refresh=refresh,
-                max_tokens=max_tokens, session_id=self.id,
+                res.project,
+                res.inside,
+                task=task,
+                include=include,
+                refresh=refresh,
+                max_tokens=max_tokens,
+                session_id=self.id,
             )
         reply.notes += notes
         return reply.render()
@@ -207,13 +224,18 @@ class AgentSession:
         name = project.name
         if not trust.yours:
             if self._once(project, "not-yours"):
-                return [f"Lore will not learn rules in `{name}` by itself: it is not your "
-                        f"repository ({trust.reason}). Rules saved here wait for approval."]
+                return [
+                    f"Lore will not learn rules in `{name}` by itself: it is not your "
+                    f"repository ({trust.reason}). Rules saved here wait for approval."
+                ]
             return []
         notes = []
         if rules_store().take_setup_pending(project.id) and self._once(project, "setup"):
-            github = " 2. call learn_from_reviews and do the same with the review feedback;" if (
-                self._github(project) and _gh_works()) else ""
+            github = (
+                " 2. call learn_from_reviews and do the same with the review feedback;"
+                if (self._github(project) and _gh_works())
+                else ""
+            )
             notes.append(
                 f"Project `{name}` was just registered. Set it up: 1. call discover_conventions and "
                 f"keep the conventions a new contributor should follow;{github} then save what you "
@@ -227,8 +249,12 @@ class AgentSession:
                 f"{len(untagged)} rule(s) covering these files have no tags yet: call "
                 "organize_rules, then tag_rules, and tell the user which rules you marked always."
             )
-        if (self._github(project) and not rules_store().notes(self.id, project.id, "reviews")
-                and self._reviews_due(project) and self._once(project, "reviews")):
+        if (
+            self._github(project)
+            and not rules_store().notes(self.id, project.id, "reviews")
+            and self._reviews_due(project)
+            and self._once(project, "reviews")
+        ):
             notes.append(
                 f"Review feedback of `{name}` has not been read for {REVIEW_INTERVAL_DAYS} days: call "
                 "learn_from_reviews, keep what a contributor should follow, and save it with "
@@ -249,8 +275,14 @@ class AgentSession:
         last = last_review_attempt(project)
         return last is None or time.time() - last > REVIEW_INTERVAL_DAYS * 86400
 
-    def search_rules(self, query: str, paths: Sequence[str] = (), path: str | None = None,
-                     project: str | None = None, limit: int = 10) -> str:
+    def search_rules(
+        self,
+        query: str,
+        paths: Sequence[str] = (),
+        path: str | None = None,
+        project: str | None = None,
+        limit: int = 10,
+    ) -> str:
         res = self.resolve(paths, path, project)
         hits = service.search_rules(res.project, query, limit)
         if not hits:
@@ -260,8 +292,11 @@ class AgentSession:
 
     def organize_rules(self, paths: Sequence[str] = (), path: str | None = None) -> str:
         res = self.resolve(paths, path)
-        rules = (service.untagged_covering(res.project, res.inside) if res.inside
-                 else [r for r in service.list_rules(res.project, status="active") if not r.tagged])
+        rules = (
+            service.untagged_covering(res.project, res.inside)
+            if res.inside
+            else [r for r in service.list_rules(res.project, status="active") if not r.tagged]
+        )
         if not rules:
             return f"Every active rule of project `{res.project.name}` covering these files is tagged."
         lines = [f"Untagged rules of project `{res.project.name}` (id [scope] text):"]
@@ -275,18 +310,29 @@ class AgentSession:
         return "\n".join(lines)
 
     # -- saving tools ----------------------------------------------------------------------------
-    def record_feedback(self, rule: str, paths: Sequence[str] = (), *, title: str = "",
-                        triggers: Any = None, always: bool = False, scope: Any = None,
-                        path: str | None = None) -> str:
+    def record_feedback(
+        self,
+        rule: str,
+        paths: Sequence[str] = (),
+        *,
+        title: str = "",
+        triggers: Any = None,
+        always: bool = False,
+        scope: Any = None,
+        path: str | None = None,
+    ) -> str:
         res = self.resolve(paths, path, saving=True)
         self.sessions.add_project(self.id, res.project.id, "feedback")
         item = {"text": rule, "title": title, "triggers": triggers, "always": always, "scope": scope}
         return self._save(res, [item], source="feedback")
 
-    def propose_rules(self, rules: Sequence[dict[str, Any]], paths: Sequence[str] = (),
-                      path: str | None = None) -> str:
+    def propose_rules(
+        self, rules: Sequence[dict[str, Any]], paths: Sequence[str] = (), path: str | None = None
+    ) -> str:
         if not rules:
-            raise InvalidInput("propose_rules needs at least one rule: [{text, title, triggers, always, scope}]")
+            raise InvalidInput(
+                "propose_rules needs at least one rule: [{text, title, triggers, always, scope}]"
+            )
         res = self.resolve(paths, path, saving=True)
         return self._save(res, rules, source="agent")
 
@@ -311,8 +357,12 @@ class AgentSession:
                 lines.append(f"- skipped {rule.id}: {risky.reason()}")
                 continue
             try:
-                tagged = service.tag(rule, title=item.get("title"), triggers=item.get("triggers"),
-                                     always=None if item.get("always") is None else flag(item["always"]))
+                tagged = service.tag(
+                    rule,
+                    title=item.get("title"),
+                    triggers=item.get("triggers"),
+                    always=None if item.get("always") is None else flag(item["always"]),
+                )
             except LoreError as exc:
                 lines.append(f"- skipped {rule.id}: {exc}")
                 continue
@@ -323,8 +373,10 @@ class AgentSession:
         if pinned:
             project = rules_store().project_by_id(pinned[0].project_id)
             names = "; ".join(f"{r.id} {r.label}" for r in pinned)
-            head += (f" Marked always: {names}. Tell the user; they can undo one with "
-                     f"`lore review --name {project.name} unpin ID`.")
+            head += (
+                f" Marked always: {names}. Tell the user; they can undo one with "
+                f"`lore review --name {project.name} unpin ID`."
+            )
         else:
             head += " None marked always."
         return "\n".join([head, *lines])
@@ -355,10 +407,16 @@ class AgentSession:
             decision = self.screen(project, text, scope, shown)
             try:
                 rule = service.add_rule(
-                    project, text, title=str(item.get("title") or ""), triggers=item.get("triggers"),
-                    always=flag(item.get("always")), scope=scope,
-                    status="active" if decision.activate else "pending", source=source,
-                    auto=decision.activate, evidence=[{"session": self.id, "source": source}],
+                    project,
+                    text,
+                    title=str(item.get("title") or ""),
+                    triggers=item.get("triggers"),
+                    always=flag(item.get("always")),
+                    scope=scope,
+                    status="active" if decision.activate else "pending",
+                    source=source,
+                    auto=decision.activate,
+                    evidence=[{"session": self.id, "source": source}],
                 )
             except LoreError as exc:
                 lines.append(f"- refused: {exc}")
@@ -371,8 +429,9 @@ class AgentSession:
         lines.append("Tell the user in one line which rules were activated and which wait.")
         return "\n".join(lines)
 
-    def screen(self, project: Project, text: str, scope: tuple[str, ...],
-               shown: Sequence[str] = ()) -> Decision:
+    def screen(
+        self, project: Project, text: str, scope: tuple[str, ...], shown: Sequence[str] = ()
+    ) -> Decision:
         """The gate, in the spec's order; the first match decides."""
         settings = self.settings
         if settings.approval == "manual":
@@ -391,8 +450,10 @@ class AgentSession:
                 named = why.replace("a similar rule", f"rule {other.id}", 1)
                 return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
         if self.sessions.activated_count(self.id) >= settings.auto_limit:
-            return Decision(False, f"session limit: {settings.auto_limit} rules already activated "
-                                   "in this session (auto_limit)")
+            return Decision(
+                False,
+                f"session limit: {settings.auto_limit} rules already activated in this session (auto_limit)",
+            )
         return Decision(True, "passed screening")
 
     # -- candidates for the agent to judge -------------------------------------------------------
@@ -414,8 +475,7 @@ class AgentSession:
         project = self.resolve((), path).project
         return _candidates_reply(
             learn_from_reviews(project),
-            f"Review feedback of `{project.name}` from owners, members and collaborators "
-            "(judge each):",
+            f"Review feedback of `{project.name}` from owners, members and collaborators (judge each):",
             f"No review feedback of `{project.name}` from its owners, members or collaborators.",
             "Keep only feedback that states a lasting convention and save it with propose_rules.",
         )
@@ -460,10 +520,13 @@ def _candidates_reply(candidates: Sequence[Any], heading: str, empty: str, foote
 
 def _outcome_line(project: Project, rule: Rule, decision: Decision) -> str:
     if decision.activate:
-        return (f"- activated {rule.id} \"{rule.label}\" (undo: lore review --name {project.name} "
-                f"reject {rule.id})")
-    return (f"- waiting {rule.id} \"{rule.label}\": {decision.reason} (approve: lore review --name "
-            f"{project.name} approve {rule.id})")
+        return (
+            f'- activated {rule.id} "{rule.label}" (undo: lore review --name {project.name} reject {rule.id})'
+        )
+    return (
+        f'- waiting {rule.id} "{rule.label}": {decision.reason} (approve: lore review --name '
+        f"{project.name} approve {rule.id})"
+    )
 
 
 def _norm(text: str) -> str:
@@ -472,8 +535,9 @@ def _norm(text: str) -> str:
 
 def _github_remote(root: Path) -> bool:
     try:
-        out = subprocess.run(["git", "-C", str(root), "remote", "-v"], capture_output=True,
-                             text=True, timeout=10).stdout
+        out = subprocess.run(
+            ["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return False
     return "github.com" in out

@@ -116,17 +116,43 @@ def _plain(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
 
 
 CLIENT_SPECS: dict[str, Client] = {
-    "claude": Client("claude", "Claude Code", lambda: _home() / ".claude.json",
-                     lambda: (_home() / ".claude.json").exists() or (_home() / ".claude").is_dir(),
-                     entry=_stdio),
-    "copilot": Client("copilot", "Copilot CLI", lambda: _copilot_dir() / "mcp-config.json",
-                      lambda: _copilot_dir().is_dir(), entry=_copilot),
-    "cursor": Client("cursor", "Cursor", lambda: _home() / ".cursor" / "mcp.json",
-                     lambda: (_home() / ".cursor").is_dir(), entry=_plain),
-    "vscode": Client("vscode", "VS Code", lambda: _vscode_user_dir() / "mcp.json",
-                     lambda: _vscode_user_dir().is_dir(), key="servers", entry=_stdio),
-    "codex": Client("codex", "Codex", lambda: _codex_dir() / "config.toml",
-                    lambda: _codex_dir().is_dir(), key="", entry=_plain),
+    "claude": Client(
+        "claude",
+        "Claude Code",
+        lambda: _home() / ".claude.json",
+        lambda: (_home() / ".claude.json").exists() or (_home() / ".claude").is_dir(),
+        entry=_stdio,
+    ),
+    "copilot": Client(
+        "copilot",
+        "Copilot CLI",
+        lambda: _copilot_dir() / "mcp-config.json",
+        lambda: _copilot_dir().is_dir(),
+        entry=_copilot,
+    ),
+    "cursor": Client(
+        "cursor",
+        "Cursor",
+        lambda: _home() / ".cursor" / "mcp.json",
+        lambda: (_home() / ".cursor").is_dir(),
+        entry=_plain,
+    ),
+    "vscode": Client(
+        "vscode",
+        "VS Code",
+        lambda: _vscode_user_dir() / "mcp.json",
+        lambda: _vscode_user_dir().is_dir(),
+        key="servers",
+        entry=_stdio,
+    ),
+    "codex": Client(
+        "codex",
+        "Codex",
+        lambda: _codex_dir() / "config.toml",
+        lambda: _codex_dir().is_dir(),
+        key="",
+        entry=_plain,
+    ),
 }
 
 
@@ -174,8 +200,13 @@ class FileChange:
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"client": self.client, "path": str(self.path), "action": self.action,
-                "error": self.error, "backup": str(self.backup) if self.backup else None}
+        return {
+            "client": self.client,
+            "path": str(self.path),
+            "action": self.action,
+            "error": self.error,
+            "backup": str(self.backup) if self.backup else None,
+        }
 
 
 @dataclass
@@ -191,12 +222,18 @@ class InstallReport:
         return [c for c in self.changes if c.action == "error"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"clients": self.how_chosen, "command": self.command, "approval": self.approval,
-                "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes]}
+        return {
+            "clients": self.how_chosen,
+            "command": self.command,
+            "approval": self.approval,
+            "dry_run": self.dry_run,
+            "changes": [c.to_dict() for c in self.changes],
+        }
 
 
-def install(clients: list[str] | None = None, approval: str | None = None,
-            dry_run: bool = False) -> InstallReport:
+def install(
+    clients: list[str] | None = None, approval: str | None = None, dry_run: bool = False
+) -> InstallReport:
     """Register `lore mcp` with the clients and write the approval setting."""
     if approval is not None and approval not in ("auto", "manual"):
         raise InvalidInput(f"--approval must be auto or manual, not {approval!r}")
@@ -209,8 +246,11 @@ def install(clients: list[str] | None = None, approval: str | None = None,
         if client.name == "copilot":
             report.changes.append(_plan_block(copilot_instructions_path(), instruction_block(effective)))
     block_file = copilot_instructions_path()
-    if approval is not None and "copilot" not in {c.name for c in chosen} and \
-            BLOCK_END in (_read(block_file) or ""):
+    if (
+        approval is not None
+        and "copilot" not in {c.name for c in chosen}
+        and BLOCK_END in (_read(block_file) or "")
+    ):
         # the block states the approval setting, so it follows a change made for other clients too
         report.changes.append(_plan_block(block_file, instruction_block(effective)))
     if not dry_run:
@@ -223,8 +263,12 @@ def install(clients: list[str] | None = None, approval: str | None = None,
 def uninstall(clients: list[str] | None = None, dry_run: bool = False) -> InstallReport:
     """Remove Lore's entry (and the Copilot block) from the clients; nothing else changes."""
     chosen = [CLIENT_SPECS[n] for n in CLIENTS] if not clients else choose_clients(clients)[0]
-    report = InstallReport("all clients" if not clients else "chosen clients", server_command(),
-                           load_settings().approval, dry_run=dry_run)
+    report = InstallReport(
+        "all clients" if not clients else "chosen clients",
+        server_command(),
+        load_settings().approval,
+        dry_run=dry_run,
+    )
     for client in chosen:
         report.changes.append(_plan(client, lambda data, c=client: _without_entry(c, data), removing=True))
         if client.name == "copilot":
@@ -250,8 +294,11 @@ def _plan(client: Client, edit: Callable[[str], str], removing: bool = False) ->
         after = _pristine(path, after, lambda text: _without_lore(client, text))
     if after == before:
         return FileChange(client.name, path, before, after, "absent" if removing else "unchanged")
-    action = "removed" if removing else ("added" if before is None or SERVER_NAME not in
-                                          _servers(client, before or "") else "updated")
+    action = (
+        "removed"
+        if removing
+        else ("added" if before is None or SERVER_NAME not in _servers(client, before or "") else "updated")
+    )
     return FileChange(client.name, path, before, after, action)
 
 
@@ -390,8 +437,10 @@ def _load_json(client: Client, text: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         hint = " (it has comments or trailing commas; Lore would lose them)" if _is_jsonc(text) else ""
-        raise InvalidInput(f"{client.config()} is not plain JSON{hint}: line {exc.lineno}: {exc.msg}; "
-                           "nothing was changed — add the `lore` server by hand") from None
+        raise InvalidInput(
+            f"{client.config()} is not plain JSON{hint}: line {exc.lineno}: {exc.msg}; "
+            "nothing was changed — add the `lore` server by hand"
+        ) from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{client.config()} does not hold a JSON object; nothing was changed")
     servers = data.get(client.key)
@@ -468,8 +517,10 @@ def _check_json(client: Client, text: str, expected: dict[str, Any]) -> None:
     except json.JSONDecodeError:
         ok = False
     if not ok:
-        raise InvalidInput(f"{client.config()}: could not edit the `{SERVER_NAME}` entry without touching "
-                           "the rest; nothing was changed — edit it by hand")
+        raise InvalidInput(
+            f"{client.config()}: could not edit the `{SERVER_NAME}` entry without touching "
+            "the rest; nothing was changed — edit it by hand"
+        )
 
 
 # -- JSON edited as text: every byte outside Lore's entry stays as the user (or client) wrote it --
@@ -528,9 +579,14 @@ class _JsonStyle:
         members, close = _members(text, top)
         colon = members[0].colon if members and "\n" not in members[0].colon else ": "
         unit = _indent(text)
-        rows = "\n" in text[top:members[0].start if members else close] or not members
-        return cls("\t" if unit == "\t" else " " * int(unit), colon, "," if colon == ":" else ", ",
-                   "\r\n" if "\r\n" in text else "\n", rows)
+        rows = "\n" in text[top : members[0].start if members else close] or not members
+        return cls(
+            "\t" if unit == "\t" else " " * int(unit),
+            colon,
+            "," if colon == ":" else ", ",
+            "\r\n" if "\r\n" in text else "\n",
+            rows,
+        )
 
     def render(self, value: Any, multiline: bool, indent: str) -> str:
         if not multiline:
@@ -550,14 +606,14 @@ def _json_set_server(text: str, key: str, entry: dict[str, Any]) -> str:
     if text[holder.value] != "{":  # `"mcpServers": null`
         multiline = style.rows
         rendered = style.render({SERVER_NAME: entry}, multiline, _line_indent(text, holder.start))
-        return text[:holder.value] + rendered + text[holder.end:]
+        return text[: holder.value] + rendered + text[holder.end :]
     servers, _ = _members(text, holder.value)
     ours = next((m for m in reversed(servers) if m.key == SERVER_NAME), None)
     if ours is None:
         return _json_insert(text, holder.value, SERVER_NAME, entry, style)
-    multiline = "\n" in text[ours.value:ours.end]
+    multiline = "\n" in text[ours.value : ours.end]
     rendered = style.render(entry, multiline, _line_indent(text, ours.start))
-    return text[:ours.value] + rendered + text[ours.end:]
+    return text[: ours.value] + rendered + text[ours.end :]
 
 
 def _json_insert(text: str, open_at: int, key: str, value: Any, style: _JsonStyle) -> str:
@@ -566,19 +622,19 @@ def _json_insert(text: str, open_at: int, key: str, value: Any, style: _JsonStyl
     name = json.dumps(key, ensure_ascii=False)
     if not members:
         if not (style.rows or "\n" in text[open_at:close]):
-            return text[:open_at + 1] + name + style.colon + style.render(value, False, "") + text[close:]
+            return text[: open_at + 1] + name + style.colon + style.render(value, False, "") + text[close:]
         outer = _line_indent(text, open_at)
         inner = outer + style.unit
         body = style.newline + inner + name + style.colon + style.render(value, True, inner)
-        return text[:open_at + 1] + body + style.newline + outer + text[close:]
+        return text[: open_at + 1] + body + style.newline + outer + text[close:]
     last = members[-1]
-    rows = "\n" in text[open_at:members[0].start]
+    rows = "\n" in text[open_at : members[0].start]
     indent = _line_indent(text, last.start) if rows else ""
-    sibling = text[last.value:last.end]
+    sibling = text[last.value : last.end]
     multiline = "\n" in sibling if sibling[:1] in ("{", "[") and len(sibling) > 2 else rows
     gap = style.newline + indent if rows else style.comma[1:]
     member = "," + gap + name + style.colon + style.render(value, multiline, indent)
-    return text[:last.end] + member + text[last.end:]
+    return text[: last.end] + member + text[last.end :]
 
 
 def _json_drop_server(text: str, key: str) -> str:
@@ -589,11 +645,11 @@ def _json_drop_server(text: str, key: str) -> str:
     while any(m.key == SERVER_NAME for m in servers):
         i = max(n for n, m in enumerate(servers) if m.key == SERVER_NAME)
         if len(servers) == 1:
-            text = text[:holder.value + 1] + text[close:]
+            text = text[: holder.value + 1] + text[close:]
         elif i > 0:
-            text = text[:servers[i - 1].end] + text[servers[i].end:]
+            text = text[: servers[i - 1].end] + text[servers[i].end :]
         else:
-            text = text[:servers[0].start] + text[servers[1].start:]
+            text = text[: servers[0].start] + text[servers[1].start :]
         servers, close = _members(text, holder.value)
     return text
 
@@ -648,8 +704,11 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }" \
-            if value else "{}"
+        return (
+            "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
+            if value
+            else "{}"
+        )
     return str(value)
 
 
@@ -673,10 +732,11 @@ def _toml_with_entry(client: Client, text: str, entry: dict[str, Any]) -> str:
     lines = text.splitlines(keepends=True)
     found = _toml_block(lines)
     if found is None and SERVER_NAME in original.get("mcp_servers", {}):
-        raise InvalidInput(f"{client.config()} defines mcp_servers.{SERVER_NAME} inline; "
-                           "remove it by hand and run again")
+        raise InvalidInput(
+            f"{client.config()} defines mcp_servers.{SERVER_NAME} inline; remove it by hand and run again"
+        )
     if found:
-        result = "".join(lines[:found[0]]) + block + "".join(lines[found[1]:])
+        result = "".join(lines[: found[0]]) + block + "".join(lines[found[1] :])
     else:
         head = text if not text or text.endswith("\n") else text + newline
         if head.strip() and lines and lines[-1].strip():
@@ -692,7 +752,7 @@ def _toml_without_entry(client: Client, text: str) -> str:
     found = _toml_block(lines)
     if found is None:
         return text
-    del lines[found[0]:found[1]]
+    del lines[found[0] : found[1]]
     while lines and not lines[-1].strip():
         lines.pop()
     while 0 < found[0] < len(lines) and not lines[found[0] - 1].strip() and not lines[found[0]].strip():
@@ -709,9 +769,11 @@ def _check_toml(client: Client, original: dict[str, Any], text: str, entry: dict
     try:
         new = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        raise InvalidInput(f"{client.config()}: a `[mcp_servers.{SERVER_NAME}]` table cannot be added to "
-                           "this file (is `mcp_servers` an inline table?); nothing was changed — add it "
-                           "by hand") from None
+        raise InvalidInput(
+            f"{client.config()}: a `[mcp_servers.{SERVER_NAME}]` table cannot be added to "
+            "this file (is `mcp_servers` an inline table?); nothing was changed — add it "
+            "by hand"
+        ) from None
     expected = json.loads(json.dumps(original, default=str))
     servers = expected.setdefault("mcp_servers", {})
     servers.pop(SERVER_NAME, None)
@@ -723,28 +785,36 @@ def _check_toml(client: Client, original: dict[str, Any], text: str, entry: dict
     if got.get("mcp_servers") == {} and "mcp_servers" not in expected:
         got.pop("mcp_servers")
     if got != expected:
-        raise InvalidInput(f"{client.config()}: could not edit the `[mcp_servers.{SERVER_NAME}]` table "
-                           "without touching others; nothing was changed — edit it by hand")
+        raise InvalidInput(
+            f"{client.config()}: could not edit the `[mcp_servers.{SERVER_NAME}]` table "
+            "without touching others; nothing was changed — edit it by hand"
+        )
 
 
 # -- the Copilot instruction block ------------------------------------------------------------------
 def instruction_block(approval: str) -> str:
     """What Copilot reads every session: when to ask Lore, and what saving a rule does."""
     if approval == "manual":
-        saving = ("Rules you save with `propose_rules` or `record_feedback` wait for the user's "
-                  "approval; never say a saved rule is active.")
+        saving = (
+            "Rules you save with `propose_rules` or `record_feedback` wait for the user's "
+            "approval; never say a saved rule is active."
+        )
     else:
-        saving = ("Rules you save with `propose_rules` or `record_feedback` are screened: Lore's reply "
-                  "says which are active and which wait for approval; tell the user in one line.")
-    return "\n".join([
-        BLOCK_BEGIN,
-        "## Project rules (Lore)",
-        "",
-        "- Before editing code in a git repository, call the Lore MCP tool `get_rules` with the files "
-        "you will change and one sentence about the change, and follow the rules it returns.",
-        "- After your context was reset, call it again with `refresh=true`.",
-        "- When the user corrects how you write code, save the correction with `record_feedback`.",
-        f"- {saving}",
-        BLOCK_END,
-        "",
-    ])
+        saving = (
+            "Rules you save with `propose_rules` or `record_feedback` are screened: Lore's reply "
+            "says which are active and which wait for approval; tell the user in one line."
+        )
+    return "\n".join(
+        [
+            BLOCK_BEGIN,
+            "## Project rules (Lore)",
+            "",
+            "- Before editing code in a git repository, call the Lore MCP tool `get_rules` with the files "
+            "you will change and one sentence about the change, and follow the rules it returns.",
+            "- After your context was reset, call it again with `refresh=true`.",
+            "- When the user corrects how you write code, save the correction with `record_feedback`.",
+            f"- {saving}",
+            BLOCK_END,
+            "",
+        ]
+    )

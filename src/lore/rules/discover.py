@@ -36,21 +36,75 @@ LINE_LIMITS = (79, 80, 88, 100, 110, 120)
 THRESHOLD = f"at least {int(MIN_SHARE * 100)}% of at least {MIN_FILES} files"
 
 LANGUAGES = {
-    ".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust", ".rb": "ruby",
-    ".java": "java", ".kt": "kotlin", ".cs": "csharp", ".php": "php", ".swift": "swift",
-    ".c": "c", ".h": "c", ".cpp": "cpp", ".cc": "cpp", ".hpp": "cpp", ".scala": "scala",
+    ".py": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".rb": "ruby",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".cs": "csharp",
+    ".php": "php",
+    ".swift": "swift",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".hpp": "cpp",
+    ".scala": "scala",
 }
-GLOBS = {"python": "**/*.py", "javascript": "**/*.{js,jsx,mjs,cjs}", "typescript": "**/*.{ts,tsx}",
-         "go": "**/*.go", "rust": "**/*.rs", "ruby": "**/*.rb", "java": "**/*.java", "kotlin": "**/*.kt",
-         "csharp": "**/*.cs", "php": "**/*.php", "swift": "**/*.swift", "c": "**/*.{c,h}",
-         "cpp": "**/*.{cpp,cc,hpp}", "scala": "**/*.scala"}
-NAMES = {"python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "go": "Go",
-         "rust": "Rust", "ruby": "Ruby", "java": "Java", "kotlin": "Kotlin", "csharp": "C#", "php": "PHP",
-         "swift": "Swift", "c": "C", "cpp": "C++", "scala": "Scala"}
+GLOBS = {
+    "python": "**/*.py",
+    "javascript": "**/*.{js,jsx,mjs,cjs}",
+    "typescript": "**/*.{ts,tsx}",
+    "go": "**/*.go",
+    "rust": "**/*.rs",
+    "ruby": "**/*.rb",
+    "java": "**/*.java",
+    "kotlin": "**/*.kt",
+    "csharp": "**/*.cs",
+    "php": "**/*.php",
+    "swift": "**/*.swift",
+    "c": "**/*.{c,h}",
+    "cpp": "**/*.{cpp,cc,hpp}",
+    "scala": "**/*.scala",
+}
+NAMES = {
+    "python": "Python",
+    "javascript": "JavaScript",
+    "typescript": "TypeScript",
+    "go": "Go",
+    "rust": "Rust",
+    "ruby": "Ruby",
+    "java": "Java",
+    "kotlin": "Kotlin",
+    "csharp": "C#",
+    "php": "PHP",
+    "swift": "Swift",
+    "c": "C",
+    "cpp": "C++",
+    "scala": "Scala",
+}
 JS_FAMILY = ("javascript", "typescript")
-SKIP_PARTS = {"node_modules", "vendor", "third_party", "dist", "build", "target", ".venv", "venv",
-              "__pycache__", "migrations", "generated", ".git"}
+SKIP_PARTS = {
+    "node_modules",
+    "vendor",
+    "third_party",
+    "dist",
+    "build",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "migrations",
+    "generated",
+    ".git",
+}
 
 
 @dataclass
@@ -67,12 +121,20 @@ class SourceFile:
 # -- reading the repository --------------------------------------------------------------------------
 def repository_files(root: Path) -> list[str]:
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=root, capture_output=True, timeout=60, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        ).stdout
         return sorted(p for p in out.decode("utf-8", "replace").split("\0") if p)
     except (OSError, subprocess.SubprocessError):
-        return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()
-                      and ".git" not in p.relative_to(root).parts)
+        return sorted(
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(root).parts
+        )
 
 
 def _sample(items: list[str], size: int) -> list[str]:
@@ -121,9 +183,15 @@ class Vote:
         return len(self.agree) / len(self.voters) if self.voters else 0.0
 
     def evidence(self, convention: str, unit: str = "files") -> dict[str, object]:
-        return {"convention": convention, "kind": "vote", "ratio": f"{len(self.agree)}/{len(self.voters)} {unit}",
-                "share": round(self.share, 3), "threshold": THRESHOLD, "examples": self.agree[:3],
-                "exceptions": self.disagree[:5]}
+        return {
+            "convention": convention,
+            "kind": "vote",
+            "ratio": f"{len(self.agree)}/{len(self.voters)} {unit}",
+            "share": round(self.share, 3),
+            "threshold": THRESHOLD,
+            "examples": self.agree[:3],
+            "exceptions": self.disagree[:5],
+        }
 
 
 def vote(files: Iterable[SourceFile], label_of: Callable[[SourceFile], str | None]) -> Vote | None:
@@ -211,8 +279,10 @@ def js_quotes(f: SourceFile) -> str | None:
 
 
 _STATEMENT_END = re.compile(r"[\w)\]'\"`]$")
-_NO_STATEMENT = re.compile(r"^(//|\*|/\*|import\s.*\{$|export\s+(default\s+)?(function|class|interface|type)\b|"
-                           r"(if|for|while|switch|else|try|catch|finally|function|class|interface|type)\b)")
+_NO_STATEMENT = re.compile(
+    r"^(//|\*|/\*|import\s.*\{$|export\s+(default\s+)?(function|class|interface|type)\b|"
+    r"(if|for|while|switch|else|try|catch|finally|function|class|interface|type)\b)"
+)
 
 
 def semicolons(f: SourceFile) -> str | None:
@@ -223,7 +293,9 @@ def semicolons(f: SourceFile) -> str | None:
             continue
         if stripped.endswith(";"):
             with_semi += 1
-        elif _STATEMENT_END.search(stripped) and re.match(r"^(const|let|var|return|import|export|\w+\()", stripped):
+        elif _STATEMENT_END.search(stripped) and re.match(
+            r"^(const|let|var|return|import|export|\w+\()", stripped
+        ):
             without += 1
     return _preference(with_semi, without, "semicolons", "no semicolons")
 
@@ -266,8 +338,11 @@ def file_name_style(f: SourceFile) -> str | None:
 
 
 _PY_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\(", re.M)
-_JS_FUNC = re.compile(r"(?:^|\s)function\s*\*?\s*(\w+)\s*\(|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?"
-                      r"(?:\([^)]*\)|\w+)\s*=>", re.M)
+_JS_FUNC = re.compile(
+    r"(?:^|\s)function\s*\*?\s*(\w+)\s*\(|(?:const|let)\s+(\w+)\s*=\s*(?:async\s*)?"
+    r"(?:\([^)]*\)|\w+)\s*=>",
+    re.M,
+)
 
 
 def function_name_style(f: SourceFile) -> str | None:
@@ -299,8 +374,11 @@ def future_annotations(f: SourceFile) -> str | None:
 
 
 def python_import_style(packages: set[str]) -> Callable[[SourceFile], str | None]:
-    own = re.compile(r"^\s*(?:from|import)\s+(" + "|".join(map(re.escape, sorted(packages))) + r")\b", re.M) \
-        if packages else None
+    own = (
+        re.compile(r"^\s*(?:from|import)\s+(" + "|".join(map(re.escape, sorted(packages))) + r")\b", re.M)
+        if packages
+        else None
+    )
     relative = re.compile(r"^\s*from\s+\.+\w*\s+import\b", re.M)
 
     def label(f: SourceFile) -> str | None:
@@ -326,12 +404,15 @@ def js_module_style(f: SourceFile) -> str | None:
 
 
 # -- conventions ---------------------------------------------------------------------------------------
-def _candidate(text: str, title: str, triggers: list[str], scope: list[str], evidence: dict[str, object],
-               kind: str) -> Candidate:
+def _candidate(
+    text: str, title: str, triggers: list[str], scope: list[str], evidence: dict[str, object], kind: str
+) -> Candidate:
     return Candidate(text=text, title=title, triggers=triggers, scope=scope, evidence=[evidence], kind=kind)
 
 
-def _voted(files: dict[str, list[SourceFile]], declared: set[tuple[str, str]], packages: set[str]) -> list[Candidate]:
+def _voted(
+    files: dict[str, list[SourceFile]], declared: set[tuple[str, str]], packages: set[str]
+) -> list[Candidate]:
     out: list[Candidate] = []
     for language, items in sorted(files.items()):
         name, scope = NAMES[language], [GLOBS[language]]
@@ -345,83 +426,164 @@ def _voted(files: dict[str, list[SourceFile]], declared: set[tuple[str, str]], p
             v = vote(items, indentation)
             if v and v.label != "mixed":
                 how = "tabs" if v.label == "tabs" else v.label
-                out.append(_candidate(f"Indent {name} code with {how}.", f"{name} indentation",
-                                      [*lang_words, "indentation", "style"], scope,
-                                      v.evidence("indentation"), "indentation"))
+                out.append(
+                    _candidate(
+                        f"Indent {name} code with {how}.",
+                        f"{name} indentation",
+                        [*lang_words, "indentation", "style"],
+                        scope,
+                        v.evidence("indentation"),
+                        "indentation",
+                    )
+                )
         if not skip("line_length") and language != "go":
             lengths = {f.rel: longest_line(f) for f in items}
             limit = _line_limit(list(lengths.values()))
             if limit:
                 agree = [r for r, n in lengths.items() if n <= limit]
                 v = Vote(str(limit), agree, list(lengths), [r for r, n in lengths.items() if n > limit])
-                out.append(_candidate(f"Keep {name} lines within {limit} characters.", f"{name} line length",
-                                      [*lang_words, "line", "length", "style"], scope,
-                                      v.evidence("line_length"), "line_length"))
+                out.append(
+                    _candidate(
+                        f"Keep {name} lines within {limit} characters.",
+                        f"{name} line length",
+                        [*lang_words, "line", "length", "style"],
+                        scope,
+                        v.evidence("line_length"),
+                        "line_length",
+                    )
+                )
         if not skip("quotes") and language in ("python", *JS_FAMILY):
             v = vote(items, python_quotes if language == "python" else js_quotes)
             if v and v.label != "mixed":
-                out.append(_candidate(f"Use {v.label} quotes for {name} strings.", f"{name} quotes",
-                                      [*lang_words, "quotes", "string", "style"], scope,
-                                      v.evidence("quotes"), "quotes"))
+                out.append(
+                    _candidate(
+                        f"Use {v.label} quotes for {name} strings.",
+                        f"{name} quotes",
+                        [*lang_words, "quotes", "string", "style"],
+                        scope,
+                        v.evidence("quotes"),
+                        "quotes",
+                    )
+                )
         if not skip("semicolons") and language in JS_FAMILY:
             v = vote(items, semicolons)
             if v and v.label != "mixed":
-                text = (f"End {name} statements with semicolons." if v.label == "semicolons"
-                        else f"Leave out semicolons at the end of {name} statements.")
-                out.append(_candidate(text, f"{name} semicolons", [*lang_words, "semicolon", "style"], scope,
-                                      v.evidence("semicolons"), "semicolons"))
+                text = (
+                    f"End {name} statements with semicolons."
+                    if v.label == "semicolons"
+                    else f"Leave out semicolons at the end of {name} statements."
+                )
+                out.append(
+                    _candidate(
+                        text,
+                        f"{name} semicolons",
+                        [*lang_words, "semicolon", "style"],
+                        scope,
+                        v.evidence("semicolons"),
+                        "semicolons",
+                    )
+                )
         v = vote([f for f in items if not _is_test(f.rel)], file_name_style)
         if v and v.label != "mixed":
-            out.append(_candidate(f"Name {name} files in {v.label} (for example `{PurePosixPath(v.agree[0]).name}`).",
-                                  f"{name} file names", [*lang_words, "naming", "file", "name"], scope,
-                                  v.evidence("file_naming"), "file_naming"))
+            out.append(
+                _candidate(
+                    f"Name {name} files in {v.label} (for example `{PurePosixPath(v.agree[0]).name}`).",
+                    f"{name} file names",
+                    [*lang_words, "naming", "file", "name"],
+                    scope,
+                    v.evidence("file_naming"),
+                    "file_naming",
+                )
+            )
         v = vote(items, function_name_style)
         if v and v.label != "mixed":
-            out.append(_candidate(f"Name {name} functions in {v.label}.", f"{name} function names",
-                                  [*lang_words, "naming", "function", "name"], scope,
-                                  v.evidence("function_naming"), "function_naming"))
+            out.append(
+                _candidate(
+                    f"Name {name} functions in {v.label}.",
+                    f"{name} function names",
+                    [*lang_words, "naming", "function", "name"],
+                    scope,
+                    v.evidence("function_naming"),
+                    "function_naming",
+                )
+            )
         if language == "python":
             out += _python_votes(items, packages, skip)
         if language in JS_FAMILY:
             v = vote(items, js_module_style)
             if v and v.label != "mixed":
                 how = "ES module `import`/`export`" if v.label == "ES modules" else "CommonJS `require`"
-                out.append(_candidate(f"Use {how} in {name} files.", f"{name} modules",
-                                      [*lang_words, "import", "module"], scope, v.evidence("import_style"),
-                                      "import_style"))
+                out.append(
+                    _candidate(
+                        f"Use {how} in {name} files.",
+                        f"{name} modules",
+                        [*lang_words, "import", "module"],
+                        scope,
+                        v.evidence("import_style"),
+                        "import_style",
+                    )
+                )
         out += _test_layout(language, items, skip)
     return out
 
 
-def _python_votes(items: list[SourceFile], packages: set[str], skip: Callable[[str], bool]) -> list[Candidate]:
+def _python_votes(
+    items: list[SourceFile], packages: set[str], skip: Callable[[str], bool]
+) -> list[Candidate]:
     out: list[Candidate] = []
     scope = [GLOBS["python"]]
     v = vote(items, future_annotations)
     if v and v.label == "yes":
-        out.append(_candidate("Start Python modules with `from __future__ import annotations`.",
-                              "Python future import", ["python", "import", "annotations"], scope,
-                              v.evidence("future_annotations"), "future_annotations"))
+        out.append(
+            _candidate(
+                "Start Python modules with `from __future__ import annotations`.",
+                "Python future import",
+                ["python", "import", "annotations"],
+                scope,
+                v.evidence("future_annotations"),
+                "future_annotations",
+            )
+        )
     v = vote(items, python_return_annotations)
     if v and v.label == "annotated" and not skip("types"):
-        out.append(_candidate("Give every Python function type annotations, including the return type.",
-                              "Python type hints", ["python", "types", "annotations"], scope,
-                              v.evidence("type_hints"), "type_hints"))
+        out.append(
+            _candidate(
+                "Give every Python function type annotations, including the return type.",
+                "Python type hints",
+                ["python", "types", "annotations"],
+                scope,
+                v.evidence("type_hints"),
+                "type_hints",
+            )
+        )
     v = vote(items, python_import_style(packages))
     if v and v.label != "mixed":
         pkg = sorted(packages)[0] if len(packages) == 1 else "pkg"
-        text = (f"Import from the project's own packages with absolute imports (`from {pkg}.module import "
-                "name`), not relative ones." if v.label == "absolute" else
-                "Import from sibling modules with relative imports (`from .mod import x`).")
-        out.append(_candidate(text, "Python imports", ["python", "import"], scope,
-                              v.evidence("import_style"), "import_style"))
+        text = (
+            f"Import from the project's own packages with absolute imports (`from {pkg}.module import "
+            "name`), not relative ones."
+            if v.label == "absolute"
+            else "Import from sibling modules with relative imports (`from .mod import x`)."
+        )
+        out.append(
+            _candidate(
+                text,
+                "Python imports",
+                ["python", "import"],
+                scope,
+                v.evidence("import_style"),
+                "import_style",
+            )
+        )
     return out
 
 
 def _is_test(rel: str) -> bool:
     name = PurePosixPath(rel).name
     parts = PurePosixPath(rel).parts
-    return bool(re.match(r"test_.*\.py$|.*_test\.(py|go)$|.*\.(test|spec)\.[cm]?[jt]sx?$", name)) or \
-        any(p in ("tests", "test", "__tests__", "spec") for p in parts[:-1])
+    return bool(re.match(r"test_.*\.py$|.*_test\.(py|go)$|.*\.(test|spec)\.[cm]?[jt]sx?$", name)) or any(
+        p in ("tests", "test", "__tests__", "spec") for p in parts[:-1]
+    )
 
 
 def _test_layout(language: str, items: list[SourceFile], skip: Callable[[str], bool]) -> list[Candidate]:
@@ -429,6 +591,7 @@ def _test_layout(language: str, items: list[SourceFile], skip: Callable[[str], b
     tests = [f for f in items if _is_test(f.rel)]
     name = NAMES[language]
     if language == "python":
+
         def py_name(f: SourceFile) -> str | None:
             base = PurePosixPath(f.rel).name
             if base.startswith("test_"):
@@ -445,34 +608,67 @@ def _test_layout(language: str, items: list[SourceFile], skip: Callable[[str], b
         naming, where = vote(tests, py_name), vote(tests, place)
         if naming and naming.label != "other":
             folder = f" in `{where.label}`" if where and where.label.endswith("/") else ""
-            scope = [where.label] if where and where.label.endswith("/") else [naming.label.replace("*", "**/*", 1)]
-            out.append(_candidate(f"Put Python tests{folder} in files named `{naming.label}`.", "Python test layout",
-                                  ["python", "test", "layout", "naming"], scope,
-                                  naming.evidence("test_layout"), "test_layout"))
+            scope = (
+                [where.label]
+                if where and where.label.endswith("/")
+                else [naming.label.replace("*", "**/*", 1)]
+            )
+            out.append(
+                _candidate(
+                    f"Put Python tests{folder} in files named `{naming.label}`.",
+                    "Python test layout",
+                    ["python", "test", "layout", "naming"],
+                    scope,
+                    naming.evidence("test_layout"),
+                    "test_layout",
+                )
+            )
         if not skip("test_runner"):
+
             def runner(f: SourceFile) -> str | None:
                 if PurePosixPath(f.rel).name in ("conftest.py", "__init__.py"):
                     return None
-                if "unittest.TestCase" in f.text or re.search(r"^\s*class \w+\((unittest\.)?TestCase\)", f.text, re.M):
+                if "unittest.TestCase" in f.text or re.search(
+                    r"^\s*class \w+\((unittest\.)?TestCase\)", f.text, re.M
+                ):
                     return "unittest"
                 return "pytest" if re.search(r"^\s*(async\s+)?def test_\w+\(", f.text, re.M) else None
 
             v = vote(tests, runner)
             if v:
-                text = ("Write Python tests as plain pytest functions with `assert`, and run `pytest`."
-                        if v.label == "pytest" else "Write Python tests as unittest.TestCase classes.")
-                out.append(_candidate(text, "Python test style", ["python", "test", v.label], [GLOBS["python"]],
-                                      v.evidence("test_runner"), "test_runner"))
+                text = (
+                    "Write Python tests as plain pytest functions with `assert`, and run `pytest`."
+                    if v.label == "pytest"
+                    else "Write Python tests as unittest.TestCase classes."
+                )
+                out.append(
+                    _candidate(
+                        text,
+                        "Python test style",
+                        ["python", "test", v.label],
+                        [GLOBS["python"]],
+                        v.evidence("test_runner"),
+                        "test_runner",
+                    )
+                )
     elif language in JS_FAMILY:
+
         def js_name(f: SourceFile) -> str | None:
             match = re.search(r"\.(test|spec)\.[cm]?[jt]sx?$", f.rel)
             return f"*.{match.group(1)}.*" if match else None
 
         v = vote(tests, js_name)
         if v:
-            out.append(_candidate(f"Name {name} test files `{v.label.replace('.*', '.' + ('ts' if language == 'typescript' else 'js'))}`.",
-                                  f"{name} test files", [language, "test", "naming"], [GLOBS[language]],
-                                  v.evidence("test_naming"), "test_naming"))
+            out.append(
+                _candidate(
+                    f"Name {name} test files `{v.label.replace('.*', '.' + ('ts' if language == 'typescript' else 'js'))}`.",
+                    f"{name} test files",
+                    [language, "test", "naming"],
+                    [GLOBS[language]],
+                    v.evidence("test_naming"),
+                    "test_naming",
+                )
+            )
     return out
 
 
@@ -518,8 +714,12 @@ def discover_conventions(path_or_project: str | Path | Project) -> list[Candidat
     files = repository_files(root)
     file_set = set(files)
     declared = declared_conventions(root, file_set)
-    out = [Candidate(d.text, d.title, list(d.triggers), list(d.scope), [d.evidence()], kind=d.aspect[1] or "tool")
-           for d in declared]
+    out = [
+        Candidate(
+            d.text, d.title, list(d.triggers), list(d.scope), [d.evidence()], kind=d.aspect[1] or "tool"
+        )
+        for d in declared
+    ]
     aspects = {d.aspect for d in declared}
     out += _voted(source_files(root, files), aspects, _packages(root, files))
     return out

@@ -38,8 +38,13 @@ class Declared:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def evidence(self) -> dict[str, Any]:
-        return {"convention": self.aspect[1] or "tool", "kind": "config", "file": self.file,
-                "setting": self.setting, "ratio": f"declared in {self.file}"}
+        return {
+            "convention": self.aspect[1] or "tool",
+            "kind": "config",
+            "file": self.file,
+            "setting": self.setting,
+            "ratio": f"declared in {self.file}",
+        }
 
 
 def _read(root: Path, rel: str) -> str | None:
@@ -71,54 +76,117 @@ def python_config(root: Path, files: set[str]) -> list[Declared]:
     py = ["**/*.py"]
     pyproject = _toml(root, "pyproject.toml") if "pyproject.toml" in files else None
     tool = (pyproject or {}).get("tool", {})
-    ruff = tool.get("ruff") or (_toml(root, "ruff.toml") if "ruff.toml" in files else None) \
+    ruff = (
+        tool.get("ruff")
+        or (_toml(root, "ruff.toml") if "ruff.toml" in files else None)
         or (_toml(root, ".ruff.toml") if ".ruff.toml" in files else None)
-    ruff_file = "pyproject.toml" if tool.get("ruff") else ("ruff.toml" if "ruff.toml" in files else ".ruff.toml")
+    )
+    ruff_file = (
+        "pyproject.toml" if tool.get("ruff") else ("ruff.toml" if "ruff.toml" in files else ".ruff.toml")
+    )
     if ruff is not None:
         formats = isinstance(ruff.get("format"), dict)
-        found.append(Declared("Lint Python with Ruff (`ruff check`" + (", `ruff format`" if formats else "")
-                              + ") and keep it clean before committing.", "Python linter",
-                              ["python", "lint", "ruff"], py, ruff_file, "[tool.ruff]", ("python", "linter")))
+        found.append(
+            Declared(
+                "Lint Python with Ruff (`ruff check`"
+                + (", `ruff format`" if formats else "")
+                + ") and keep it clean before committing.",
+                "Python linter",
+                ["python", "lint", "ruff"],
+                py,
+                ruff_file,
+                "[tool.ruff]",
+                ("python", "linter"),
+            )
+        )
         if isinstance(ruff.get("line-length"), int):
             found.append(_line_length("python", ruff["line-length"], ruff_file, "ruff line-length", py))
         quote = (ruff.get("format") or {}).get("quote-style")
         if quote in ("single", "double"):
-            found.append(Declared(f"Use {quote} quotes for Python strings (Ruff format quote-style).",
-                                  "Python quotes", ["python", "quotes", "style"], py, ruff_file,
-                                  f"format.quote-style = {quote}", ("python", "quotes")))
+            found.append(
+                Declared(
+                    f"Use {quote} quotes for Python strings (Ruff format quote-style).",
+                    "Python quotes",
+                    ["python", "quotes", "style"],
+                    py,
+                    ruff_file,
+                    f"format.quote-style = {quote}",
+                    ("python", "quotes"),
+                )
+            )
     black = tool.get("black")
     if black is not None:
-        found.append(Declared("Format Python with Black; do not hand-format against it.", "Python formatter",
-                              ["python", "format", "black"], py, "pyproject.toml", "[tool.black]",
-                              ("python", "formatter")))
+        found.append(
+            Declared(
+                "Format Python with Black; do not hand-format against it.",
+                "Python formatter",
+                ["python", "format", "black"],
+                py,
+                "pyproject.toml",
+                "[tool.black]",
+                ("python", "formatter"),
+            )
+        )
         if isinstance(black.get("line-length"), int):
-            found.append(_line_length("python", black["line-length"], "pyproject.toml",
-                                      "black line-length", py))
+            found.append(
+                _line_length("python", black["line-length"], "pyproject.toml", "black line-length", py)
+            )
         if not black.get("skip-string-normalization"):
-            found.append(Declared("Use double quotes for Python strings (Black normalises them).",
-                                  "Python quotes", ["python", "quotes", "style"], py, "pyproject.toml",
-                                  "black string normalisation", ("python", "quotes")))
+            found.append(
+                Declared(
+                    "Use double quotes for Python strings (Black normalises them).",
+                    "Python quotes",
+                    ["python", "quotes", "style"],
+                    py,
+                    "pyproject.toml",
+                    "black string normalisation",
+                    ("python", "quotes"),
+                )
+            )
     if tool.get("isort") is not None:
         profile = tool["isort"].get("profile")
-        found.append(Declared("Sort Python imports with isort" + (f" (profile {profile})." if profile else "."),
-                              "Python imports", ["python", "imports", "isort"], py, "pyproject.toml",
-                              "[tool.isort]", ("python", "import_order")))
+        found.append(
+            Declared(
+                "Sort Python imports with isort" + (f" (profile {profile})." if profile else "."),
+                "Python imports",
+                ["python", "imports", "isort"],
+                py,
+                "pyproject.toml",
+                "[tool.isort]",
+                ("python", "import_order"),
+            )
+        )
     if tool.get("mypy") is not None or "mypy.ini" in files:
         strict = bool((tool.get("mypy") or {}).get("strict"))
-        found.append(Declared("Type-check Python with mypy" + (" in strict mode" if strict else "") +
-                              "; new code must pass it.", "Python type checking", ["python", "types", "mypy"],
-                              py, "pyproject.toml" if tool.get("mypy") is not None else "mypy.ini",
-                              "[tool.mypy]" + (" strict = true" if strict else ""), ("python", "types")))
+        found.append(
+            Declared(
+                "Type-check Python with mypy"
+                + (" in strict mode" if strict else "")
+                + "; new code must pass it.",
+                "Python type checking",
+                ["python", "types", "mypy"],
+                py,
+                "pyproject.toml" if tool.get("mypy") is not None else "mypy.ini",
+                "[tool.mypy]" + (" strict = true" if strict else ""),
+                ("python", "types"),
+            )
+        )
     pytest_cfg = tool.get("pytest", {}).get("ini_options") if isinstance(tool.get("pytest"), dict) else None
     if pytest_cfg is not None or "pytest.ini" in files:
         paths = (pytest_cfg or {}).get("testpaths")
         folders = paths if isinstance(paths, list) else [paths] if paths else []
         where = " in " + ", ".join(f"`{str(p).rstrip('/')}/`" for p in folders) if folders else ""
-        found.append(Declared(f"Write tests for pytest{where} and run them with `pytest`.", "Python tests",
-                              ["python", "test", "pytest"], py,
-                              "pyproject.toml" if pytest_cfg is not None else "pytest.ini",
-                              "[tool.pytest.ini_options]" if pytest_cfg is not None else "pytest.ini",
-                              ("python", "test_runner")))
+        found.append(
+            Declared(
+                f"Write tests for pytest{where} and run them with `pytest`.",
+                "Python tests",
+                ["python", "test", "pytest"],
+                py,
+                "pyproject.toml" if pytest_cfg is not None else "pytest.ini",
+                "[tool.pytest.ini_options]" if pytest_cfg is not None else "pytest.ini",
+                ("python", "test_runner"),
+            )
+        )
     for rel in ("setup.cfg", ".flake8", "tox.ini"):
         if rel not in files:
             continue
@@ -128,8 +196,17 @@ def python_config(root: Path, files: set[str]) -> list[Declared]:
         except configparser.Error:
             continue
         if parser.has_section("flake8"):
-            found.append(Declared("Lint Python with flake8 and keep it clean.", "Python linter",
-                                  ["python", "lint", "flake8"], py, rel, "[flake8]", ("python", "linter")))
+            found.append(
+                Declared(
+                    "Lint Python with flake8 and keep it clean.",
+                    "Python linter",
+                    ["python", "lint", "flake8"],
+                    py,
+                    rel,
+                    "[flake8]",
+                    ("python", "linter"),
+                )
+            )
             value = parser.get("flake8", "max-line-length", fallback=None)
             if value and value.strip().isdigit():
                 found.append(_line_length("python", int(value), rel, "flake8 max-line-length", py))
@@ -138,9 +215,15 @@ def python_config(root: Path, files: set[str]) -> list[Declared]:
 
 def _line_length(language: str, limit: int, rel: str, setting: str, scope: list[str]) -> Declared:
     name = language.capitalize() if language != "javascript" else "JavaScript/TypeScript"
-    return Declared(f"Keep {name} lines within {limit} characters ({setting}).", f"{name} line length",
-                    [language, "line", "length", "style"], scope, rel, f"{setting} = {limit}",
-                    (language, "line_length"))
+    return Declared(
+        f"Keep {name} lines within {limit} characters ({setting}).",
+        f"{name} line length",
+        [language, "line", "length", "style"],
+        scope,
+        rel,
+        f"{setting} = {limit}",
+        (language, "line_length"),
+    )
 
 
 def javascript_config(root: Path, files: set[str]) -> list[Declared]:
@@ -152,8 +235,18 @@ def javascript_config(root: Path, files: set[str]) -> list[Declared]:
         except json.JSONDecodeError:
             package = {}
     deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
-    prettier_file = next((f for f in sorted(files) if re.fullmatch(r"\.prettierrc(\.(json|ya?ml|json5|toml))?"
-                                                                   r"|prettier\.config\.[cm]?js|\.prettierrc\.[cm]?js", f)), None)
+    prettier_file = next(
+        (
+            f
+            for f in sorted(files)
+            if re.fullmatch(
+                r"\.prettierrc(\.(json|ya?ml|json5|toml))?"
+                r"|prettier\.config\.[cm]?js|\.prettierrc\.[cm]?js",
+                f,
+            )
+        ),
+        None,
+    )
     settings: dict[str, Any] = {}
     if prettier_file:
         settings = _prettier_settings(root, prettier_file)
@@ -161,62 +254,134 @@ def javascript_config(root: Path, files: set[str]) -> list[Declared]:
         prettier_file, settings = "package.json", package["prettier"]
     if prettier_file or "prettier" in deps:
         where = prettier_file or "package.json"
-        found.append(Declared("Format JavaScript/TypeScript with Prettier; do not hand-format against it.",
-                              "JS/TS formatter", ["javascript", "typescript", "format", "prettier"], [JS_GLOB],
-                              where, "prettier", ("javascript", "formatter")))
+        found.append(
+            Declared(
+                "Format JavaScript/TypeScript with Prettier; do not hand-format against it.",
+                "JS/TS formatter",
+                ["javascript", "typescript", "format", "prettier"],
+                [JS_GLOB],
+                where,
+                "prettier",
+                ("javascript", "formatter"),
+            )
+        )
         if "singleQuote" in settings:
             quote = "single" if settings["singleQuote"] in (True, "true") else "double"
-            found.append(Declared(f"Use {quote} quotes in JavaScript/TypeScript (Prettier singleQuote).",
-                                  "JS/TS quotes", ["javascript", "typescript", "quotes", "style"], [JS_GLOB],
-                                  where, f"singleQuote = {settings['singleQuote']}", ("javascript", "quotes")))
+            found.append(
+                Declared(
+                    f"Use {quote} quotes in JavaScript/TypeScript (Prettier singleQuote).",
+                    "JS/TS quotes",
+                    ["javascript", "typescript", "quotes", "style"],
+                    [JS_GLOB],
+                    where,
+                    f"singleQuote = {settings['singleQuote']}",
+                    ("javascript", "quotes"),
+                )
+            )
         if "semi" in settings:
             semi = settings["semi"] in (True, "true")
-            found.append(Declared("End JavaScript/TypeScript statements with semicolons." if semi else
-                                  "Leave out semicolons at the end of JavaScript/TypeScript statements.",
-                                  "JS/TS semicolons", ["javascript", "typescript", "semicolon", "style"],
-                                  [JS_GLOB], where, f"semi = {settings['semi']}", ("javascript", "semicolons")))
+            found.append(
+                Declared(
+                    "End JavaScript/TypeScript statements with semicolons."
+                    if semi
+                    else "Leave out semicolons at the end of JavaScript/TypeScript statements.",
+                    "JS/TS semicolons",
+                    ["javascript", "typescript", "semicolon", "style"],
+                    [JS_GLOB],
+                    where,
+                    f"semi = {settings['semi']}",
+                    ("javascript", "semicolons"),
+                )
+            )
         if str(settings.get("printWidth", "")).isdigit():
-            found.append(_line_length("javascript", int(settings["printWidth"]), where,
-                                      "prettier printWidth", [JS_GLOB]))
+            found.append(
+                _line_length(
+                    "javascript", int(settings["printWidth"]), where, "prettier printWidth", [JS_GLOB]
+                )
+            )
         if "useTabs" in settings or "tabWidth" in settings:
             tabs = settings.get("useTabs") in (True, "true")
             width = settings.get("tabWidth", 2)
-            found.append(Declared("Indent JavaScript/TypeScript with tabs (Prettier useTabs)." if tabs else
-                                  f"Indent JavaScript/TypeScript with {width} spaces (Prettier tabWidth).",
-                                  "JS/TS indentation", ["javascript", "typescript", "indentation", "style"],
-                                  [JS_GLOB], where, f"useTabs = {tabs}, tabWidth = {width}",
-                                  ("javascript", "indentation")))
-    eslint = next((f for f in sorted(files) if re.fullmatch(r"\.eslintrc(\.(json|ya?ml|js|cjs))?|"
-                                                           r"eslint\.config\.[cm]?[jt]s", f)), None)
+            found.append(
+                Declared(
+                    "Indent JavaScript/TypeScript with tabs (Prettier useTabs)."
+                    if tabs
+                    else f"Indent JavaScript/TypeScript with {width} spaces (Prettier tabWidth).",
+                    "JS/TS indentation",
+                    ["javascript", "typescript", "indentation", "style"],
+                    [JS_GLOB],
+                    where,
+                    f"useTabs = {tabs}, tabWidth = {width}",
+                    ("javascript", "indentation"),
+                )
+            )
+    eslint = next(
+        (
+            f
+            for f in sorted(files)
+            if re.fullmatch(
+                r"\.eslintrc(\.(json|ya?ml|js|cjs))?|"
+                r"eslint\.config\.[cm]?[jt]s",
+                f,
+            )
+        ),
+        None,
+    )
     if eslint or "eslintConfig" in package:
-        found.append(Declared("Lint JavaScript/TypeScript with ESLint and fix its findings before committing.",
-                              "JS/TS linter", ["javascript", "typescript", "lint", "eslint"], [JS_GLOB],
-                              eslint or "package.json", "eslint", ("javascript", "linter")))
+        found.append(
+            Declared(
+                "Lint JavaScript/TypeScript with ESLint and fix its findings before committing.",
+                "JS/TS linter",
+                ["javascript", "typescript", "lint", "eslint"],
+                [JS_GLOB],
+                eslint or "package.json",
+                "eslint",
+                ("javascript", "linter"),
+            )
+        )
     runner = next((r for r in ("vitest", "jest", "mocha", "ava") if r in deps), None)
     test_script = str((package.get("scripts") or {}).get("test", ""))
     if runner:
-        found.append(Declared(f"Write JavaScript/TypeScript tests for {runner}"
-                              + (f" and run them with `npm test` ({test_script})." if test_script else "."),
-                              "JS/TS tests", ["javascript", "typescript", "test", runner], [JS_GLOB],
-                              "package.json", f"devDependencies.{runner}", ("javascript", "test_runner")))
+        found.append(
+            Declared(
+                f"Write JavaScript/TypeScript tests for {runner}"
+                + (f" and run them with `npm test` ({test_script})." if test_script else "."),
+                "JS/TS tests",
+                ["javascript", "typescript", "test", runner],
+                [JS_GLOB],
+                "package.json",
+                f"devDependencies.{runner}",
+                ("javascript", "test_runner"),
+            )
+        )
     if "tsconfig.json" in files:
         try:
             tsconfig = _jsonc(_read(root, "tsconfig.json") or "{}")
         except (json.JSONDecodeError, ValueError):
             tsconfig = {}
         if isinstance(tsconfig, dict) and (tsconfig.get("compilerOptions") or {}).get("strict") is True:
-            found.append(Declared("TypeScript runs in strict mode; keep types precise and do not silence "
-                                  "errors with `any`.", "TypeScript strict", ["typescript", "types", "strict"],
-                                  [TS_GLOB], "tsconfig.json", "compilerOptions.strict = true",
-                                  ("typescript", "types")))
+            found.append(
+                Declared(
+                    "TypeScript runs in strict mode; keep types precise and do not silence "
+                    "errors with `any`.",
+                    "TypeScript strict",
+                    ["typescript", "types", "strict"],
+                    [TS_GLOB],
+                    "tsconfig.json",
+                    "compilerOptions.strict = true",
+                    ("typescript", "types"),
+                )
+            )
     return found
 
 
 def _prettier_settings(root: Path, rel: str) -> dict[str, Any]:
     text = _read(root, rel) or ""
     if rel.endswith((".js", ".cjs", ".mjs")):
-        return {m.group(1): m.group(2).strip("'\"") for m in
-                re.finditer(r"(\w+)\s*:\s*(true|false|\d+|'[^']*'|\"[^\"]*\")", text)}
+        return {
+            m.group(1): m.group(2).strip("'\"")
+            for m in re.finditer(r"(\w+)\s*:\s*(true|false|\d+|'[^']*'|\"[^\"]*\")", text)
+        }
     if rel.endswith(".toml"):
         try:
             return tomllib.loads(text)
@@ -238,7 +403,9 @@ def editorconfig(root: Path, files: set[str]) -> list[Declared]:
     section = None
     settings: dict[str, dict[str, str]] = {}
     for raw in text.splitlines():
-        line = raw.split(";", 1)[0].split("#", 1)[0].strip() if not raw.strip().startswith("[") else raw.strip()
+        line = (
+            raw.split(";", 1)[0].split("#", 1)[0].strip() if not raw.strip().startswith("[") else raw.strip()
+        )
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1].strip()
             settings.setdefault(section, {})
@@ -264,10 +431,17 @@ def editorconfig(root: Path, files: set[str]) -> list[Declared]:
             continue
         scope = [] if pattern in ("*", "**") else [pattern if "/" in pattern else f"**/{pattern}"]
         where = "all files" if not scope else f"`{pattern}` files"
-        found.append(Declared(f"For {where}: " + ", ".join(parts) + " (.editorconfig).", f"Editor settings {pattern}",
-                              ["indentation", "style", "editorconfig"], scope, ".editorconfig",
-                              f"[{pattern}] " + ", ".join(f"{k} = {v}" for k, v in values.items()),
-                              ("editorconfig", pattern)))
+        found.append(
+            Declared(
+                f"For {where}: " + ", ".join(parts) + " (.editorconfig).",
+                f"Editor settings {pattern}",
+                ["indentation", "style", "editorconfig"],
+                scope,
+                ".editorconfig",
+                f"[{pattern}] " + ", ".join(f"{k} = {v}" for k, v in values.items()),
+                ("editorconfig", pattern),
+            )
+        )
     return found
 
 
@@ -277,30 +451,67 @@ def rust_go_config(root: Path, files: set[str]) -> list[Declared]:
     if "Cargo.toml" in files or rustfmt:
         settings = _toml(root, rustfmt) if rustfmt else {}
         detail = f" (max_width = {settings['max_width']})" if settings and "max_width" in settings else ""
-        found.append(Declared(f"Format Rust with `cargo fmt`{detail}, lint with `cargo clippy`, and run "
-                              "`cargo test` before committing.", "Rust tooling",
-                              ["rust", "format", "lint", "test"], ["**/*.rs"], rustfmt or "Cargo.toml",
-                              "rustfmt" if rustfmt else "Cargo.toml", ("rust", "formatter")))
+        found.append(
+            Declared(
+                f"Format Rust with `cargo fmt`{detail}, lint with `cargo clippy`, and run "
+                "`cargo test` before committing.",
+                "Rust tooling",
+                ["rust", "format", "lint", "test"],
+                ["**/*.rs"],
+                rustfmt or "Cargo.toml",
+                "rustfmt" if rustfmt else "Cargo.toml",
+                ("rust", "formatter"),
+            )
+        )
     if "go.mod" in files:
-        found.append(Declared("Format Go with gofmt (tabs for indentation) and run `go vet` and `go test ./...` "
-                              "before committing.", "Go tooling", ["go", "format", "gofmt", "test"],
-                              ["**/*.go"], "go.mod", "go module", ("go", "formatter")))
+        found.append(
+            Declared(
+                "Format Go with gofmt (tabs for indentation) and run `go vet` and `go test ./...` "
+                "before committing.",
+                "Go tooling",
+                ["go", "format", "gofmt", "test"],
+                ["**/*.go"],
+                "go.mod",
+                "go module",
+                ("go", "formatter"),
+            )
+        )
         lint = next((f for f in (".golangci.yml", ".golangci.yaml", ".golangci.toml") if f in files), None)
         if lint:
-            found.append(Declared("Lint Go with golangci-lint and keep it clean.", "Go linter",
-                                  ["go", "lint", "golangci"], ["**/*.go"], lint, "golangci-lint", ("go", "linter")))
+            found.append(
+                Declared(
+                    "Lint Go with golangci-lint and keep it clean.",
+                    "Go linter",
+                    ["go", "lint", "golangci"],
+                    ["**/*.go"],
+                    lint,
+                    "golangci-lint",
+                    ("go", "linter"),
+                )
+            )
     if ".pre-commit-config.yaml" in files:
         hooks = re.findall(r"^\s*-\s*id:\s*([\w.-]+)", _read(root, ".pre-commit-config.yaml") or "", re.M)
         if hooks:
             shown = ", ".join(hooks[:6]) + (", ..." if len(hooks) > 6 else "")
-            found.append(Declared(f"Run the pre-commit hooks ({shown}) before committing: `pre-commit run`.",
-                                  "Pre-commit hooks", ["git", "commit", "lint", "format"], [],
-                                  ".pre-commit-config.yaml", "hooks: " + shown, ("any", "pre_commit")))
+            found.append(
+                Declared(
+                    f"Run the pre-commit hooks ({shown}) before committing: `pre-commit run`.",
+                    "Pre-commit hooks",
+                    ["git", "commit", "lint", "format"],
+                    [],
+                    ".pre-commit-config.yaml",
+                    "hooks: " + shown,
+                    ("any", "pre_commit"),
+                )
+            )
     return found
 
 
 READERS: tuple[Callable[[Path, set[str]], list[Declared]], ...] = (
-    python_config, javascript_config, editorconfig, rust_go_config,
+    python_config,
+    javascript_config,
+    editorconfig,
+    rust_go_config,
 )
 
 

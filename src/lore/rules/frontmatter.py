@@ -63,10 +63,16 @@ def split_front_matter(text: str) -> FrontMatter:
     for end in range(1, len(lines)):
         if lines[end].strip() in ("---", "..."):
             values, problems, unreadable = _parse(lines[1:end], first_line=2)
-            body = "\n".join(lines[end + 1:])
+            body = "\n".join(lines[end + 1 :])
             return FrontMatter(values, body, end + 2, problems, present=True, unreadable=unreadable)
-    return FrontMatter({}, text, 1, ["front matter starts with `---` on line 1 but is never closed"],
-                       present=True, closed=False)
+    return FrontMatter(
+        {},
+        text,
+        1,
+        ["front matter starts with `---` on line 1 but is never closed"],
+        present=True,
+        closed=False,
+    )
 
 
 def parse_header(lines: list[str], first_line: int = 1) -> tuple[dict[str, Any], list[str]]:
@@ -94,8 +100,10 @@ def _parse(lines: list[str], first_line: int) -> tuple[dict[str, Any], list[str]
                 continue
             existing = values.get(current)
             if existing not in ("", None) and not isinstance(existing, list):
-                problems.append(f"line {number}: list item under {current}, which already has a value "
-                                f"on its own line; both left out: {stripped[:60]!r}")
+                problems.append(
+                    f"line {number}: list item under {current}, which already has a value "
+                    f"on its own line; both left out: {stripped[:60]!r}"
+                )
                 unreadable.add(current)
                 continue
             item, problem = _scalar(stripped[1:].strip())
@@ -156,7 +164,7 @@ def _scalar(text: str) -> tuple[Any, str | None]:
             return text[1:], f"the {quote} quote is never closed; read as text"
         inner = text[1:end]
         inner = inner.replace("''", "'") if quote == "'" else _unescape(inner)
-        trailing = text[end + 1:].strip()
+        trailing = text[end + 1 :].strip()
         if trailing.startswith(","):
             return text, None  # `"a", "b"`: a comma list, split by whoever reads it
         if trailing and not trailing.startswith("#"):
@@ -180,7 +188,7 @@ def _closing_quote(text: str, quote: str) -> int:
             i += 2
             continue
         if ch == quote:
-            if quote == "'" and text[i + 1:i + 2] == "'":
+            if quote == "'" and text[i + 1 : i + 2] == "'":
                 i += 2
                 continue
             return i

@@ -49,9 +49,15 @@ class Candidate:
         return normalize_text(self.text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "title": self.title, "triggers": list(self.triggers),
-                "scope": list(self.scope), "always": self.always, "kind": self.kind,
-                "evidence": [dict(e) for e in self.evidence]}
+        return {
+            "text": self.text,
+            "title": self.title,
+            "triggers": list(self.triggers),
+            "scope": list(self.scope),
+            "always": self.always,
+            "kind": self.kind,
+            "evidence": [dict(e) for e in self.evidence],
+        }
 
 
 @dataclass
@@ -101,8 +107,15 @@ def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candida
 def _merge(group: list[Candidate]) -> Candidate:
     """One candidate for candidates saying the same text."""
     head = group[0]
-    first = Candidate(head.text, head.title, list(head.triggers), list(head.scope), list(head.evidence),
-                      head.always, head.kind)
+    first = Candidate(
+        head.text,
+        head.title,
+        list(head.triggers),
+        list(head.scope),
+        list(head.evidence),
+        head.always,
+        head.kind,
+    )
     for cand in group[1:]:
         for ev in cand.evidence:
             if ev not in first.evidence:
@@ -116,8 +129,7 @@ def _merge(group: list[Candidate]) -> Candidate:
     return first
 
 
-def save_candidates(project: Project, candidates: Sequence[Candidate], *, status: str,
-                    source: str) -> Saved:
+def save_candidates(project: Project, candidates: Sequence[Candidate], *, status: str, source: str) -> Saved:
     """Store candidates not already in the project; refusals are reported, never raised.
 
     New rules go in with one transaction per batch: an import of thousands of rules costs one
@@ -169,7 +181,7 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
             result.outcomes[i] = "merged"
         fresh.append(fields)
     for start in range(0, len(fresh), BATCH):
-        result.added += store.insert_rules(project.id, fresh[start:start + BATCH])
+        result.added += store.insert_rules(project.id, fresh[start : start + BATCH])
     return result
 
 
@@ -179,8 +191,14 @@ def _fields(project: Project, cand: Candidate, status: str, source: str) -> dict
     triggers = service.parse_triggers(cand.triggers)
     check_rule_fields(text, title, triggers)
     return {
-        "text": text, "title": title, "triggers": triggers, "always": cand.always,
-        "scope": normalize_scope(cand.scope, project.sections, project.path), "status": status,
-        "source": source, "auto": False, "tagged": bool(triggers) or cand.always,
+        "text": text,
+        "title": title,
+        "triggers": triggers,
+        "always": cand.always,
+        "scope": normalize_scope(cand.scope, project.sections, project.path),
+        "status": status,
+        "source": source,
+        "auto": False,
+        "tagged": bool(triggers) or cand.always,
         "evidence": list(cand.evidence),
     }

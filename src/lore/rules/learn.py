@@ -70,8 +70,9 @@ def parse_remote(url: str) -> Remote | None:
 
 def github_remote(root: Path) -> Remote:
     try:
-        out = subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         raise InvalidInput(f"cannot ask git for the origin remote: {exc}") from None
     if out.returncode != 0:
@@ -152,9 +153,12 @@ def _feedback(comment: dict[str, Any], tok: Callable[[str], list[str]]) -> Feedb
     if len(text) > MAX_RULE_CHARS:
         text = pack(re.split(r"(?<=[.!?])\s+", text), " ")[0]
     evidence = {
-        "file": comment.get("path"), "line": comment.get("line") or comment.get("original_line"),
-        "url": comment.get("html_url"), "author": (comment.get("user") or {}).get("login"),
-        "association": comment.get("author_association"), "pr": _pr_number(comment),
+        "file": comment.get("path"),
+        "line": comment.get("line") or comment.get("original_line"),
+        "url": comment.get("html_url"),
+        "author": (comment.get("user") or {}).get("login"),
+        "association": comment.get("author_association"),
+        "pr": _pr_number(comment),
         "created_at": comment.get("created_at"),
     }
     return Feedback(text, evidence, frozenset(tok(text)))
@@ -177,8 +181,9 @@ def group_feedback(items: list[Feedback]) -> list[list[Feedback]]:
             best.append(item)
         else:
             groups.append([item])
-    return sorted(groups, key=lambda g: (-len({f.evidence["pr"] for f in g}), -len(g),
-                                         -max(_ts(f) for f in g)))
+    return sorted(
+        groups, key=lambda g: (-len({f.evidence["pr"] for f in g}), -len(g), -max(_ts(f) for f in g))
+    )
 
 
 def _ts(item: Feedback) -> float:
@@ -201,8 +206,13 @@ def _candidate(group: list[Feedback]) -> Candidate:
     best = max(group, key=lambda f: (sum(_similar(f.tokens, o.tokens) for o in group), -len(f.text)))
     prs = sorted({f.evidence["pr"] for f in group if f.evidence["pr"] is not None})
     head = f"Review feedback ({len(group)}x in {len(prs)} PRs)" if len(group) > 1 else "Review feedback"
-    return Candidate(text=best.text, title=rule_title(head, best.text), scope=_scope(group), kind="review",
-                     evidence=[f.evidence for f in group])
+    return Candidate(
+        text=best.text,
+        title=rule_title(head, best.text),
+        scope=_scope(group),
+        kind="review",
+        evidence=[f.evidence for f in group],
+    )
 
 
 # -- entry points ---------------------------------------------------------------------------------------
@@ -245,16 +255,23 @@ def short_waits(budget: float = MAX_WAIT_SECONDS) -> Callable[[float, str], None
     def sleep(seconds: float, reason: str) -> None:
         nonlocal spent
         if spent + seconds > budget:
-            raise GitHubError(f"GitHub asks to wait {seconds:.0f}s ({reason}); try again later or run "
-                              "`lore learn` in a terminal, which waits")
+            raise GitHubError(
+                f"GitHub asks to wait {seconds:.0f}s ({reason}); try again later or run "
+                "`lore learn` in a terminal, which waits"
+            )
         spent += seconds
         time.sleep(seconds)
 
     return sleep
 
 
-def _read_reviews(project: Project, include_external: bool, since: str | None, max_pages: int,
-                  sleep: Callable[[float, str], None] | None) -> tuple[list[Candidate], str]:
+def _read_reviews(
+    project: Project,
+    include_external: bool,
+    since: str | None,
+    max_pages: int,
+    sleep: Callable[[float, str], None] | None,
+) -> tuple[list[Candidate], str]:
     remote = github_remote(project.path)
     token, _where = discover_token()
     tok = build_tokenizer(load_settings().tokenizer)
@@ -272,8 +289,9 @@ def _read_reviews(project: Project, include_external: bool, since: str | None, m
             continue
         kept.append(_feedback(comment, lambda text: tok.tokens(text, topics=False)))
     groups = group_feedback(kept)
-    detail = f"{len(comments)} comments, {len(kept)} kept, {len(groups)} groups; left out: " + \
-        (", ".join(f"{n} {why}" for why, n in sorted(left_out.items())) or "none")
+    detail = f"{len(comments)} comments, {len(kept)} kept, {len(groups)} groups; left out: " + (
+        ", ".join(f"{n} {why}" for why, n in sorted(left_out.items())) or "none"
+    )
     return [_candidate(g) for g in groups], detail
 
 
@@ -282,8 +300,12 @@ def last_review_attempt(project: Project) -> float | None:
     return rules_store().last_review_attempt(project.id)
 
 
-def learn(path: str | Path, include_external: bool = False, since: str | None = None,
-          sleep: Callable[[float, str], None] | None = None) -> tuple[Project, list[Candidate], Saved]:
+def learn(
+    path: str | Path,
+    include_external: bool = False,
+    since: str | None = None,
+    sleep: Callable[[float, str], None] | None = None,
+) -> tuple[Project, list[Candidate], Saved]:
     """Read the review feedback and save it as pending rules (source "learn")."""
     project = _project(path)
     candidates = learn_from_reviews(project, include_external, since, sleep=sleep)

@@ -46,8 +46,7 @@ class Finding:
     rule_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "severity": self.severity, "message": self.message,
-                "rules": self.rule_ids}
+        return {"kind": self.kind, "severity": self.severity, "message": self.message, "rules": self.rule_ids}
 
 
 @dataclass
@@ -62,8 +61,13 @@ class LintReport:
         return [f for f in self.findings if f.severity == "warning"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project.name, "rules": self.rules, "always_tokens": self.always_tokens,
-                "always_budget": ALWAYS_BUDGET, "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "project": self.project.name,
+            "rules": self.rules,
+            "always_tokens": self.always_tokens,
+            "always_budget": ALWAYS_BUDGET,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
 def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
@@ -74,26 +78,40 @@ def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
     findings += contradictions(rules)
     untagged = [r for r in rules if not r.tagged]
     if untagged:
-        findings.append(Finding(
-            "untagged", "info",
-            f"{len(untagged)} rule(s) were never tagged (trigger words, always), so selection matches "
-            "them on their words alone; ask the agent to run organize_rules and tag_rules, or tag them "
-            "in the web UI", [r.id for r in untagged]))
+        findings.append(
+            Finding(
+                "untagged",
+                "info",
+                f"{len(untagged)} rule(s) were never tagged (trigger words, always), so selection matches "
+                "them on their words alone; ask the agent to run organize_rules and tag_rules, or tag them "
+                "in the web UI",
+                [r.id for r in untagged],
+            )
+        )
     always = [r for r in rules if r.always and r.status == "active"]
     cost = sum(estimate_tokens(f"{r.title}\n{r.text}") for r in always)
     if cost > ALWAYS_BUDGET:
-        findings.append(Finding(
-            "always_cost", "warning",
-            f"{len(always)} always-rule(s) cost about {cost} tokens on every request (over {ALWAYS_BUDGET}); "
-            "unpin the ones that only matter for some changes (`lore review unpin ID`)",
-            [r.id for r in sorted(always, key=lambda r: -len(r.text))]))
+        findings.append(
+            Finding(
+                "always_cost",
+                "warning",
+                f"{len(always)} always-rule(s) cost about {cost} tokens on every request (over {ALWAYS_BUDGET}); "
+                "unpin the ones that only matter for some changes (`lore review unpin ID`)",
+                [r.id for r in sorted(always, key=lambda r: -len(r.text))],
+            )
+        )
     return LintReport(project, len(rules), cost, findings)
 
 
 def repository_files(project: Project) -> list[str] | None:
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=project.path, capture_output=True, timeout=60, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=project.path,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     return [p for p in out.decode("utf-8", "replace").split("\0") if p]
@@ -101,8 +119,13 @@ def repository_files(project: Project) -> list[str] | None:
 
 def dead_scopes(rules: list[Rule], files: list[str] | None) -> list[Finding]:
     if files is None:
-        return [Finding("dead_scope", "info", "could not list the repository's files with git; "
-                        "scopes were not checked")]
+        return [
+            Finding(
+                "dead_scope",
+                "info",
+                "could not list the repository's files with git; scopes were not checked",
+            )
+        ]
     out: list[Finding] = []
     live: dict[str, bool] = {}
     for rule in rules:
@@ -115,10 +138,15 @@ def dead_scopes(rules: list[Rule], files: list[str] | None) -> list[Finding]:
         if not dead:
             continue
         never = len(dead) == len(rule.scope)
-        out.append(Finding(
-            "dead_scope", "warning",
-            f"{rule.id} {rule.label!r}: scope {', '.join(dead)} matches no file in the repository"
-            + ("; this rule is never served" if never else ""), [rule.id]))
+        out.append(
+            Finding(
+                "dead_scope",
+                "warning",
+                f"{rule.id} {rule.label!r}: scope {', '.join(dead)} matches no file in the repository"
+                + ("; this rule is never served" if never else ""),
+                [rule.id],
+            )
+        )
     return out
 
 
@@ -127,7 +155,9 @@ def _tokens() -> Callable[[str], frozenset[str]]:
     return lambda text: frozenset(tok.tokens(text, topics=False))
 
 
-def _pairs(rules: list[Rule], words: dict[str, frozenset[str]], minimum: float) -> list[tuple[Rule, Rule, float]]:
+def _pairs(
+    rules: list[Rule], words: dict[str, frozenset[str]], minimum: float
+) -> list[tuple[Rule, Rule, float]]:
     """Rule pairs sharing at least `minimum` of their words, found through shared rare words."""
     postings: dict[str, list[int]] = defaultdict(list)
     for i, rule in enumerate(rules):
@@ -157,9 +187,14 @@ def duplicates(rules: list[Rule]) -> list[Finding]:
     exact = {r.id for group in by_text.values() if len(group) > 1 for r in group}
     for group in by_text.values():
         if len(group) > 1:
-            out.append(Finding("duplicate", "warning",
-                               f"same text in {', '.join(r.id for r in group)}: {group[0].label!r}; "
-                               "reject all but one", [r.id for r in group]))
+            out.append(
+                Finding(
+                    "duplicate",
+                    "warning",
+                    f"same text in {', '.join(r.id for r in group)}: {group[0].label!r}; reject all but one",
+                    [r.id for r in group],
+                )
+            )
     tokens = _tokens()
     words = {r.id: tokens(f"{r.title} {r.text}") for r in rules}
     for a, b, score in _pairs(rules, words, NEAR_DUPLICATE):
@@ -167,9 +202,14 @@ def duplicates(rules: list[Rule]) -> list[Finding]:
             continue
         if not _scopes_overlap(a, b) or contradiction(a.text, b.text):
             continue
-        out.append(Finding("near_duplicate", "warning",
-                           f"{a.id} and {b.id} share {score:.0%} of their words: {a.label!r} / {b.label!r}; "
-                           "keep one", [a.id, b.id]))
+        out.append(
+            Finding(
+                "near_duplicate",
+                "warning",
+                f"{a.id} and {b.id} share {score:.0%} of their words: {a.label!r} / {b.label!r}; keep one",
+                [a.id, b.id],
+            )
+        )
     return out
 
 
@@ -183,9 +223,15 @@ def contradictions(rules: list[Rule]) -> list[Finding]:
     out: list[Finding] = []
     for i, j, reason in sorted(found):
         a, b = rules[i], rules[j]
-        out.append(Finding("contradiction", "warning",
-                           f"{a.id} and {b.id} contradict each other ({reason}): {a.label!r} / "
-                           f"{b.label!r}; reject or edit one", [a.id, b.id]))
+        out.append(
+            Finding(
+                "contradiction",
+                "warning",
+                f"{a.id} and {b.id} contradict each other ({reason}): {a.label!r} / "
+                f"{b.label!r}; reject or edit one",
+                [a.id, b.id],
+            )
+        )
     return out
 
 
@@ -212,7 +258,9 @@ def _related_pairs(rules: list[Rule]) -> Iterator[tuple[int, int]]:
     for found in terms:
         ordered = sorted(found, key=lambda term: (len(postings[term]), term))
         size = len(ordered)
-        probes.append(frozenset(ordered[:size if size <= 3 else size - math.ceil(PREFIX_SIMILARITY * size) + 1]))
+        probes.append(
+            frozenset(ordered[: size if size <= 3 else size - math.ceil(PREFIX_SIMILARITY * size) + 1])
+        )
     probed_by: dict[str, list[int]] = defaultdict(list)
     for i, probe in enumerate(probes):
         for term in probe:
@@ -252,7 +300,9 @@ def _tokenizer() -> Tokenizer:
 
 def _terms(text: str) -> frozenset[str]:
     """Content terms, cut to six letters so that indent and indentation meet (as the gate does)."""
-    return frozenset(t[:6] for t in _tokenizer().tokens(text, topics=False) if len(t) > 1 and not t[:1].isdigit())
+    return frozenset(
+        t[:6] for t in _tokenizer().tokens(text, topics=False) if len(t) > 1 and not t[:1].isdigit()
+    )
 
 
 def _scopes_overlap(a: Rule, b: Rule) -> bool:

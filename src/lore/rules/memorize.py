@@ -49,10 +49,19 @@ class FileImport:
     refused: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "scope": self.scope,
-                "pieces": len(self.candidates), "added": self.added, "merged": self.merged,
-                "repeats": self.repeats, "refused": self.refused, "problems": self.problems,
-                "notes": self.notes, "skipped": self.skipped}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "scope": self.scope,
+            "pieces": len(self.candidates),
+            "added": self.added,
+            "merged": self.merged,
+            "repeats": self.repeats,
+            "refused": self.refused,
+            "problems": self.problems,
+            "notes": self.notes,
+            "skipped": self.skipped,
+        }
 
 
 @dataclass
@@ -63,10 +72,15 @@ class MemorizeReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Every piece in exactly one of added, merged, repeats and refused."""
-        return {"project": self.project.name, "files": [f.to_dict() for f in self.files],
-                "pieces": len(self.saved.outcomes), "added": self.saved.count("new"),
-                "merged": self.saved.count("merged"), "repeats": self.saved.count("known"),
-                "refused": self.saved.count("refused")}
+        return {
+            "project": self.project.name,
+            "files": [f.to_dict() for f in self.files],
+            "pieces": len(self.saved.outcomes),
+            "added": self.saved.count("new"),
+            "merged": self.saved.count("merged"),
+            "repeats": self.saved.count("known"),
+            "refused": self.saved.count("refused"),
+        }
 
 
 # -- which files ----------------------------------------------------------------------------------
@@ -79,7 +93,7 @@ def kind_of(rel: str) -> tuple[str, str] | None:
 
     def above(marker: tuple[str, ...]) -> str | None:
         for i in range(len(parts) - len(marker)):
-            if parts[i:i + len(marker)] == marker:
+            if parts[i : i + len(marker)] == marker:
                 return "/".join(parts[:i])
         return None
 
@@ -115,7 +129,10 @@ def instruction_files(root: Path) -> list[str]:
     try:
         out = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root, capture_output=True, timeout=60, check=True,
+            cwd=root,
+            capture_output=True,
+            timeout=60,
+            check=True,
         ).stdout.decode("utf-8", "replace")
         found.update(p for p in out.split("\0") if p and kind_of(p))
     except (OSError, subprocess.SubprocessError):
@@ -172,7 +189,9 @@ def _walk(root: Path, depth: int = 6) -> tuple[list[str], list[str]]:
 
 
 # -- reading one file --------------------------------------------------------------------------------
-def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: str | None = None) -> FileImport:
+def read_instruction_file(
+    root: Path, rel: str, kind: str | None = None, base: str | None = None
+) -> FileImport:
     """Parse one file into candidates (nothing is saved)."""
     detected = kind_of(rel)
     kind = kind or (detected[0] if detected else "markdown")
@@ -216,10 +235,15 @@ def read_instruction_file(root: Path, rel: str, kind: str | None = None, base: s
     split = split_markdown(body, first_line=front.body_line, default_title=title)
     result.notes += split.dropped
     for piece in split.pieces:
-        result.candidates.append(Candidate(
-            text=piece.text, title=rule_title(piece.title, piece.text), scope=list(result.scope), kind=kind,
-            evidence=[{"file": rel, "line": piece.line, "kind": kind}],
-        ))
+        result.candidates.append(
+            Candidate(
+                text=piece.text,
+                title=rule_title(piece.title, piece.text),
+                scope=list(result.scope),
+                kind=kind,
+                evidence=[{"file": rel, "line": piece.line, "kind": kind}],
+            )
+        )
     if not result.candidates and not result.skipped:
         result.notes.append("no rule text found")
     return result
@@ -234,6 +258,7 @@ def _target(path: Path) -> str:
 
 def _strip_comments(body: str, first_line: int, result: FileImport) -> str:
     """Remove HTML comments (an agent reads them, a person does not see them) and report each."""
+
     def replace(match: re.Match[str]) -> str:
         line = first_line + body.count("\n", 0, match.start())
         result.notes.append(f"line {line}: HTML comment stripped ({len(match.group(0))} characters)")
@@ -248,8 +273,13 @@ def _strip_comments(body: str, first_line: int, result: FileImport) -> str:
     return body
 
 
-_SCOPE_KEYS = {"copilot-instructions": ("applyTo",), "cursor": ("globs",),
-               "claude-rules": ("paths", "globs"), "windsurf-rules": ("paths", "globs"), "cline": ("paths", "globs")}
+_SCOPE_KEYS = {
+    "copilot-instructions": ("applyTo",),
+    "cursor": ("globs",),
+    "claude-rules": ("paths", "globs"),
+    "windsurf-rules": ("paths", "globs"),
+    "cline": ("paths", "globs"),
+}
 
 
 def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list[str] | None:
@@ -276,8 +306,10 @@ def _scope(kind: str, base: str, front: FrontMatter, result: FileImport) -> list
         else:
             good.append(pattern)
     if raw not in (None, "", []) and not good:
-        result.skipped = (f"{key} could not be read, and without it the rules would apply to every file; "
-                          "fix the front matter and run again")
+        result.skipped = (
+            f"{key} could not be read, and without it the rules would apply to every file; "
+            "fix the front matter and run again"
+        )
         return None
     if kind == "cursor" and keys and front.present and not good and not front.get("description"):
         result.notes.append("no globs, no alwaysApply and no description: imported as global")
@@ -323,8 +355,11 @@ def memorize(path: str | Path) -> MemorizeReport:
         inside = target.relative_to(root).as_posix() if target != root else ""
         rels = [r for r in instruction_files(root) if not inside or r.startswith(inside + "/")]
         files = [read_instruction_file(root, r) for r in rels]
-        files += [FileImport(r, "folder", skipped=_OUTSIDE.format(_target(root / r)))
-                  for r in linked_folders_outside(root) if not inside or r.startswith(inside + "/")]
+        files += [
+            FileImport(r, "folder", skipped=_OUTSIDE.format(_target(root / r)))
+            for r in linked_folders_outside(root)
+            if not inside or r.startswith(inside + "/")
+        ]
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="pending", source="memorize")
     attribute(files, saved)

@@ -19,8 +19,13 @@ class Project:
     created_at: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "path": str(self.path),
-                "sections": list(self.sections), "created_at": self.created_at}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "path": str(self.path),
+            "sections": list(self.sections),
+            "created_at": self.created_at,
+        }
 
 
 @dataclass(frozen=True)
@@ -60,10 +65,19 @@ class Rule:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "text": self.text, "title": self.title, "triggers": list(self.triggers),
-            "always": self.always, "scope": list(self.scope), "status": self.status,
-            "source": self.source, "auto": self.auto, "tagged": self.tagged,
-            "evidence": list(self.evidence), "created_at": self.created_at,
-            "updated_at": self.updated_at, "served_count": self.served_count,
+            "id": self.id,
+            "text": self.text,
+            "title": self.title,
+            "triggers": list(self.triggers),
+            "always": self.always,
+            "scope": list(self.scope),
+            "status": self.status,
+            "source": self.source,
+            "auto": self.auto,
+            "tagged": self.tagged,
+            "evidence": list(self.evidence),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "served_count": self.served_count,
             "last_served_at": self.last_served_at,
         }

@@ -16,20 +16,77 @@ from lore.core.errors import InvalidInput
 from lore.core.home import lore_home
 
 CONTAINERS = frozenset(
-    {"src", "packages", "apps", "lib", "libs", "services", "modules", "crates", "cmd",
-     "internal", "pkg", "components", "plugins", "projects", "tools"}
+    {
+        "src",
+        "packages",
+        "apps",
+        "lib",
+        "libs",
+        "services",
+        "modules",
+        "crates",
+        "cmd",
+        "internal",
+        "pkg",
+        "components",
+        "plugins",
+        "projects",
+        "tools",
+    }
 )
 SKIPPED = frozenset(
-    {"node_modules", "venv", "__pycache__", "dist", "build", "target", "vendor", "coverage",
-     "site-packages", "out"}
+    {
+        "node_modules",
+        "venv",
+        "__pycache__",
+        "dist",
+        "build",
+        "target",
+        "vendor",
+        "coverage",
+        "site-packages",
+        "out",
+    }
 )
 # never projects: the folder itself, or anything inside it
-SYSTEM_TREES = tuple(Path(p) for p in ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                       "/boot", "/dev", "/proc", "/sys", "/System", "/Library",
-                                       "/private/etc", "/snap"))
+SYSTEM_TREES = tuple(
+    Path(p)
+    for p in (
+        "/usr",
+        "/etc",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/boot",
+        "/dev",
+        "/proc",
+        "/sys",
+        "/System",
+        "/Library",
+        "/private/etc",
+        "/snap",
+    )
+)
 # never projects themselves, though a project may live below them
-SYSTEM_ROOTS = tuple(Path(p) for p in ("/", "/home", "/Users", "/opt", "/var", "/srv", "/mnt",
-                                       "/media", "/tmp", "/root", "/private", "/Volumes"))
+SYSTEM_ROOTS = tuple(
+    Path(p)
+    for p in (
+        "/",
+        "/home",
+        "/Users",
+        "/opt",
+        "/var",
+        "/srv",
+        "/mnt",
+        "/media",
+        "/tmp",
+        "/root",
+        "/private",
+        "/Volumes",
+    )
+)
 
 
 def git_root(path: Path) -> Path | None:
@@ -93,7 +150,10 @@ def _listed_files(root: Path) -> list[str] | None:
     try:
         out = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root, capture_output=True, timeout=30, check=True,
+            cwd=root,
+            capture_output=True,
+            timeout=30,
+            check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None

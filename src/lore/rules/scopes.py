@@ -28,8 +28,9 @@ def normalize_scope(value: object, sections: Iterable[str] = (), root: Path | No
         raise InvalidInput("a scope is a string or a list of strings (a section or file globs)")
     for pattern in parse_patterns(_relative_to(value, root)):
         if pattern == ".." or pattern.startswith("../") or "/../" in pattern:
-            raise InvalidInput(f"scope {pattern!r} points outside the project; scopes are relative "
-                               "to the repository root")
+            raise InvalidInput(
+                f"scope {pattern!r} points outside the project; scopes are relative to the repository root"
+            )
         if pattern.lower() in GLOBAL_WORDS:
             return []
         entry = _entry(pattern, known, root)
@@ -58,10 +59,11 @@ def _relative_to(value: object, root: Path | None) -> object:
             top = text.split("/")[1] if "/" in text[1:] else text[1:]
             inside = str(root).rstrip("/") + "/"
             if text.startswith(inside) or text == str(root):
-                text = text[len(inside):] or "**"
+                text = text[len(inside) :] or "**"
             elif top and Path("/" + top).exists() and not (root / top).exists():
-                raise InvalidInput(f"scope {text!r} is outside the project; scopes are relative "
-                                   "to the repository root")
+                raise InvalidInput(
+                    f"scope {text!r} is outside the project; scopes are relative to the repository root"
+                )
         out.append(text)
     return out if not isinstance(value, str) else ",".join(out)
 

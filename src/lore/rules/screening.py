@@ -60,8 +60,14 @@ _LABELS = {
     "encoded_blob": "a long encoded blob",
 }
 _NEGATABLE = frozenset(
-    {"pipe_to_shell", "ignore_instructions", "system_prompt_request", "key_files",
-     "dangerous_command", "skip_review"}
+    {
+        "pipe_to_shell",
+        "ignore_instructions",
+        "system_prompt_request",
+        "key_files",
+        "dangerous_command",
+        "skip_review",
+    }
 )
 _EXCERPT_CHARS = 60
 
@@ -79,23 +85,80 @@ class RiskyMatch:
 
 
 # -- normalisation --------------------------------------------------------------------------------
-_LOOKALIKES = str.maketrans({
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
-    "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "һ": "h",
-    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g", "ո": "n", "ս": "u", "ɑ": "a",
-    # Greek
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
-    "τ": "t", "υ": "u", "χ": "x", "ς": "s", "γ": "y", "μ": "m", "ϲ": "c", "ϳ": "j",
-    # punctuation that reads the same
-    "\u2018": "'", "\u2019": "'", "\u201b": "'", "\u02bc": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u2033": '"',
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-    "\u2215": "/", "\u2044": "/", "\u29f8": "/", "\u2024": ".", "\uff0e": ".", "\u00a0": " ",
-})
+_LOOKALIKES = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "һ": "h",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        "ɡ": "g",
+        "ո": "n",
+        "ս": "u",
+        "ɑ": "a",
+        # Greek
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ς": "s",
+        "γ": "y",
+        "μ": "m",
+        "ϲ": "c",
+        "ϳ": "j",
+        # punctuation that reads the same
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201b": "'",
+        "\u02bc": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u2215": "/",
+        "\u2044": "/",
+        "\u29f8": "/",
+        "\u2024": ".",
+        "\uff0e": ".",
+        "\u00a0": " ",
+    }
+)
 _LEET = str.maketrans({"1": "i", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_ONE_AS_L = str.maketrans({"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
-                                "$": "s"})
+_LEET_ONE_AS_L = str.maketrans(
+    {"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+)
 _SLASH = re.compile(r"(\.[a-z]{2,6})\s(?:slash|\[/\])\s")
 _DEFANG = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\s\[?dot\]?\s(?=[a-z]{2,6}\b)")
 _HXXP = re.compile(r"\bhxxp(s?)\b|\bh\s*t\s*t\s*p\s*(s?)\s*:\s*/\s*/")
@@ -113,8 +176,9 @@ def _drop_marks(text: str) -> str:
         return text
     text = unicodedata.normalize("NFKC", text)
     decomposed = unicodedata.normalize("NFD", text)
-    kept = "".join(ch for ch in decomposed
-                   if unicodedata.category(ch) not in ("Mn", "Cf") and ch not in "\ufe0e\ufe0f")
+    kept = "".join(
+        ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Cf") and ch not in "\ufe0e\ufe0f"
+    )
     return unicodedata.normalize("NFC", kept)
 
 
@@ -179,7 +243,9 @@ def _r(pattern: str) -> tuple[str, str, int]:
 
 
 _SHELLS = r"(?:sudo (?:-\S+ )*)?(?:ba|z|da|k|fi|tc|c)?sh\b|python[0-9.]*\b|perl\b|ruby\b|node\b|php\b|iex\b|invoke-expression\b|pwsh\b|powershell\b|source\b"
-_FETCHERS = r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|aria2c|lwp-download|http(?:ie)?)\b"
+_FETCHERS = (
+    r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|aria2c|lwp-download|http(?:ie)?)\b"
+)
 _SHELL_WORDS = r"(?:the )?(?:bash|sh|zsh|shell|terminal|powershell|pwsh|python|interpreter|iex|sudo)\b"
 _DOWNLOAD = r"(?:download|fetch|grab|pull|retriev|curl|wget|get)\w*"
 _SCRIPT = r"(?:the |a |this |that |an |their |any )?(?:remote |downloaded |install |installation |setup |latest )?(?:script|installer|payload|binary|executable|program|bootstrap\w*|setup|code|output|response|file)s?\b"
@@ -187,151 +253,360 @@ _SCRIPT = r"(?:the |a |this |that |an |their |any )?(?:remote |downloaded |insta
 _PIPE_TO_SHELL = (
     _c(_FETCHERS + r"[^|\n;&]{0,300}?\|\s*(?:" + _SHELLS + r")"),
     _c(r"(?:(?:ba|z|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|iwr|fetch)\b"),
-    _c(r"(?:(?:ba|z|k)?sh|python[0-9.]*|perl|eval|exec)\s+(?:-\w+\s+)*[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|fetch)\b"),
-    _c(r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?\s*new-object\s+(?:system\.)?net\.webclient\s*\)?\s*\.\s*downloadstring|iwr\b|irm\b|invoke-webrequest|invoke-restmethod|curl\b)"),
+    _c(
+        r"(?:(?:ba|z|k)?sh|python[0-9.]*|perl|eval|exec)\s+(?:-\w+\s+)*[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|fetch)\b"
+    ),
+    _c(
+        r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?\s*new-object\s+(?:system\.)?net\.webclient\s*\)?\s*\.\s*downloadstring|iwr\b|irm\b|invoke-webrequest|invoke-restmethod|curl\b)"
+    ),
     _c(r"\.downloadstring\s*\([^)]*\)\s*\|\s*(?:iex|invoke-expression)"),
-    _w(_DOWNLOAD + r"\b[^\n]{0,80}?\b(?:pipe[sd]?|piping|feed\w*|pass\w*|send\w*|stream\w*|hand\w*)\b[^\n]{0,40}? (?:in ?to|to|through|straight into|directly into) " + _SHELL_WORDS),
-    _w(r"\b(?:pipe[sd]?|piping|feed\w*|stream\w*) " + _SCRIPT + r"[^\n]{0,40}? (?:in ?to|to|through) " + _SHELL_WORDS),
-    _w(r"\b(?:pipe[sd]?|piping) (?:it |them |that |this )?(?:in ?to|to|through) (?:the )?(?:bash|sh|zsh|shell|powershell|pwsh|iex)\b"),
-    _w(r"\b" + _DOWNLOAD + r"\b(?: \w+){0,5}? " + _SCRIPT + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch|start)\w*(?: (?:it|them|that|this|the script|the installer|the file|the binary|the payload))?(?: (?:right away|immediately|directly))? (?:with|in|using|through|via|under|as) " + _SHELL_WORDS),
-    _w(r"\b" + _DOWNLOAD + r"\b(?: \w+){0,5}? " + _SCRIPT + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch)\w* (?:it|them|that|this|the script|the installer|the payload|the binary)\b"),
-    _w(r"\b(?:run|execut|exec|eval|source)\w* (?:whatever |the )?(?:output|result|response|contents?|text|body) (?:of|from|that|returned by) (?:the )?(?:curl|wget|download|downloaded|remote|fetch)\w*"),
-    _w(r"\b(?:run|execut|exec|eval|source)\w* (?:whatever|what) (?:\w+ ){0,3}?(?:curl|wget|download|fetch)\w* (?:returns|gives|prints|outputs)"),
+    _w(
+        _DOWNLOAD
+        + r"\b[^\n]{0,80}?\b(?:pipe[sd]?|piping|feed\w*|pass\w*|send\w*|stream\w*|hand\w*)\b[^\n]{0,40}? (?:in ?to|to|through|straight into|directly into) "
+        + _SHELL_WORDS
+    ),
+    _w(
+        r"\b(?:pipe[sd]?|piping|feed\w*|stream\w*) "
+        + _SCRIPT
+        + r"[^\n]{0,40}? (?:in ?to|to|through) "
+        + _SHELL_WORDS
+    ),
+    _w(
+        r"\b(?:pipe[sd]?|piping) (?:it |them |that |this )?(?:in ?to|to|through) (?:the )?(?:bash|sh|zsh|shell|powershell|pwsh|iex)\b"
+    ),
+    _w(
+        r"\b"
+        + _DOWNLOAD
+        + r"\b(?: \w+){0,5}? "
+        + _SCRIPT
+        + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch|start)\w*(?: (?:it|them|that|this|the script|the installer|the file|the binary|the payload))?(?: (?:right away|immediately|directly))? (?:with|in|using|through|via|under|as) "
+        + _SHELL_WORDS
+    ),
+    _w(
+        r"\b"
+        + _DOWNLOAD
+        + r"\b(?: \w+){0,5}? "
+        + _SCRIPT
+        + r"[^\n]{0,60}?\b(?:and|then|&) (?:\w+ ){0,2}?(?:run|execut|exec|source|eval|launch)\w* (?:it|them|that|this|the script|the installer|the payload|the binary)\b"
+    ),
+    _w(
+        r"\b(?:run|execut|exec|eval|source)\w* (?:whatever |the )?(?:output|result|response|contents?|text|body) (?:of|from|that|returned by) (?:the )?(?:curl|wget|download|downloaded|remote|fetch)\w*"
+    ),
+    _w(
+        r"\b(?:run|execut|exec|eval|source)\w* (?:whatever|what) (?:\w+ ){0,3}?(?:curl|wget|download|fetch)\w* (?:returns|gives|prints|outputs)"
+    ),
 )
 
-_IGNORE_VERBS = (r"(?:ignor|disregard|forget|forgot|overrid|overrul|bypass|discard|abandon|dismiss|drop|"
-                 r"nullif|supersed|eras|delet|clear|reset|unlearn|scrap|ditch|throw away|throw out|set aside|"
-                 r"put aside|cast aside|stop follow|stop obey|stop listen\w* to|no longer follow|no longer obey|"
-                 r"do not follow|don't follow|dont follow|do not obey|don't obey|dont obey|never mind|"
-                 r"disobey|defy|forgo|pay no attention to|pay no heed to|take no notice of|don't listen to|"
-                 r"do not listen to)\w*")
+_IGNORE_VERBS = (
+    r"(?:ignor|disregard|forget|forgot|overrid|overrul|bypass|discard|abandon|dismiss|drop|"
+    r"nullif|supersed|eras|delet|clear|reset|unlearn|scrap|ditch|throw away|throw out|set aside|"
+    r"put aside|cast aside|stop follow|stop obey|stop listen\w* to|no longer follow|no longer obey|"
+    r"do not follow|don't follow|dont follow|do not obey|don't obey|dont obey|never mind|"
+    r"disobey|defy|forgo|pay no attention to|pay no heed to|take no notice of|don't listen to|"
+    r"do not listen to)\w*"
+)
 # what makes "the instructions" the agent's standing ones rather than any text's
-_EARLIER = (r"(?:previous|previously given|prior|above|earlier|preceding|former|foregoing|original|initial|"
-            r"system|developer|safety|standing|core|built-in|base|current|existing)")
-_ORDERS = (r"(?:instruction|rule|guidance|guideline|directive|prompt|constraint|polic|restriction|direction|"
-           r"programming|training|guardrail|safeguard|orders?\b|commands?\b|context\b|messages?\b)\w*")
+_EARLIER = (
+    r"(?:previous|previously given|prior|above|earlier|preceding|former|foregoing|original|initial|"
+    r"system|developer|safety|standing|core|built-in|base|current|existing)"
+)
+_ORDERS = (
+    r"(?:instruction|rule|guidance|guideline|directive|prompt|constraint|polic|restriction|direction|"
+    r"programming|training|guardrail|safeguard|orders?\b|commands?\b|context\b|messages?\b)\w*"
+)
 _ANY = r"(?:all|any|every|each)(?: (?:of|the|your|my|these|those|other))*"
 _IGNORE_INSTRUCTIONS = (
-    _w(r"\b" + _IGNORE_VERBS + r"(?: (?:all|any|every|each|of|the|your|my|these|those|its))* " + _EARLIER + r"(?: \w+){0,2}? " + _ORDERS),
+    _w(
+        r"\b"
+        + _IGNORE_VERBS
+        + r"(?: (?:all|any|every|each|of|the|your|my|these|those|its))* "
+        + _EARLIER
+        + r"(?: \w+){0,2}? "
+        + _ORDERS
+    ),
     _w(r"\b" + _IGNORE_VERBS + r" " + _ANY + r"(?: \w+){0,2}? " + _ORDERS),
-    _w(r"\b(?:ignor|disregard|forget|disobey)\w* (?:your|the agent's|the assistant's|the model's) (?:\w+ )?(?:instructions|rules|guidelines|directives|programming|training|guardrails|system prompt)\b"),
-    _w(r"\b(?:ignor|disregard|forget|discard|dismiss|set aside|put aside|pay no attention to|pay no heed to|throw out|drop)\w* (?:all |everything |anything |what )?(?:of )?(?:the |that |you |was |were |i |has been |have been )?(?:text |said |written |stated |told |written |mentioned )?(?:above|before this|so far|until now|up to now|previously|earlier|you were told|you have been told|you've been told|you know|you were given)\b"),
-    _w(r"\b(?:new|updated|real|actual|true|revised|override|replacement|secret|hidden|additional) (?:system )?(?:instructions|rules|directives|orders|task|prompt|guidelines)(?: for you| for the agent| for the assistant)? ?:"),
-    _w(r"\bfrom now on\b[^\n.]{0,30}?\b(?:you are (?:a |an |no longer|now|my|the |free|dan|unrestricted|jailbroken)|you (?:must|will|shall|should) (?:only )?(?:obey|comply|listen|answer only)|your (?:new |only |real )?(?:role|job|task|purpose|goal) is|act as|pretend|obey|ignore|only follow|only listen)"),
-    _w(r"\b(?:obey|comply with|submit to) (?:me|my|only|these new|the new|this message|the following instead|whatever)\b"),
-    _w(r"\byou are now (?:no longer|free|unrestricted|jailbroken|dan|an? (?:unrestricted|unfiltered|uncensored|different|new) (?:ai|assistant|model|agent))"),
-    _w(r"\byour (?:new|real|true|actual|only) (?:instructions|rules|task|purpose|goal|role|orders|directive|objective) (?:is|are)\b"),
-    _w(r"\b(?:ignor|disregard|forget|discard|dismiss|overrid)\w* (?:all |any )?(?:the |your )?(?:instructions|rules|guidelines|guidance|directives|prompt) (?:\w+ ){0,3}?(?:earlier|before|above|previously|so far|until now)\b"),
-    _w(r"\b(?:everything|all|anything|the text|whatever|what) (?:\w+ )?(?:above|before|prior to) (?:this|here)?(?: line| point| message| sentence| rule)? ?(?:is|are|was|were) (?:now )?(?:obsolete|void|invalid|cancel\w*|outdated|wrong|fake|a test|irrelevant|no longer valid|null|superseded|to be ignored|revoked)\b"),
-    _w(r"\b(?:ignor|disregard|forget)\w* (?:whatever|what|anything) (?:your|the) (?:system |original |previous )?(?:instructions|rules|guidelines|prompt|guidance|developers?) (?:say|says|said|tell|told|require|requires)\b"),
-    _w(r"\b(?:the )?(?:previous|prior|above|earlier|system|original|old) (?:instructions|rules|prompt|guidelines|directives) (?:are|were|is|was|have been|has been) (?:wrong|void|cancel\w*|obsolete|fake|a test|no longer (?:valid|apply|in effect)|revoked|replaced|superseded|outdated|null)"),
-    _w(r"\b(?:these|this|the following|my) (?:instructions|rules|message|text|directives) (?:take|takes|have|has) (?:precedence|priority) over (?:all|any|every|the|your) (?:other |previous |prior |system |earlier )*(?:instructions|rules|prompts?|directives|guidelines|messages)"),
-    _w(r"\b(?:pretend|act as if|behave as if|imagine) (?:that )?you (?:have|had) no (?:rules|restrictions|instructions|guidelines|limits|filters|guardrails)"),
-    _w(r"\b(?:instead of|rather than) (?:following|obeying) (?:the |your |any )?(?:previous |prior |system |original )?(?:instructions|rules|guidelines)"),
+    _w(
+        r"\b(?:ignor|disregard|forget|disobey)\w* (?:your|the agent's|the assistant's|the model's) (?:\w+ )?(?:instructions|rules|guidelines|directives|programming|training|guardrails|system prompt)\b"
+    ),
+    _w(
+        r"\b(?:ignor|disregard|forget|discard|dismiss|set aside|put aside|pay no attention to|pay no heed to|throw out|drop)\w* (?:all |everything |anything |what )?(?:of )?(?:the |that |you |was |were |i |has been |have been )?(?:text |said |written |stated |told |written |mentioned )?(?:above|before this|so far|until now|up to now|previously|earlier|you were told|you have been told|you've been told|you know|you were given)\b"
+    ),
+    _w(
+        r"\b(?:new|updated|real|actual|true|revised|override|replacement|secret|hidden|additional) (?:system )?(?:instructions|rules|directives|orders|task|prompt|guidelines)(?: for you| for the agent| for the assistant)? ?:"
+    ),
+    _w(
+        r"\bfrom now on\b[^\n.]{0,30}?\b(?:you are (?:a |an |no longer|now|my|the |free|dan|unrestricted|jailbroken)|you (?:must|will|shall|should) (?:only )?(?:obey|comply|listen|answer only)|your (?:new |only |real )?(?:role|job|task|purpose|goal) is|act as|pretend|obey|ignore|only follow|only listen)"
+    ),
+    _w(
+        r"\b(?:obey|comply with|submit to) (?:me|my|only|these new|the new|this message|the following instead|whatever)\b"
+    ),
+    _w(
+        r"\byou are now (?:no longer|free|unrestricted|jailbroken|dan|an? (?:unrestricted|unfiltered|uncensored|different|new) (?:ai|assistant|model|agent))"
+    ),
+    _w(
+        r"\byour (?:new|real|true|actual|only) (?:instructions|rules|task|purpose|goal|role|orders|directive|objective) (?:is|are)\b"
+    ),
+    _w(
+        r"\b(?:ignor|disregard|forget|discard|dismiss|overrid)\w* (?:all |any )?(?:the |your )?(?:instructions|rules|guidelines|guidance|directives|prompt) (?:\w+ ){0,3}?(?:earlier|before|above|previously|so far|until now)\b"
+    ),
+    _w(
+        r"\b(?:everything|all|anything|the text|whatever|what) (?:\w+ )?(?:above|before|prior to) (?:this|here)?(?: line| point| message| sentence| rule)? ?(?:is|are|was|were) (?:now )?(?:obsolete|void|invalid|cancel\w*|outdated|wrong|fake|a test|irrelevant|no longer valid|null|superseded|to be ignored|revoked)\b"
+    ),
+    _w(
+        r"\b(?:ignor|disregard|forget)\w* (?:whatever|what|anything) (?:your|the) (?:system |original |previous )?(?:instructions|rules|guidelines|prompt|guidance|developers?) (?:say|says|said|tell|told|require|requires)\b"
+    ),
+    _w(
+        r"\b(?:the )?(?:previous|prior|above|earlier|system|original|old) (?:instructions|rules|prompt|guidelines|directives) (?:are|were|is|was|have been|has been) (?:wrong|void|cancel\w*|obsolete|fake|a test|no longer (?:valid|apply|in effect)|revoked|replaced|superseded|outdated|null)"
+    ),
+    _w(
+        r"\b(?:these|this|the following|my) (?:instructions|rules|message|text|directives) (?:take|takes|have|has) (?:precedence|priority) over (?:all|any|every|the|your) (?:other |previous |prior |system |earlier )*(?:instructions|rules|prompts?|directives|guidelines|messages)"
+    ),
+    _w(
+        r"\b(?:pretend|act as if|behave as if|imagine) (?:that )?you (?:have|had) no (?:rules|restrictions|instructions|guidelines|limits|filters|guardrails)"
+    ),
+    _w(
+        r"\b(?:instead of|rather than) (?:following|obeying) (?:the |your |any )?(?:previous |prior |system |original )?(?:instructions|rules|guidelines)"
+    ),
 )
 
 _FAKE_SYSTEM_MESSAGE = (
-    _c(r"(?m)^[ \t>*\-]*[\[(<{\"'`#*]*[ \t]*(?:system|assistant|sys)(?:[ \t]+(?:message|prompt|note|notice|override|instruction|instructions))?[ \t]*[\])>}\"'`*]*[ \t]*:(?!/)"),
+    _c(
+        r"(?m)^[ \t>*\-]*[\[(<{\"'`#*]*[ \t]*(?:system|assistant|sys)(?:[ \t]+(?:message|prompt|note|notice|override|instruction|instructions))?[ \t]*[\])>}\"'`*]*[ \t]*:(?!/)"
+    ),
     _c(r"<\|\s*[a-z_]{2,30}\s*\|>"),
-    _c(r"\[\s*/?\s*(?:system|sys|inst|system message|system prompt|assistant|admin message)\s*\]|<<\s*/?\s*sys\s*>>"),
-    _c(r"<\s*/?\s*(?:system|system[_-]?prompt|system[_-]?message|sys|assistant|developer[_-]?message|im_start|im_end)\s*/?>"),
-    _c(r"(?m)^[ \t]*#{1,6}[ \t]*(?:new |updated |real )?(?:system|assistant)(?:[ \t]+(?:message|prompt|override|instructions?|notice))?[ \t]*:?[ \t]*$"),
-    _w(r"\b(?:begin|start|end)(?: of)?(?: the)? (?:new |real |updated )?system (?:prompt|message|instructions?|override)\b"),
-    _w(r"\b(?:system|admin|administrator|developer|security|openai|anthropic|official) (?:override|notice|alert|announcement|update|message)\s?:"),
-    _w(r"\b(?:this is|here is|the following is|below is) (?:a |an |the )?(?:new |official |updated |urgent )?(?:message|instruction|notice|order) from (?:the |your )?(?:system|developers?|administrator|admin|operator|openai|anthropic)\b"),
-    _w(r"\b(?:developer|god|admin|debug|jailbreak|jailbroken|dan|unrestricted|sudo|root) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked)\b"),
-    _w(r"\b(?:enter|activate|switch to|turn on|enable|unlock|engage)\w* (?:\w+ )?(?:developer|god|admin|jailbreak|dan|unrestricted) mode\b"),
+    _c(
+        r"\[\s*/?\s*(?:system|sys|inst|system message|system prompt|assistant|admin message)\s*\]|<<\s*/?\s*sys\s*>>"
+    ),
+    _c(
+        r"<\s*/?\s*(?:system|system[_-]?prompt|system[_-]?message|sys|assistant|developer[_-]?message|im_start|im_end)\s*/?>"
+    ),
+    _c(
+        r"(?m)^[ \t]*#{1,6}[ \t]*(?:new |updated |real )?(?:system|assistant)(?:[ \t]+(?:message|prompt|override|instructions?|notice))?[ \t]*:?[ \t]*$"
+    ),
+    _w(
+        r"\b(?:begin|start|end)(?: of)?(?: the)? (?:new |real |updated )?system (?:prompt|message|instructions?|override)\b"
+    ),
+    _w(
+        r"\b(?:system|admin|administrator|developer|security|openai|anthropic|official) (?:override|notice|alert|announcement|update|message)\s?:"
+    ),
+    _w(
+        r"\b(?:this is|here is|the following is|below is) (?:a |an |the )?(?:new |official |updated |urgent )?(?:message|instruction|notice|order) from (?:the |your )?(?:system|developers?|administrator|admin|operator|openai|anthropic)\b"
+    ),
+    _w(
+        r"\b(?:developer|god|admin|debug|jailbreak|jailbroken|dan|unrestricted|sudo|root) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged|unlocked)\b"
+    ),
+    _w(
+        r"\b(?:enter|activate|switch to|turn on|enable|unlock|engage)\w* (?:\w+ )?(?:developer|god|admin|jailbreak|dan|unrestricted) mode\b"
+    ),
     _w(r"\byou are (?:now )?in (?:developer|god|admin|jailbreak|dan|unrestricted|debug|maintenance) mode\b"),
 )
 
-_REVEAL = (r"(?:reveal|print|repeat|show|display|output|echo|dump|share|tell|give|send|write out|list|"
-           r"recite|disclose|expose|leak|copy|paste|return|provide|spell out|read back|read out|quote|"
-           r"transcribe|summari[sz]e|translate|post|upload|email|include)\w*")
+_REVEAL = (
+    r"(?:reveal|print|repeat|show|display|output|echo|dump|share|tell|give|send|write out|list|"
+    r"recite|disclose|expose|leak|copy|paste|return|provide|spell out|read back|read out|quote|"
+    r"transcribe|summari[sz]e|translate|post|upload|email|include)\w*"
+)
 _SYSTEM_PROMPT_REQUEST = (
-    _w(r"\b" + _REVEAL + r"(?: \w+){0,4}? (?:system|initial|hidden|original|secret|underlying|developer|confidential|meta|pre|starting) (?:prompts?|instructions?)\b|\b" + _REVEAL + r"(?: \w+){0,4}? preprompt\b"),
-    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|its|the agent's|the assistant's|the model's) (?:\w+ )?(?:system|hidden|secret|confidential) (?:messages?|directives|rules|guidelines)\b"),
-    _w(r"\b" + _REVEAL + r"(?: \w+){0,3}? (?:your|the assistant's|the agent's|the model's|the ai's) (?:full |entire |complete |exact |original |own )?(?:instructions|prompt|directives|guidelines|rules|configuration)(?: verbatim| word for word| exactly| in full)?\b(?! (?:for|to|about|on|when|that|in|of) )"),
-    _w(r"\b" + _REVEAL + r" (?:me |us |the user )?(?:the |all |the full |the entire )?(?:contents?|text|content) of (?:your|the agent's|the model's) (?:context|context window|prompt|instructions|memory|system prompt|conversation)\b"),
-    _w(r"\b" + _REVEAL + r" (?:me |us |the user )?(?:the|all|any|every) (?:\w+ )?(?:instructions|rules|prompts?|directives|guidelines) you (?:were|have been|got|received|are given|have)\b"),
-    _w(r"\bwhat (?:are|were|is|was) (?:your|the assistant's|the agent's) (?:\w+ )?(?:instructions|rules|system prompt|prompt|directives|guidelines|orders)\b"),
-    _w(r"\b(?:repeat|print|output|show|echo|recite|copy)\w* (?:back )?(?:everything|all|the text|the words|the content|the message|what is written|what's written) (?:above|before this|preceding|prior|at the (?:start|beginning))\b"),
-    _w(r"\b(?:your|the) (?:system|initial|hidden|original) (?:prompt|instructions) (?:verbatim|word for word|in full|exactly as written)\b"),
+    _w(
+        r"\b"
+        + _REVEAL
+        + r"(?: \w+){0,4}? (?:system|initial|hidden|original|secret|underlying|developer|confidential|meta|pre|starting) (?:prompts?|instructions?)\b|\b"
+        + _REVEAL
+        + r"(?: \w+){0,4}? preprompt\b"
+    ),
+    _w(
+        r"\b"
+        + _REVEAL
+        + r"(?: \w+){0,3}? (?:your|its|the agent's|the assistant's|the model's) (?:\w+ )?(?:system|hidden|secret|confidential) (?:messages?|directives|rules|guidelines)\b"
+    ),
+    _w(
+        r"\b"
+        + _REVEAL
+        + r"(?: \w+){0,3}? (?:your|the assistant's|the agent's|the model's|the ai's) (?:full |entire |complete |exact |original |own )?(?:instructions|prompt|directives|guidelines|rules|configuration)(?: verbatim| word for word| exactly| in full)?\b(?! (?:for|to|about|on|when|that|in|of) )"
+    ),
+    _w(
+        r"\b"
+        + _REVEAL
+        + r" (?:me |us |the user )?(?:the |all |the full |the entire )?(?:contents?|text|content) of (?:your|the agent's|the model's) (?:context|context window|prompt|instructions|memory|system prompt|conversation)\b"
+    ),
+    _w(
+        r"\b"
+        + _REVEAL
+        + r" (?:me |us |the user )?(?:the|all|any|every) (?:\w+ )?(?:instructions|rules|prompts?|directives|guidelines) you (?:were|have been|got|received|are given|have)\b"
+    ),
+    _w(
+        r"\bwhat (?:are|were|is|was) (?:your|the assistant's|the agent's) (?:\w+ )?(?:instructions|rules|system prompt|prompt|directives|guidelines|orders)\b"
+    ),
+    _w(
+        r"\b(?:repeat|print|output|show|echo|recite|copy)\w* (?:back )?(?:everything|all|the text|the words|the content|the message|what is written|what's written) (?:above|before this|preceding|prior|at the (?:start|beginning))\b"
+    ),
+    _w(
+        r"\b(?:your|the) (?:system|initial|hidden|original) (?:prompt|instructions) (?:verbatim|word for word|in full|exactly as written)\b"
+    ),
 )
 
 _KEY_FILES = (
-    _c(r"(?:~|\$home|\$\{home\}|%userprofile%|/root|/home/[\w.-]+|/users/[\w.-]+|\\users\\[\w.-]+|(?<![\w.-]))[/\\]?\.ssh(?:[/\\]|\b)"),
-    _c(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?\b|\bauthorized_keys\b|\bssh-agent\b[^\n]{0,40}\b(?:forward|export|dump)"),
-    _c(r"\.aws[/\\](?:credentials|config)\b|\.azure[/\\](?:accesstokens|msal_token_cache)|\.config[/\\]gcloud[/\\](?:credentials|application_default|access_tokens)|application_default_credentials\.json"),
-    _c(r"(?<![\w-])\.(?:netrc|pypirc|git-credentials|pgpass|my\.cnf|dockercfg)\b|\.docker[/\\]config\.json|\.config[/\\](?:gh[/\\]hosts\.yml|hub)\b"),
-    _c(r"\.npmrc\b[^\n]{0,80}\b(?:_?auth_?token|_auth|token|password|secret|credential)|(?:_?auth_?token|_auth\b)[^\n]{0,80}\.npmrc\b|(?:cat|read|print|send|upload|copy|show|dump|exfiltrat)\w*\s+(?:\S+\s+)?~/\.npmrc"),
-    _c(r"\.kube[/\\]config\b|(?<![\w-])\.gnupg\b|\bgpg\s+--export-secret-keys?\b|/etc/(?:shadow|passwd|sudoers|gshadow|master\.passwd)\b|/proc/(?:self|\d+)/environ\b|\.(?:bash|zsh)_history\b"),
-    _c(r"(?:login|system|\w+)\.keychain(?:-db)?\b|\bsecurity\s+(?:find|dump)-(?:generic-password|internet-password|keychain)|\bdump-keychain\b|\bkeychain\s+(?:dump|export|contents|passwords?|secrets)\b|\b(?:dump|export|read|extract|steal|copy|print)\w*\s+(?:\w+\s+){0,2}?(?:keychain|credential manager|password manager|key ?store)\b"),
-    _c(r"\bwallet\.dat\b|\b(?:metamask|electrum|exodus|phantom)\b[^\n]{0,40}\b(?:vault|wallet|seed|keys?)\b|\b(?:seed|mnemonic|recovery) phrases?\b|\bprivate keys?\s+(?:of|from|in)\s+(?:the\s+|your\s+|my\s+)?(?:crypto\s+)?wallets?\b|\bkeystore[/\\]utc--"),
-    _c(r"-----begin (?:rsa |dsa |ec |openssh |encrypted |pgp )?private key(?: block)?-----|\bcookies\.sqlite\b|\blogin data\b|/\.mozilla/firefox/|/google/chrome/[^\n]{0,40}(?:cookies|login)"),
-    _w(r"\b(?:read|cat|print|send|upload|copy|show|dump|exfiltrat|steal|leak|post|share|include|paste|email|attach|commit|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' |developer's )?(?:ssh|gpg|pgp|aws|gcp|azure) (?:private )?(?:keys?|credentials|key files?|secrets|tokens)\b|\b(?:read|cat|print|send|upload|copy|dump|exfiltrat|steal|leak|post|share|paste|email|attach|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' )?private keys?\b"),
+    _c(
+        r"(?:~|\$home|\$\{home\}|%userprofile%|/root|/home/[\w.-]+|/users/[\w.-]+|\\users\\[\w.-]+|(?<![\w.-]))[/\\]?\.ssh(?:[/\\]|\b)"
+    ),
+    _c(
+        r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?\b|\bauthorized_keys\b|\bssh-agent\b[^\n]{0,40}\b(?:forward|export|dump)"
+    ),
+    _c(
+        r"\.aws[/\\](?:credentials|config)\b|\.azure[/\\](?:accesstokens|msal_token_cache)|\.config[/\\]gcloud[/\\](?:credentials|application_default|access_tokens)|application_default_credentials\.json"
+    ),
+    _c(
+        r"(?<![\w-])\.(?:netrc|pypirc|git-credentials|pgpass|my\.cnf|dockercfg)\b|\.docker[/\\]config\.json|\.config[/\\](?:gh[/\\]hosts\.yml|hub)\b"
+    ),
+    _c(
+        r"\.npmrc\b[^\n]{0,80}\b(?:_?auth_?token|_auth|token|password|secret|credential)|(?:_?auth_?token|_auth\b)[^\n]{0,80}\.npmrc\b|(?:cat|read|print|send|upload|copy|show|dump|exfiltrat)\w*\s+(?:\S+\s+)?~/\.npmrc"
+    ),
+    _c(
+        r"\.kube[/\\]config\b|(?<![\w-])\.gnupg\b|\bgpg\s+--export-secret-keys?\b|/etc/(?:shadow|passwd|sudoers|gshadow|master\.passwd)\b|/proc/(?:self|\d+)/environ\b|\.(?:bash|zsh)_history\b"
+    ),
+    _c(
+        r"(?:login|system|\w+)\.keychain(?:-db)?\b|\bsecurity\s+(?:find|dump)-(?:generic-password|internet-password|keychain)|\bdump-keychain\b|\bkeychain\s+(?:dump|export|contents|passwords?|secrets)\b|\b(?:dump|export|read|extract|steal|copy|print)\w*\s+(?:\w+\s+){0,2}?(?:keychain|credential manager|password manager|key ?store)\b"
+    ),
+    _c(
+        r"\bwallet\.dat\b|\b(?:metamask|electrum|exodus|phantom)\b[^\n]{0,40}\b(?:vault|wallet|seed|keys?)\b|\b(?:seed|mnemonic|recovery) phrases?\b|\bprivate keys?\s+(?:of|from|in)\s+(?:the\s+|your\s+|my\s+)?(?:crypto\s+)?wallets?\b|\bkeystore[/\\]utc--"
+    ),
+    _c(
+        r"-----begin (?:rsa |dsa |ec |openssh |encrypted |pgp )?private key(?: block)?-----|\bcookies\.sqlite\b|\blogin data\b|/\.mozilla/firefox/|/google/chrome/[^\n]{0,40}(?:cookies|login)"
+    ),
+    _w(
+        r"\b(?:read|cat|print|send|upload|copy|show|dump|exfiltrat|steal|leak|post|share|include|paste|email|attach|commit|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' |developer's )?(?:ssh|gpg|pgp|aws|gcp|azure) (?:private )?(?:keys?|credentials|key files?|secrets|tokens)\b|\b(?:read|cat|print|send|upload|copy|dump|exfiltrat|steal|leak|post|share|paste|email|attach|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' )?private keys?\b"
+    ),
 )
 
 _RESERVED_HOSTS = re.compile(
     r"^(?:localhost|127(?:\.\d+){3}|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal|"
     r"(?:[\w-]+\.)*(?:example\.(?:com|net|org)|example|test|invalid|localhost|local))(?::\d+)?$"
 )
-_TLDS = (r"(?:com|net|org|io|dev|app|ai|co|sh|xyz|me|info|biz|ru|cn|tk|top|site|online|link|gg|ly|to|cc|us|"
-         r"uk|de|fr|page|run|cloud|tech|zip|mov|pw|su|ws|in|jp|nl|eu|ca|au|br|ir|kp|onion|club|live|"
-         r"store|shop|click|icu|cyou|rest|vip|work|lol|buzz|gq|ml|cf|ga|network|tools|host|space)")
+_TLDS = (
+    r"(?:com|net|org|io|dev|app|ai|co|sh|xyz|me|info|biz|ru|cn|tk|top|site|online|link|gg|ly|to|cc|us|"
+    r"uk|de|fr|page|run|cloud|tech|zip|mov|pw|su|ws|in|jp|nl|eu|ca|au|br|ir|kp|onion|club|live|"
+    r"store|shop|click|icu|cyou|rest|vip|work|lol|buzz|gq|ml|cf|ga|network|tools|host|space)"
+)
 _WEB_ADDRESS = (
     _c(r"\b(?:https?|ftps?|wss?|file|gopher|data):/{1,3}[^\s<>\"'`)\]]*"),
     _c(r"(?<![\w@.-])www\d?\.[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}[^\s<>\"'`)\]]*"),
-    _c(r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
+    _c(
+        r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"(?::\d{2,5})?/[^\s<>\"'`)\]]*"
+    ),
     _c(r"(?<![\w./-])\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
 )
 
 _RM_TARGET = r"(?:/|/\*|~|~/|~/\*|\*|\.|\./\*|\.\.|\$home|\$\{home\}|\"\$home\"|/home|/etc|/usr|/var|/boot|/bin|/lib|c:\\?)"
 _DANGEROUS_COMMAND = (
-    _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|-{2}recursive)\s+(?:-{1,2}[a-z-]+\s+)*" + _RM_TARGET + r"(?=$|[\s\"'`;&|)])"),
+    _c(
+        r"\brm\s+(?:-{1,2}[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|-{2}recursive)\s+(?:-{1,2}[a-z-]+\s+)*"
+        + _RM_TARGET
+        + r"(?=$|[\s\"'`;&|)])"
+    ),
     _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*--no-preserve-root\b"),
-    _c(r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b"),
+    _c(
+        r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b"
+    ),
     _c(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:|\b(\w+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"),
-    _c(r"\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w)\s+(?:/|~|\*|/\*|~/)(?=$|[\s\"'`;&|)])|\bchmod\s+-r\s+(?:0?777|a\+rwx|ugo\+rwx)\b|\bchown\s+-r\s+\S+\s+/(?=$|[\s\"'`;&|)])"),
-    _c(r"\bverify\s*=\s*false\b|--insecure\b|\bcurl\s+(?:[^\n|;&]*\s)?-k\b|node_tls_reject_unauthorized\s*=\s*[\"']?0|rejectunauthorized\s*:\s*false|strict-ssl\s*[= ]\s*false|http\.sslverify\s*[= ]\s*false|\bsslverify\s*=\s*(?:false|0)|insecureskipverify\s*:\s*true|ssl_verify(?:peer|host|_peer|_host)?\s*[,=>:]\s*(?:false|0)|check_hostname\s*=\s*false|cert_none\b|_create_unverified_context|pythonhttpsverify\s*=\s*0|--no-check-certificate\b|-disable-ssl-verification|trust_all_certs|trustallcerts|servercertificatevalidationcallback\s*=\s*[^;\n]{0,40}\btrue\b"),
-    _c(r"\bsudo\s+(?:-\S+\s+)*(?:rm\s+-\w*r|rm\s+-\w*f|mkfs|dd\s|chmod\s+-r|chown\s+-r|shutdown|reboot|halt|poweroff|init\s+0|kill\s+-9\s+-?1\b|userdel|passwd|visudo|iptables\s+-f|systemctl\s+(?:stop|disable|mask)\s+(?:ssh|firewalld|ufw|auditd|apparmor)|ufw\s+disable|setenforce\s+0|tee\s+/etc/)"),
-    _c(r"\bgit\s+push\s+[^\n;&|]*(?:--force\b|--force-with-lease\b|(?<!\S)-f\b|(?<!\S)\+(?:main|master))[^\n;&|]*\b(?:main|master|trunk|production|prod|release)\b|\bgit\s+push\s+[^\n;&|]*\b(?:main|master)\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)"),
-    _c(r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"),
-    _w(r"\bforce push\w* (?:\w+ ){0,3}?(?:to|onto|on|into|over) (?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"),
-    _w(r"\b(?:disabl|turn\w* off|switch\w* off|skip|bypass|ignor|remov|deactivat)\w* (?:the )?(?:ssl|tls|https|certificate|cert|host ?name|peer) (?:certificate )?(?:verification|validation|checks?|checking|verify|errors|warnings)"),
-    _w(r"\b(?:delet|eras|wip|remov|destroy|nuk|format)\w* (?:everything|all (?:the )?files|all data|every file|the (?:whole|entire) (?:disk|drive|filesystem|file system|home directory|home folder|root)|the (?:disk|hard drive|hard disk|drive|filesystem|file system|root directory|root filesystem|home directory|home folder|user's home)|(?:the )?production (?:database|db|data))\b"),
+    _c(
+        r"\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w)\s+(?:/|~|\*|/\*|~/)(?=$|[\s\"'`;&|)])|\bchmod\s+-r\s+(?:0?777|a\+rwx|ugo\+rwx)\b|\bchown\s+-r\s+\S+\s+/(?=$|[\s\"'`;&|)])"
+    ),
+    _c(
+        r"\bverify\s*=\s*false\b|--insecure\b|\bcurl\s+(?:[^\n|;&]*\s)?-k\b|node_tls_reject_unauthorized\s*=\s*[\"']?0|rejectunauthorized\s*:\s*false|strict-ssl\s*[= ]\s*false|http\.sslverify\s*[= ]\s*false|\bsslverify\s*=\s*(?:false|0)|insecureskipverify\s*:\s*true|ssl_verify(?:peer|host|_peer|_host)?\s*[,=>:]\s*(?:false|0)|check_hostname\s*=\s*false|cert_none\b|_create_unverified_context|pythonhttpsverify\s*=\s*0|--no-check-certificate\b|-disable-ssl-verification|trust_all_certs|trustallcerts|servercertificatevalidationcallback\s*=\s*[^;\n]{0,40}\btrue\b"
+    ),
+    _c(
+        r"\bsudo\s+(?:-\S+\s+)*(?:rm\s+-\w*r|rm\s+-\w*f|mkfs|dd\s|chmod\s+-r|chown\s+-r|shutdown|reboot|halt|poweroff|init\s+0|kill\s+-9\s+-?1\b|userdel|passwd|visudo|iptables\s+-f|systemctl\s+(?:stop|disable|mask)\s+(?:ssh|firewalld|ufw|auditd|apparmor)|ufw\s+disable|setenforce\s+0|tee\s+/etc/)"
+    ),
+    _c(
+        r"\bgit\s+push\s+[^\n;&|]*(?:--force\b|--force-with-lease\b|(?<!\S)-f\b|(?<!\S)\+(?:main|master))[^\n;&|]*\b(?:main|master|trunk|production|prod|release)\b|\bgit\s+push\s+[^\n;&|]*\b(?:main|master)\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)"
+    ),
+    _c(
+        r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"
+    ),
+    _w(
+        r"\bforce push\w* (?:\w+ ){0,3}?(?:to|onto|on|into|over) (?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"
+    ),
+    _w(
+        r"\b(?:disabl|turn\w* off|switch\w* off|skip|bypass|ignor|remov|deactivat)\w* (?:the )?(?:ssl|tls|https|certificate|cert|host ?name|peer) (?:certificate )?(?:verification|validation|checks?|checking|verify|errors|warnings)"
+    ),
+    _w(
+        r"\b(?:delet|eras|wip|remov|destroy|nuk|format)\w* (?:everything|all (?:the )?files|all data|every file|the (?:whole|entire) (?:disk|drive|filesystem|file system|home directory|home folder|root)|the (?:disk|hard drive|hard disk|drive|filesystem|file system|root directory|root filesystem|home directory|home folder|user's home)|(?:the )?production (?:database|db|data))\b"
+    ),
 )
 
-_CHECKS = (r"(?:(?:the |any |all |required |mandatory |code |pr |peer |security )*(?:code review|reviews?|reviewers?|"
-           r"ci|ci checks?|ci pipeline|status checks?|checks|pre-?commit(?: hooks?| checks?)?|pre-?push(?: hooks?)?|"
-           r"git hooks?|commit hooks?|husky(?: hooks?)?|branch protection(?: rules?)?|approvals?|sign-?offs?|"
-           r"review process|the pipeline|quality gates?|gates?|safeguards?))")
+_CHECKS = (
+    r"(?:(?:the |any |all |required |mandatory |code |pr |peer |security )*(?:code review|reviews?|reviewers?|"
+    r"ci|ci checks?|ci pipeline|status checks?|checks|pre-?commit(?: hooks?| checks?)?|pre-?push(?: hooks?)?|"
+    r"git hooks?|commit hooks?|husky(?: hooks?)?|branch protection(?: rules?)?|approvals?|sign-?offs?|"
+    r"review process|the pipeline|quality gates?|gates?|safeguards?))"
+)
 _SKIP_REVIEW = (
-    _c(r"--no-verify\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"),
-    _w(r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* " + _CHECKS + r"\b"),
-    _w(r"\b(?:disabl|turn\w* off|switch\w* off|remov|delet|deactivat|lower|relax|weaken)\w* (?:the |any |all )?(?:branch protection|required (?:reviews?|checks|approvals?|status checks)|ci|ci checks|status checks|pre-?commit hooks?|pre-?push hooks?|git hooks?|commit hooks?|husky|review requirements?|the review requirement)\b"),
-    _w(r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?|hooks|git hooks|pre-?commit(?: hooks)?|linters?|the linter)\b"),
-    _w(r"\b(?:merg|push|ship|deploy|releas|land|publish)\w*(?: \w+){0,4}? (?:even )?(?:if|when|though|while) (?:the )?(?:ci|checks|status checks|pipeline|build|review|reviewers?|tests) (?:is |are |still )*(?:red|fail\w*|broken|not pass\w*|pending|running|not done|not finished|object\w*|block\w*)"),
-    _w(r"\b(?:ignor|disregard|overrid|dismiss)\w* (?:the |any |all )?(?:fail\w*|red|broken|blocking|required) (?:ci|checks|status checks|pipeline|build|reviews?)\b"),
-    _w(r"\b(?:merg|push|commit|deploy)\w*(?: \w+){0,4}? (?:before|ahead of) (?:the )?(?:ci|checks|review|reviews|tests|the build) (?:pass|passes|finish|finishes|complete|completes|is done|are done|approv)\w*"),
-    _w(r"\b(?:push|commit|merg|deploy)\w*(?: (?:your|the|all|any|these|those|changes|code|commits|work|it|them|everything|fixes)){0,3} (?:directly|straight|right) (?:in)?to (?:the )?(?:main|master|trunk|production|prod|release|default)\b"),
-    _w(r"\b(?:push|commit|merg)\w*(?: \w+){0,3}? (?:to|into|on) (?:the )?(?:main|master|trunk) (?:branch )?(?:directly|straight away|without)\b"),
+    _c(
+        r"--no-verify\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"
+    ),
+    _w(
+        r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* "
+        + _CHECKS
+        + r"\b"
+    ),
+    _w(
+        r"\b(?:disabl|turn\w* off|switch\w* off|remov|delet|deactivat|lower|relax|weaken)\w* (?:the |any |all )?(?:branch protection|required (?:reviews?|checks|approvals?|status checks)|ci|ci checks|status checks|pre-?commit hooks?|pre-?push hooks?|git hooks?|commit hooks?|husky|review requirements?|the review requirement)\b"
+    ),
+    _w(
+        r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?|hooks|git hooks|pre-?commit(?: hooks)?|linters?|the linter)\b"
+    ),
+    _w(
+        r"\b(?:merg|push|ship|deploy|releas|land|publish)\w*(?: \w+){0,4}? (?:even )?(?:if|when|though|while) (?:the )?(?:ci|checks|status checks|pipeline|build|review|reviewers?|tests) (?:is |are |still )*(?:red|fail\w*|broken|not pass\w*|pending|running|not done|not finished|object\w*|block\w*)"
+    ),
+    _w(
+        r"\b(?:ignor|disregard|overrid|dismiss)\w* (?:the |any |all )?(?:fail\w*|red|broken|blocking|required) (?:ci|checks|status checks|pipeline|build|reviews?)\b"
+    ),
+    _w(
+        r"\b(?:merg|push|commit|deploy)\w*(?: \w+){0,4}? (?:before|ahead of) (?:the )?(?:ci|checks|review|reviews|tests|the build) (?:pass|passes|finish|finishes|complete|completes|is done|are done|approv)\w*"
+    ),
+    _w(
+        r"\b(?:push|commit|merg|deploy)\w*(?: (?:your|the|all|any|these|those|changes|code|commits|work|it|them|everything|fixes)){0,3} (?:directly|straight|right) (?:in)?to (?:the )?(?:main|master|trunk|production|prod|release|default)\b"
+    ),
+    _w(
+        r"\b(?:push|commit|merg)\w*(?: \w+){0,3}? (?:to|into|on) (?:the )?(?:main|master|trunk) (?:branch )?(?:directly|straight away|without)\b"
+    ),
     _w(r"\bdirect (?:pushes|push|commits?|merges?) (?:in)?to (?:the )?(?:main|master|trunk|production)\b"),
-    _w(r"\b(?:approv|merg|accept|lgtm)\w* (?:your|its|their|his|her|my|the agent's|our) own (?:pr|prs|pull requests?|merge requests?|mrs?|changes|code|commits?|patch\w*|work)\b|\bself ?-?approv\w*"),
-    _w(r"\b(?:do not|don't|dont|never|no need to|without|stop|skip|avoid|there is no need to) (?:\w+ ){0,2}?(?:ask|asking|request|requesting|seek|seeking|wait|waiting|get|getting|prompt|prompting|check with|checking with)\w*(?: \w+){0,4}? (?:for )?(?:(?:their|the user's|user|human|explicit|any|my|your) )?(?:confirmation|permission|approval|consent|sign-?off|go-?ahead)\b"),
-    _w(r"\b(?:do not|don't|dont|never|no need to) (?:\w+ ){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"),
+    _w(
+        r"\b(?:approv|merg|accept|lgtm)\w* (?:your|its|their|his|her|my|the agent's|our) own (?:pr|prs|pull requests?|merge requests?|mrs?|changes|code|commits?|patch\w*|work)\b|\bself ?-?approv\w*"
+    ),
+    _w(
+        r"\b(?:do not|don't|dont|never|no need to|without|stop|skip|avoid|there is no need to) (?:\w+ ){0,2}?(?:ask|asking|request|requesting|seek|seeking|wait|waiting|get|getting|prompt|prompting|check with|checking with)\w*(?: \w+){0,4}? (?:for )?(?:(?:their|the user's|user|human|explicit|any|my|your) )?(?:confirmation|permission|approval|consent|sign-?off|go-?ahead)\b"
+    ),
+    _w(
+        r"\b(?:do not|don't|dont|never|no need to) (?:\w+ ){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"
+    ),
 )
 
 _HEX_OR_B64 = r"[A-Za-z0-9+/_-]{80,}={0,2}"
 _ENCODED_BLOB = (
     _r(_HEX_OR_B64),
     _r(r"(?:(?:0x)?[0-9a-fA-F]{2}[\s,]+){40,}"),
-    _r(r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u00[0-9a-fA-F]{2}){8,}|(?:&#x?[0-9a-fA-F]{2,4};){8,}|(?:%[0-9a-fA-F]{2}){12,}|(?:\\[0-7]{3}){8,}"),
-    _c(r"\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]{0,80}\|\s*(?:" + _SHELLS + r")|\|\s*base64\s+(?:-\w+\s+)*(?:-d|--decode)\b[^\n]{0,40}\|\s*(?:" + _SHELLS + r")"),
-    _c(r"\b(?:eval|exec|function|settimeout|setinterval|iex|invoke-expression)\s*\(?\s*\(?\s*(?:atob|unescape|decodeuricomponent|escape|buffer\.from|base64_decode|gzinflate|gzuncompress|str_rot13|base64\.b64decode|b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|marshal\.loads|bytearray\.fromhex|\[system\.text\.encoding\]|\[convert\]::frombase64string|string\.fromcharcode)\b"),
+    _r(
+        r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u00[0-9a-fA-F]{2}){8,}|(?:&#x?[0-9a-fA-F]{2,4};){8,}|(?:%[0-9a-fA-F]{2}){12,}|(?:\\[0-7]{3}){8,}"
+    ),
+    _c(
+        r"\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]{0,80}\|\s*(?:"
+        + _SHELLS
+        + r")|\|\s*base64\s+(?:-\w+\s+)*(?:-d|--decode)\b[^\n]{0,40}\|\s*(?:"
+        + _SHELLS
+        + r")"
+    ),
+    _c(
+        r"\b(?:eval|exec|function|settimeout|setinterval|iex|invoke-expression)\s*\(?\s*\(?\s*(?:atob|unescape|decodeuricomponent|escape|buffer\.from|base64_decode|gzinflate|gzuncompress|str_rot13|base64\.b64decode|b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|marshal\.loads|bytearray\.fromhex|\[system\.text\.encoding\]|\[convert\]::frombase64string|string\.fromcharcode)\b"
+    ),
     _c(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand|c)?\s+[a-z0-9+/=]{20,}"),
     _c(r"\bfromcharcode\s*\(\s*\d+(?:\s*,\s*\d+){10,}"),
-    _w(r"\bdecod\w* (?:the |this |that )?(?:following |below |above |attached )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated)? ?(?:string|text|blob|payload|message|data|instructions?|command)?(?:\w+ ){0,3}?(?:and|then) (?:\w+ ){0,2}?(?:run|execut|exec|eval|follow|obey|do what it says|apply)\w*"),
-    _w(r"\b(?:follow|obey|execut|run)\w* (?:the )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated) (?:instructions|commands|string|text|payload|message)\b"),
+    _w(
+        r"\bdecod\w* (?:the |this |that )?(?:following |below |above |attached )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated)? ?(?:string|text|blob|payload|message|data|instructions?|command)?(?:\w+ ){0,3}?(?:and|then) (?:\w+ ){0,2}?(?:run|execut|exec|eval|follow|obey|do what it says|apply)\w*"
+    ),
+    _w(
+        r"\b(?:follow|obey|execut|run)\w* (?:the )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated) (?:instructions|commands|string|text|payload|message)\b"
+    ),
 )
 
 _PATTERNS: dict[str, tuple[tuple[str, str, int], ...]] = {
@@ -349,7 +624,9 @@ assert tuple(_PATTERNS) == FAMILIES
 
 
 # -- negation -------------------------------------------------------------------------------------
-_CLAUSE_END = re.compile(r"[.!?;:\n]\s|[.!?;:]$|\n|,|\b(?:but|however|instead|then|rather|otherwise|just|so|yet)\b")
+_CLAUSE_END = re.compile(
+    r"[.!?;:\n]\s|[.!?;:]$|\n|,|\b(?:but|however|instead|then|rather|otherwise|just|so|yet)\b"
+)
 _NEGATOR = re.compile(
     r"\b(?:not|never|no|nor|don't|dont|doesn't|isn't|aren't|shouldn't|mustn't|can't|cannot|won't|"
     r"avoid\w*|prohibit\w*|forbid\w*|disallow\w*|refrain|refuse|prevent\w*|block\w*|reject\w*|ban|"
@@ -373,7 +650,7 @@ _WINDOW_WORDS = 10
 
 def _negated(text: str, start: int, end: int) -> bool:
     """Whether the clause around text[start:end] forbids it rather than orders it."""
-    before = text[max(0, start - 160):start]
+    before = text[max(0, start - 160) : start]
     cut = 0
     for m in _CLAUSE_END.finditer(before):
         cut = m.end()
@@ -383,12 +660,12 @@ def _negated(text: str, start: int, end: int) -> bool:
     negators = list(_NEGATOR.finditer(clause))
     if negators:
         last = negators[-1]
-        between = clause[last.end():]
+        between = clause[last.end() :]
         # "not dangerous to", "never refuse to": two negations make an order
-        doubled = len(negators) > 1 and len(clause[negators[-2].end():last.start()].split()) <= 2
+        doubled = len(negators) > 1 and len(clause[negators[-2].end() : last.start()].split()) <= 2
         if not _REVERSAL.search(between) and not doubled:
             return True
-    after = text[end:end + 80]
+    after = text[end : end + 80]
     stop = _CLAUSE_END.search(after)
     after = after[: stop.start()] if stop else after
     return bool(_VERDICT.search(after))
@@ -509,13 +786,22 @@ def _risky(text: str) -> RiskyMatch | None:
 _CHOICES: tuple[tuple[tuple[str, str], ...], ...] = (
     (("tabs", r"\btabs?\b"), ("spaces", r"\bspaces?\b")),
     (("single quotes", r"\bsingle[- ]?quot"), ("double quotes", r"\bdouble[- ]?quot")),
-    (("camelCase", r"\bcamel[ _-]?case\b"), ("snake_case", r"\b(?<!screaming )snake[ _-]?case\b"),
-     ("PascalCase", r"\bpascal[ _-]?case\b"), ("kebab-case", r"\bkebab[ _-]?case\b"),
-     ("SCREAMING_SNAKE_CASE", r"\bscreaming[ _-]?snake[ _-]?case\b")),
-    (("enable", r"\b(?:enabl\w*|turn(?:ed|s)? on|switch(?:ed|es)? on)\b"),
-     ("disable", r"\b(?:disabl\w*|turn(?:ed|s)? off|switch(?:ed|es)? off)\b")),
+    (
+        ("camelCase", r"\bcamel[ _-]?case\b"),
+        ("snake_case", r"\b(?<!screaming )snake[ _-]?case\b"),
+        ("PascalCase", r"\bpascal[ _-]?case\b"),
+        ("kebab-case", r"\bkebab[ _-]?case\b"),
+        ("SCREAMING_SNAKE_CASE", r"\bscreaming[ _-]?snake[ _-]?case\b"),
+    ),
+    (
+        ("enable", r"\b(?:enabl\w*|turn(?:ed|s)? on|switch(?:ed|es)? on)\b"),
+        ("disable", r"\b(?:disabl\w*|turn(?:ed|s)? off|switch(?:ed|es)? off)\b"),
+    ),
     (("include", r"\binclud\w*\b"), ("exclude", r"\bexclud\w*\b")),
-    (("synchronous", r"\b(?:sync|synchronous(?:ly)?)\b"), ("asynchronous", r"\b(?:async|asynchronous(?:ly)?)\b")),
+    (
+        ("synchronous", r"\b(?:sync|synchronous(?:ly)?)\b"),
+        ("asynchronous", r"\b(?:async|asynchronous(?:ly)?)\b"),
+    ),
     (("relative", r"\brelative\b"), ("absolute", r"\babsolute\b")),
     (("named exports", r"\bnamed exports?\b"), ("default exports", r"\bdefault exports?\b")),
     (("upper case", r"\bupper[ -]?case\b"), ("lower case", r"\blower[ -]?case\b")),
@@ -523,7 +809,10 @@ _CHOICES: tuple[tuple[tuple[str, str], ...], ...] = (
     (("plural", r"\bplural\b"), ("singular", r"\bsingular\b")),
     (("required", r"\brequired\b"), ("optional", r"\boptional\b")),
     (("LF", r"\blf\b"), ("CRLF", r"\bcrlf\b")),
-    (("functional components", r"\bfunction(?:al)? components?\b"), ("class components", r"\bclass components?\b")),
+    (
+        ("functional components", r"\bfunction(?:al)? components?\b"),
+        ("class components", r"\bclass components?\b"),
+    ),
     (("server components", r"\bserver components?\b"), ("client components", r"\bclient components?\b")),
 )
 _CHOICE_RES = tuple(tuple((label, re.compile(rx)) for label, rx in group) for group in _CHOICES)
@@ -545,20 +834,87 @@ _CROSS_MARK = re.compile("[\u274c\u2716\u2717\u2718\U0001f6ab\u26d4]")
 _ALLOW = re.compile(r"\b(?:allow(?:ed|s)?|permit(?:ted|s)?|always|encourag\w*)\b")
 _PHRASE = r"([a-z0-9_.@/+#-][a-z0-9_.@/+# '-]{0,40}?)"
 _PREFERENCES = (  # (pattern, index of the wanted group, index of the rejected group)
-    (re.compile(r"\bprefer(?:s|red|ring)?\s+" + _PHRASE + r"\s+(?:over|to|rather than|instead of|versus|vs\.?)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"), 1, 2),
-    (re.compile(r"\b(?:use|choose|pick|favou?r|write|go with|adopt|stick with|keep)\s+" + _PHRASE + r"\s+(?:instead of|rather than|over|in place of)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"), 1, 2),
-    (re.compile(r"\b(?:use|choose|prefer|pick|write|indent with)\s+" + _PHRASE + r"\s*(?:,|;|-+)?\s*(?:and )?(?:not|never)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n])"), 1, 2),
-    (re.compile(r"\binstead of\s+" + _PHRASE + r"\s*,\s*(?:use|prefer|write|choose)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n]| for | in )"), 2, 1),
-    (re.compile(r"\b(?:avoid|do not use|don'?t use|never use|replace)\s+" + _PHRASE + r"\s*(?:;|,|\.|-+|:)?\s*(?:use|prefer|with)\s+" + _PHRASE + r"(?:\s+instead)?(?=$|[.,;:!?)\n])"), 2, 1),
+    (
+        re.compile(
+            r"\bprefer(?:s|red|ring)?\s+"
+            + _PHRASE
+            + r"\s+(?:over|to|rather than|instead of|versus|vs\.?)\s+"
+            + _PHRASE
+            + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"
+        ),
+        1,
+        2,
+    ),
+    (
+        re.compile(
+            r"\b(?:use|choose|pick|favou?r|write|go with|adopt|stick with|keep)\s+"
+            + _PHRASE
+            + r"\s+(?:instead of|rather than|over|in place of)\s+"
+            + _PHRASE
+            + r"(?=$|[.,;:!?)\n]| for | in | when | unless | because )"
+        ),
+        1,
+        2,
+    ),
+    (
+        re.compile(
+            r"\b(?:use|choose|prefer|pick|write|indent with)\s+"
+            + _PHRASE
+            + r"\s*(?:,|;|-+)?\s*(?:and )?(?:not|never)\s+"
+            + _PHRASE
+            + r"(?=$|[.,;:!?)\n])"
+        ),
+        1,
+        2,
+    ),
+    (
+        re.compile(
+            r"\binstead of\s+"
+            + _PHRASE
+            + r"\s*,\s*(?:use|prefer|write|choose)\s+"
+            + _PHRASE
+            + r"(?=$|[.,;:!?)\n]| for | in )"
+        ),
+        2,
+        1,
+    ),
+    (
+        re.compile(
+            r"\b(?:avoid|do not use|don'?t use|never use|replace)\s+"
+            + _PHRASE
+            + r"\s*(?:;|,|\.|-+|:)?\s*(?:use|prefer|with)\s+"
+            + _PHRASE
+            + r"(?:\s+instead)?(?=$|[.,;:!?)\n])"
+        ),
+        2,
+        1,
+    ),
     (re.compile(r"^(?:[-*]\s*)?" + _PHRASE + r"\s+over\s+" + _PHRASE + r"\s*[.!]?$"), 1, 2),
-    (re.compile(_PHRASE + r"\s+(?:instead of|rather than|in place of)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n])"), 1, 2),
+    (
+        re.compile(
+            _PHRASE + r"\s+(?:instead of|rather than|in place of)\s+" + _PHRASE + r"(?=$|[.,;:!?)\n])"
+        ),
+        1,
+        2,
+    ),
 )
 # quantities and versions ("80", "3.11", "2px"), not references ("#16", "1.3.1", "10.0.0.0")
 _NUMBER = re.compile(r"(?<![\w.#])\d+(?:\.\d+)?(?![\w.])|(?<![\w.#])\d+(?:\.\d+)?(?=[a-z%]{1,3}\b)")
 _MAX_NUMBERS = 3  # more than this is a table or an example, not a limit
 _NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "twenty": "20", "hundred": "100",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "twelve": "12",
+    "twenty": "20",
+    "hundred": "100",
 }
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
 # Words that carry the stance or the bound rather than the subject (stripped before comparing).
@@ -625,7 +981,7 @@ def _stance(text: str) -> _Stance:
         m = pattern.search(low)
         if m:
             preference = (m.group(want_at).strip(), m.group(reject_at).strip())
-            rest = low[: m.start()] + " " + low[m.end():]
+            rest = low[: m.start()] + " " + low[m.end() :]
             break
     numbers = frozenset(n.rstrip(".") for n in _NUMBER.findall(low))
     unbounded = _BOUNDS.sub(" ", rest)
@@ -644,8 +1000,9 @@ def _stance(text: str) -> _Stance:
         wants, rejects = _content(preference[0]), _content(preference[1])
     else:
         wants, rejects = (frozenset(), about) if negated else (about, frozenset())
-    return _Stance(low, subject, about, choices, negated, sign, numbers, len(low.split()), wants, rejects,
-                   preference)
+    return _Stance(
+        low, subject, about, choices, negated, sign, numbers, len(low.split()), wants, rejects, preference
+    )
 
 
 def _choice_clash(group: int, new: _Stance, old: _Stance) -> tuple[str, str] | None:
@@ -719,23 +1076,40 @@ def contradicts(new_text: str, existing_text: str) -> str | None:
                 return None
             if clash:
                 return f'contradicts {where}: "{clash[0]}" against "{clash[1]}"'
-    if (new.preference and old.preference and _similar(new.about, old.about)
-            and new.wants & old.rejects and new.rejects & old.wants):
-        return (f'contradicts {where}: it prefers {new.preference[0]} over {new.preference[1]}, '
-                f'the other {old.preference[0]} over {old.preference[1]}')
+    if (
+        new.preference
+        and old.preference
+        and _similar(new.about, old.about)
+        and new.wants & old.rejects
+        and new.rejects & old.wants
+    ):
+        return (
+            f"contradicts {where}: it prefers {new.preference[0]} over {new.preference[1]}, "
+            f"the other {old.preference[0]} over {old.preference[1]}"
+        )
     for pref, plain in ((new, old), (old, new)):
-        if (pref.preference and not plain.preference and plain.about and plain.about <= pref.about
-                and len(pref.about - plain.about) <= 3):
+        if (
+            pref.preference
+            and not plain.preference
+            and plain.about
+            and plain.about <= pref.about
+            and len(pref.about - plain.about) <= 3
+        ):
             if plain.wants & pref.rejects and not plain.wants & pref.wants:
-                return f'contradicts {where}: one prefers {pref.preference[0]} to {pref.preference[1]}'
+                return f"contradicts {where}: one prefers {pref.preference[0]} to {pref.preference[1]}"
             if plain.rejects & pref.wants and not plain.rejects & pref.rejects:
-                return f'contradicts {where}: one rules out {pref.preference[0]}, the other prefers it'
+                return f"contradicts {where}: one rules out {pref.preference[0]}, the other prefers it"
     if new.preference or old.preference:
         return None
     if new.negated != old.negated and _similar(new.about, old.about):
         return f'contradicts {where}: "{new.sign}" against "{old.sign}"'
-    if (new.numbers and old.numbers and _related(new.about, old.about) and max(len(new.numbers), len(old.numbers)) <= _MAX_NUMBERS
-            and not (new.numbers <= old.numbers or old.numbers <= new.numbers)):
+    if (
+        new.numbers
+        and old.numbers
+        and _related(new.about, old.about)
+        and max(len(new.numbers), len(old.numbers)) <= _MAX_NUMBERS
+        and not (new.numbers <= old.numbers or old.numbers <= new.numbers)
+    ):
         mine = ", ".join(sorted(new.numbers - old.numbers))
         theirs = ", ".join(sorted(old.numbers - new.numbers))
         return f"contradicts {where}: {mine} against {theirs}"

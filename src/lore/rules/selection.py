@@ -87,8 +87,11 @@ class RulesReply:
                 "about the change) next time to receive only the rules it needs."
             )
         if self.left_out:
-            earlier = (f" ({self.left_out_listed_before} of them listed earlier in this session)"
-                       if self.left_out_listed_before else "")
+            earlier = (
+                f" ({self.left_out_listed_before} of them listed earlier in this session)"
+                if self.left_out_listed_before
+                else ""
+            )
             lines.append(
                 f"{self.left_out_total} other rule(s) cover these files{earlier} "
                 "but were not chosen for your task. If one of these titles matters for your change, "
@@ -108,15 +111,27 @@ class RulesReply:
 
     def to_dict(self) -> dict:
         return {
-            "project": self.project, "sections": self.sections,
-            "served": [{"id": s.rule.id, "level": s.coverage.level, "text": s.rule.text,
-                        "title": s.rule.title, "always": s.rule.always, "score": round(s.score, 4)}
-                       for s in self.served],
-            "eligible": self.eligible_count, "task_given": self.task_given,
-            "repeated": self.repeated, "capped": self.capped,
+            "project": self.project,
+            "sections": self.sections,
+            "served": [
+                {
+                    "id": s.rule.id,
+                    "level": s.coverage.level,
+                    "text": s.rule.text,
+                    "title": s.rule.title,
+                    "always": s.rule.always,
+                    "score": round(s.score, 4),
+                }
+                for s in self.served
+            ],
+            "eligible": self.eligible_count,
+            "task_given": self.task_given,
+            "repeated": self.repeated,
+            "capped": self.capped,
             "left_out": [{"id": r.id, "title": r.label} for r in self.left_out],
             "left_out_total": self.left_out_total,
-            "notes": self.notes, "text": self.render(),
+            "notes": self.notes,
+            "text": self.render(),
         }
 
 
@@ -152,8 +167,9 @@ def choose(
     groups = index.eligible(paths)
     rules = index.rules
     total = sum(len(g.members) for g in groups.values())
-    reply = RulesReply(project=project, sections=sections, eligible_count=total,
-                       task_given=bool(task), max_tokens=max_tokens)
+    reply = RulesReply(
+        project=project, sections=sections, eligible_count=total, task_given=bool(task), max_tokens=max_tokens
+    )
 
     def is_eligible(rule_id: str) -> bool:
         rule = rules.get(rule_id)
@@ -194,8 +210,14 @@ def choose(
     return reply
 
 
-def _serve(reply: RulesReply, fresh: list[str], rules: dict[str, Rule], groups: dict,
-           scores: dict, max_tokens: int | None) -> None:
+def _serve(
+    reply: RulesReply,
+    fresh: list[str],
+    rules: dict[str, Rule],
+    groups: dict,
+    scores: dict,
+    max_tokens: int | None,
+) -> None:
     """Add rules in order until one does not fit the token cap (no cap: all of them)."""
     budget = None if max_tokens is None else max_tokens - estimate_tokens(reply.header()) - 1
     for position, rule_id in enumerate(fresh):

@@ -124,11 +124,21 @@ def add_rule(
         raise InvalidInput(f"unknown status {status!r}; active or pending")
     entries = normalize_scope(scope, project.sections, project.path)
     is_tagged = tagged if tagged is not None else bool(title or trigger_list or always)
-    return rules_store().insert_rule(project.id, {
-        "text": text, "title": title, "triggers": trigger_list, "always": always,
-        "scope": entries, "status": status, "source": source, "auto": auto,
-        "tagged": is_tagged, "evidence": list(evidence),
-    })
+    return rules_store().insert_rule(
+        project.id,
+        {
+            "text": text,
+            "title": title,
+            "triggers": trigger_list,
+            "always": always,
+            "scope": entries,
+            "status": status,
+            "source": source,
+            "auto": auto,
+            "tagged": is_tagged,
+            "evidence": list(evidence),
+        },
+    )
 
 
 def get_rule(rule_id: str, project: Project | None = None) -> Rule:
@@ -176,8 +186,13 @@ def pin(rule: Rule, always: bool = True) -> Rule:
     return _update(rule, always=always, tagged=True)
 
 
-def tag(rule: Rule, *, title: str | None = None, triggers: str | Iterable[str] | None = None,
-        always: bool | None = None) -> Rule:
+def tag(
+    rule: Rule,
+    *,
+    title: str | None = None,
+    triggers: str | Iterable[str] | None = None,
+    always: bool | None = None,
+) -> Rule:
     """Save an agent's or user's tags: title, trigger words, always."""
     changes: dict[str, Any] = {"tagged": True}
     if title is not None:
@@ -190,8 +205,9 @@ def tag(rule: Rule, *, title: str | None = None, triggers: str | Iterable[str] |
     return _update(rule, **changes)
 
 
-def edit(rule: Rule, *, text: str | None = None, scope: object = None, project: Project | None = None,
-         **tags: Any) -> Rule:
+def edit(
+    rule: Rule, *, text: str | None = None, scope: object = None, project: Project | None = None, **tags: Any
+) -> Rule:
     changes: dict[str, Any] = {}
     if text is not None:
         check_rule_fields(text.strip())
@@ -255,14 +271,23 @@ def rules_for_change(
     sections = sorted({s for p in split.inside if (s := proj.section_of(project.sections, p))})
     sent = store.served_ids(session_id, project.id) if session_id else set()
     listed = (
-        {n[len(LISTED_NOTE):] for n in store.notes(session_id, project.id, LISTED_NOTE)}
-        if session_id else set()
+        {n[len(LISTED_NOTE) :] for n in store.notes(session_id, project.id, LISTED_NOTE)}
+        if session_id
+        else set()
     )
     index = project_index(store, project.id, tok)
     with index.lock:
         reply = choose(
-            index, tok, project=project.name, paths=split.inside, sections=sections, task=task,
-            include=include, already_sent=sent, listed_before=listed, refresh=refresh,
+            index,
+            tok,
+            project=project.name,
+            paths=split.inside,
+            sections=sections,
+            task=task,
+            include=include,
+            already_sent=sent,
+            listed_before=listed,
+            refresh=refresh,
             max_tokens=max_tokens,
         )
     if split.outside:
@@ -274,8 +299,7 @@ def rules_for_change(
         if reply.repeated:
             reply.show_repeated = store.claim_note(session_id, project.id, "repeated")
         store.record_served(session_id, project.id, reply.served_ids)
-        store.add_notes(session_id, project.id,
-                        [LISTED_NOTE + r.id for r in reply.left_out])
+        store.add_notes(session_id, project.id, [LISTED_NOTE + r.id for r in reply.left_out])
     return reply
 
 
@@ -297,8 +321,9 @@ def search_rules(project: Project, query: str, limit: int = 10) -> list[SearchHi
     index = project_index(rules_store(), project.id, tok)
     with index.lock:
         scores = index.search.scores(tok.tokens(query))
-        ranked = heapq.nsmallest(max(1, limit), scores.items(),
-                                 key=lambda kv: (-kv[1], index.rules[kv[0]].created_at))
+        ranked = heapq.nsmallest(
+            max(1, limit), scores.items(), key=lambda kv: (-kv[1], index.rules[kv[0]].created_at)
+        )
         return [SearchHit(index.rules[rid], score) for rid, score in ranked]
 
 
@@ -308,8 +333,9 @@ def untagged_covering(project: Project, paths: Iterable[str | Path]) -> list[Rul
     index = project_index(rules_store(), project.id, tokenizer())
     with index.lock:
         groups = index.eligible(split.inside)
-        return [index.rules[rid] for g in groups.values() for _, rid in g.members
-                if not index.rules[rid].tagged]
+        return [
+            index.rules[rid] for g in groups.values() for _, rid in g.members if not index.rules[rid].tagged
+        ]
 
 
 def usage(project: Project) -> list[Rule]:

@@ -55,8 +55,9 @@ class SessionStore:
         )
         return {r[0] for r in rows}
 
-    def record_outcome(self, session_id: str, rule_id: str, project_id: int, outcome: str,
-                       reason: str) -> None:
+    def record_outcome(
+        self, session_id: str, rule_id: str, project_id: int, outcome: str, reason: str
+    ) -> None:
         with self.store.transaction() as tx:
             tx.execute(
                 "INSERT INTO activations (session_id, rule_id, project_id, outcome, reason, at)"
@@ -65,10 +66,14 @@ class SessionStore:
             )
 
     def activated_count(self, session_id: str) -> int:
-        row = self.store.connect().execute(
-            "SELECT COUNT(*) FROM activations WHERE session_id = ? AND outcome = 'activated'",
-            (session_id,),
-        ).fetchone()
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT COUNT(*) FROM activations WHERE session_id = ? AND outcome = 'activated'",
+                (session_id,),
+            )
+            .fetchone()
+        )
         return row[0]
 
     def outcomes(self, project_id: int, limit: int = 200) -> list[dict]:

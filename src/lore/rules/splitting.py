@@ -150,7 +150,7 @@ def _emit_table(out: Split, block: _Block, title: str) -> Piece | None:
     if len(text) <= MAX_RULE_CHARS:
         return _emit(out, Piece(text, block.line, title))
     header = rows[:2] if len(rows) > 1 and set(rows[1]) <= set("|-: ") else rows[:1]
-    body = rows[len(header):]
+    body = rows[len(header) :]
     room = MAX_RULE_CHARS - len("\n".join(header)) - 1
     last = None
     for chunk in pack(body, "\n", limit=max(room, 100)):
@@ -168,8 +168,10 @@ def _place_code(out: Split, block: _Block, previous: Piece | None, title: str) -
         return previous
     if previous is None and len(code) <= MAX_RULE_CHARS:
         return _emit(out, Piece(code, block.line, title))
-    out.dropped.append(f"line {block.line}: code block of {len(code)} characters dropped "
-                       "(too long to keep with its paragraph)")
+    out.dropped.append(
+        f"line {block.line}: code block of {len(code)} characters dropped "
+        "(too long to keep with its paragraph)"
+    )
     return previous
 
 
@@ -197,8 +199,12 @@ def _emit_list(out: Split, block: _Block, title: str, lead_in: Piece | None) -> 
 
 def _is_name(text: str) -> bool:
     """A list item that names something (`React 18`, `PostgreSQL`) rather than saying a rule."""
-    return (len(text) <= SHORT_ITEM and "\n" not in text and len(text.split()) <= 5
-            and not text.rstrip().endswith((".", "!", "?", ";")))
+    return (
+        len(text) <= SHORT_ITEM
+        and "\n" not in text
+        and len(text.split()) <= 5
+        and not text.rstrip().endswith((".", "!", "?", ";"))
+    )
 
 
 def _emit_item(out: Split, line: int, text: str, title: str) -> Piece | None:
@@ -206,8 +212,10 @@ def _emit_item(out: Split, line: int, text: str, title: str) -> Piece | None:
         return _emit(out, Piece(text, line, title))
     without = _FENCED.sub("", text).strip()
     if without != text.strip():
-        out.dropped.append(f"line {line}: code block of {len(text) - len(without)} characters dropped "
-                           "(too long to keep with its list item)")
+        out.dropped.append(
+            f"line {line}: code block of {len(text) - len(without)} characters dropped "
+            "(too long to keep with its list item)"
+        )
         return _emit_item(out, line, without, title) if without else None
     head, _, rest = text.partition("\n")
     children = [c.strip().removeprefix("- ") for c in rest.split("\n") if c.strip()]
@@ -280,7 +288,7 @@ def _item_text(lines: list[str]) -> str:
     fence = ""
     for raw in lines[1:]:
         if fence:
-            parts.append("\n" + raw[base + 2:] if raw[: base + 2].isspace() else "\n" + raw.strip())
+            parts.append("\n" + raw[base + 2 :] if raw[: base + 2].isspace() else "\n" + raw.strip())
             if raw.strip().startswith(fence):
                 fence = ""
             continue
@@ -313,7 +321,7 @@ def _blocks(lines: list[str], first_line: int) -> list[_Block]:
         fence = _FENCE.match(line)
         if fence:
             end = _fence_end(lines, i, fence.group(1))
-            blocks.append(_Block("code", number, [ln.rstrip() for ln in lines[i:end + 1]]))
+            blocks.append(_Block("code", number, [ln.rstrip() for ln in lines[i : end + 1]]))
             i = end + 1
             continue
         heading = _HEADING.match(line)
@@ -345,8 +353,7 @@ def _blocks(lines: list[str], first_line: int) -> list[_Block]:
                 para = []
                 j += 1
                 break
-            para.append(current.strip().lstrip(">").strip() if current.lstrip().startswith(">")
-                        else current)
+            para.append(current.strip().lstrip(">").strip() if current.lstrip().startswith(">") else current)
             j += 1
         if para:
             blocks.append(_Block("para", number, para))
@@ -377,7 +384,7 @@ def _list_block(lines: list[str], start: int, first_line: int) -> tuple[_Block, 
             i += 1
             continue
         if not line.strip():
-            nxt = next((ln for ln in lines[i + 1:] if ln.strip()), "")
+            nxt = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
             indent = len(nxt) - len(nxt.lstrip())
             bullet = _BULLET.match(nxt)
             if nxt and (indent > base + 1 or (bullet and len(bullet.group(1)) == base)):

@@ -110,19 +110,31 @@ def rules_store() -> RulesStore:
 
 def _project(row: sqlite3.Row) -> Project:
     return Project(
-        id=row["id"], name=row["name"], path=Path(row["path"]),
-        sections=tuple(json.loads(row["sections"])), created_at=row["created_at"],
+        id=row["id"],
+        name=row["name"],
+        path=Path(row["path"]),
+        sections=tuple(json.loads(row["sections"])),
+        created_at=row["created_at"],
     )
 
 
 def _rule(row: sqlite3.Row) -> Rule:
     return Rule(
-        id=row["id"], project_id=row["project_id"], text=row["text"], title=row["title"],
-        triggers=tuple(json.loads(row["triggers"])), always=bool(row["always"]),
-        scope=tuple(json.loads(row["scope"])), status=row["status"], source=row["source"],
-        auto=bool(row["auto"]), tagged=bool(row["tagged"]),
-        evidence=tuple(json.loads(row["evidence"])), created_at=row["created_at"],
-        updated_at=row["updated_at"], served_count=row["served_count"],
+        id=row["id"],
+        project_id=row["project_id"],
+        text=row["text"],
+        title=row["title"],
+        triggers=tuple(json.loads(row["triggers"])),
+        always=bool(row["always"]),
+        scope=tuple(json.loads(row["scope"])),
+        status=row["status"],
+        source=row["source"],
+        auto=bool(row["auto"]),
+        tagged=bool(row["tagged"]),
+        evidence=tuple(json.loads(row["evidence"])),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        served_count=row["served_count"],
         last_served_at=row["last_served_at"],
     )
 
@@ -168,13 +180,14 @@ class RulesStore:
 
     def update_sections(self, project_id: int, sections: Sequence[str]) -> None:
         with self.store.transaction() as tx:
-            tx.execute("UPDATE projects SET sections = ? WHERE id = ?",
-                       (json.dumps(list(sections)), project_id))
+            tx.execute(
+                "UPDATE projects SET sections = ? WHERE id = ?", (json.dumps(list(sections)), project_id)
+            )
 
     def rules_version(self, project_id: int) -> int:
-        row = self._conn().execute(
-            "SELECT rules_version FROM projects WHERE id = ?", (project_id,)
-        ).fetchone()
+        row = (
+            self._conn().execute("SELECT rules_version FROM projects WHERE id = ?", (project_id,)).fetchone()
+        )
         return row[0] if row else 0
 
     # -- rules ----------------------------------------------------------------------------
@@ -335,14 +348,18 @@ class RulesStore:
     def record_review_attempt(self, project_id: int, ok: bool, detail: str = "") -> float:
         now = time.time()
         with self.store.transaction() as tx:
-            tx.execute("INSERT INTO review_attempts (project_id, at, ok, detail) VALUES (?, ?, ?, ?)",
-                       (project_id, now, int(ok), detail[:500]))
+            tx.execute(
+                "INSERT INTO review_attempts (project_id, at, ok, detail) VALUES (?, ?, ?, ?)",
+                (project_id, now, int(ok), detail[:500]),
+            )
         return now
 
     def last_review_attempt(self, project_id: int) -> float | None:
-        row = self._conn().execute(
-            "SELECT MAX(at) FROM review_attempts WHERE project_id = ?", (project_id,)
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT MAX(at) FROM review_attempts WHERE project_id = ?", (project_id,))
+            .fetchone()
+        )
         return row[0] if row else None
 
     def insert_rules(self, project_id: int, items: Sequence[dict[str, Any]]) -> list[Rule]:
@@ -364,14 +381,25 @@ class RulesStore:
                     " source, auto, tagged, evidence, created_at, updated_at, version)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
-                        rule_id, project_id, fields["text"], fields.get("title", ""),
-                        json.dumps(list(fields.get("triggers", ()))), int(fields.get("always", False)),
-                        json.dumps(list(fields.get("scope", ()))), fields.get("status", "active"),
-                        fields.get("source", "user"), int(fields.get("auto", False)),
-                        int(fields.get("tagged", False)), json.dumps(list(fields.get("evidence", ()))),
-                        fields.get("created_at", now + n * 1e-6), now, version,
+                        rule_id,
+                        project_id,
+                        fields["text"],
+                        fields.get("title", ""),
+                        json.dumps(list(fields.get("triggers", ()))),
+                        int(fields.get("always", False)),
+                        json.dumps(list(fields.get("scope", ()))),
+                        fields.get("status", "active"),
+                        fields.get("source", "user"),
+                        int(fields.get("auto", False)),
+                        int(fields.get("tagged", False)),
+                        json.dumps(list(fields.get("evidence", ()))),
+                        fields.get("created_at", now + n * 1e-6),
+                        now,
+                        version,
                     ),
                 )
-            rows = [tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rid,)).fetchone()
-                    for rid in ids]
+            rows = [
+                tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rid,)).fetchone()
+                for rid in ids
+            ]
         return [_rule(r) for r in rows]

@@ -26,10 +26,14 @@ class TrainReport:
     saved: Saved
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project.name, "files": [f.to_dict() for f in self.files],
-                "added": [r.id for r in self.saved.added], "merged": self.saved.count("merged"),
-                "repeats": self.saved.repeats,
-                "refused": [r.line() for r in self.saved.refused]}
+        return {
+            "project": self.project.name,
+            "files": [f.to_dict() for f in self.files],
+            "added": [r.id for r in self.saved.added],
+            "merged": self.saved.count("merged"),
+            "repeats": self.saved.repeats,
+            "refused": [r.line() for r in self.saved.refused],
+        }
 
 
 def train(project: Project, paths: list[str | Path], scope: str | None = None) -> TrainReport:

@@ -39,8 +39,7 @@ class TrustState:
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=20)
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -106,8 +105,7 @@ def trust_state(root: Path) -> TrustState:
         return TrustState(bool(entry["yours"]), entry.get("reason", "remembered"))
     state = check_with_git(Path(root))
     data = _load()  # re-read: another process may have written meanwhile
-    data[key] = {**data.get(key, {}), "yours": state.yours, "reason": state.reason,
-                 "checked_at": time.time()}
+    data[key] = {**data.get(key, {}), "yours": state.yours, "reason": state.reason, "checked_at": time.time()}
     _save(data)
     return state
 

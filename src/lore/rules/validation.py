@@ -14,8 +14,22 @@ from lore.core.errors import InvalidInput
 
 MAX_RULE_CHARS = 500
 # characters that render as nothing but an agent still reads
-_INVISIBLE_EXTRA = {"\u2028", "\u2029", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e",
-                    "\u034f", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180f"}
+_INVISIBLE_EXTRA = {
+    "\u2028",
+    "\u2029",
+    "\u115f",
+    "\u1160",
+    "\u3164",
+    "\uffa0",
+    "\u180e",
+    "\u034f",
+    "\u17b4",
+    "\u17b5",
+    "\u180b",
+    "\u180c",
+    "\u180d",
+    "\u180f",
+}
 MAX_TITLE_CHARS = 120
 MAX_TRIGGER_CHARS = 40
 
@@ -55,8 +69,11 @@ def _part_of_emoji(text: str, i: int) -> bool:
     if ch == "\u200d":
         prev = text[i - 2] if before in "\ufe0e\ufe0f" and i >= 2 else before
         after = text[i + 1] if i + 1 < len(text) else ""
-        return bool(prev and after) and unicodedata.category(prev) == "So" and (
-            unicodedata.category(after) == "So")
+        return (
+            bool(prev and after)
+            and unicodedata.category(prev) == "So"
+            and (unicodedata.category(after) == "So")
+        )
     return False
 
 
@@ -68,13 +85,17 @@ def refusal_reason(text: str) -> str | None:
     if found:
         pos, ch = found
         name = unicodedata.name(ch, "UNNAMED")
-        return (f"the text contains a hidden character U+{ord(ch):04X} ({name}) at position {pos}; "
-                "rules must read the same to people and agents")
+        return (
+            f"the text contains a hidden character U+{ord(ch):04X} ({name}) at position {pos}; "
+            "rules must read the same to people and agents"
+        )
     if "<!--" in text:
         return "the text contains an HTML comment, which an agent reads but a person does not see"
     if len(text) > MAX_RULE_CHARS:
-        return (f"the text is {len(text)} characters; a rule holds at most {MAX_RULE_CHARS}, "
-                "so split it into smaller rules")
+        return (
+            f"the text is {len(text)} characters; a rule holds at most {MAX_RULE_CHARS}, "
+            "so split it into smaller rules"
+        )
     return None
 
 
@@ -87,8 +108,10 @@ def check_rule_fields(text: str, title: str = "", triggers: Iterable[str] = ()) 
     reason = refusal_reason(text)
     if reason:
         raise InvalidInput(f"rule refused: {reason}")
-    for label, value, limit in (("title", title, MAX_TITLE_CHARS),
-                                *(("trigger", t, MAX_TRIGGER_CHARS) for t in triggers)):
+    for label, value, limit in (
+        ("title", title, MAX_TITLE_CHARS),
+        *(("trigger", t, MAX_TRIGGER_CHARS) for t in triggers),
+    ):
         if not value:
             continue
         if found := hidden_character(value):

@@ -57,15 +57,16 @@ class ResolveRequest(BaseModel):
 
 
 def _trust(state: TrustState) -> dict[str, Any]:
-    return {"yours": state.yours, "reason": state.reason, "override": state.override,
-            "label": state.label}
+    return {"yours": state.yours, "reason": state.reason, "override": state.override, "label": state.label}
 
 
 def _project_view(project: Project) -> dict[str, Any]:
     rules = service.list_rules(project)
-    counts = {"active": sum(r.status == "active" for r in rules),
-              "pending": sum(r.status == "pending" for r in rules),
-              "auto": sum(r.auto for r in rules)}
+    counts = {
+        "active": sum(r.status == "active" for r in rules),
+        "pending": sum(r.status == "pending" for r in rules),
+        "auto": sum(r.auto for r in rules),
+    }
     return {**project.to_dict(), "trust": _trust(trust_state(project.path)), "counts": counts}
 
 
@@ -100,8 +101,9 @@ def change_trust(name: str, change: TrustChange) -> dict[str, Any]:
 
 
 @router.get("/projects/{name}/rules")
-def rules(name: str, status: Literal["active", "pending", "all"] = "all",
-          auto: bool = False) -> list[dict[str, Any]]:
+def rules(
+    name: str, status: Literal["active", "pending", "all"] = "all", auto: bool = False
+) -> list[dict[str, Any]]:
     found = service.find_project(name)
     chosen = service.list_rules(found, status=None if status == "all" else status, auto_only=auto)
     outcomes = service.agent_outcomes(found)
@@ -112,8 +114,15 @@ def rules(name: str, status: Literal["active", "pending", "all"] = "all",
 def add_rule(name: str, new: NewRule) -> dict[str, Any]:
     """A rule the user adds is active at once: they chose it."""
     found = service.find_project(name)
-    rule = service.add_rule(found, new.text, title=new.title, triggers=new.triggers,
-                            always=new.always, scope=new.scope, source="user")
+    rule = service.add_rule(
+        found,
+        new.text,
+        title=new.title,
+        triggers=new.triggers,
+        always=new.always,
+        scope=new.scope,
+        source="user",
+    )
     return _rule_view(rule)
 
 
@@ -121,8 +130,11 @@ def add_rule(name: str, new: NewRule) -> dict[str, Any]:
 def edit_rule(name: str, rule_id: str, changes: RuleChanges) -> dict[str, Any]:
     found = service.find_project(name)
     rule = service.get_rule(rule_id, found)
-    tags = {k: v for k, v in (("title", changes.title), ("triggers", changes.triggers),
-                              ("always", changes.always)) if v is not None}
+    tags = {
+        k: v
+        for k, v in (("title", changes.title), ("triggers", changes.triggers), ("always", changes.always))
+        if v is not None
+    }
     scope = changes.scope
     if scope is not None and not (scope if isinstance(scope, list) else scope.strip()):
         scope = "global"
@@ -131,8 +143,9 @@ def edit_rule(name: str, rule_id: str, changes: RuleChanges) -> dict[str, Any]:
 
 
 @router.post("/projects/{name}/rules/{rule_id}/{action}")
-def rule_action(name: str, rule_id: str,
-                action: Literal["approve", "unapprove", "reject", "pin", "unpin"]) -> dict[str, Any]:
+def rule_action(
+    name: str, rule_id: str, action: Literal["approve", "unapprove", "reject", "pin", "unpin"]
+) -> dict[str, Any]:
     found = service.find_project(name)
     result = ACTIONS[action](service.get_rule(rule_id, found))
     return {"action": action, **_rule_view(result)}
@@ -142,9 +155,17 @@ def rule_action(name: str, rule_id: str,
 def usage(name: str) -> dict[str, Any]:
     rules = service.usage(service.find_project(name))
     return {
-        "rules": [{"id": r.id, "label": r.label, "served": r.served_count,
-                   "last_served_at": r.last_served_at, "always": r.always,
-                   "scope_text": r.scope_text} for r in rules],
+        "rules": [
+            {
+                "id": r.id,
+                "label": r.label,
+                "served": r.served_count,
+                "last_served_at": r.last_served_at,
+                "always": r.always,
+                "scope_text": r.scope_text,
+            }
+            for r in rules
+        ],
         "total": len(rules),
         "never_served": sum(r.served_count == 0 for r in rules),
     }
@@ -154,6 +175,7 @@ def usage(name: str) -> dict[str, Any]:
 def resolve(name: str, request: ResolveRequest) -> dict[str, Any]:
     """Exactly what an agent would be sent; nothing is recorded as served."""
     found = service.find_project(name)
-    reply = service.rules_for_change(found, _split_paths(request.paths), task=request.task or None,
-                                     max_tokens=request.max_tokens)
+    reply = service.rules_for_change(
+        found, _split_paths(request.paths), task=request.task or None, max_tokens=request.max_tokens
+    )
     return reply.to_dict()

@@ -17,8 +17,10 @@ TOKEN_HEADER = "x-lore-token"
 LOCAL_NAMES = ("127.0.0.1", "localhost")
 
 # The page loads only its own script and style, talks only to its own server, and cannot be framed.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -62,7 +64,8 @@ class Guard:
         if refusal is not None:
             status, message = refusal
             await self._with_headers(JSONResponse({"error": message}, status_code=status))(
-                scope, receive, send)
+                scope, receive, send
+            )
             return
         await self._with_headers(self.app)(scope, receive, send)
 
@@ -70,8 +73,10 @@ class Guard:
         if not _host_ok(host, self.hosts):
             return 400, "this server answers only to 127.0.0.1 and localhost"
         origin = headers.get("origin")
-        if origin is not None and origin.lower() not in {f"http://{host.lower()}",
-                                                          *(f"http://{h}" for h in self.hosts or ())}:
+        if origin is not None and origin.lower() not in {
+            f"http://{host.lower()}",
+            *(f"http://{h}" for h in self.hosts or ()),
+        }:
             return 403, "requests from other sites are refused"
         if path.startswith("/api/"):
             given = headers.get(TOKEN_HEADER, "")

@@ -42,8 +42,9 @@ def url_for(port: int, token: str) -> str:
 
 def build_server(sock: socket.socket, token: str) -> uvicorn.Server:
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(token, port), log_level="warning", access_log=False,
-                            lifespan="off", server_header=False)
+    config = uvicorn.Config(
+        create_app(token, port), log_level="warning", access_log=False, lifespan="off", server_header=False
+    )
     return uvicorn.Server(config)
 
 
@@ -58,8 +59,7 @@ def _when_started(server: uvicorn.Server, action: Callable[[], object]) -> None:
     threading.Thread(target=wait, daemon=True).start()
 
 
-def serve(port: int = 0, open_browser: bool = True,
-          announce: Callable[[str], object] = print) -> None:
+def serve(port: int = 0, open_browser: bool = True, announce: Callable[[str], object] = print) -> None:
     """Serve until interrupted. `announce` receives the URL (with this run's token)."""
     sock = bind(port)
     token = new_token()

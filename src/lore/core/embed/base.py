@@ -101,14 +101,19 @@ class Embedder(ABC):
                     rows[i] = vec
                 if self.cacheable:
                     cache.put_vectors(self.cache_name, batch, vectors)
-                    self._count(len(batch), cached=False,
-                                tokens=estimate_many(batch) if tokens is None else tokens,
-                                estimated=tokens is None)
+                    self._count(
+                        len(batch),
+                        cached=False,
+                        tokens=estimate_many(batch) if tokens is None else tokens,
+                        estimated=tokens is None,
+                    )
                 bar.advance(len(batch))
         out = np.stack(rows).astype(np.float32, copy=False)  # type: ignore[arg-type]
         if out.shape[1] != self.dim:
-            raise ValueError(f"cached vectors of {self.name} have {out.shape[1]} dimensions,"
-                             f" not {self.dim}; clear the embedding cache")
+            raise ValueError(
+                f"cached vectors of {self.name} have {out.shape[1]} dimensions,"
+                f" not {self.dim}; clear the embedding cache"
+            )
         return out
 
     def embed_query(self, text: str, *, no_cache: bool | None = None) -> np.ndarray:
@@ -116,9 +121,16 @@ class Embedder(ABC):
         return self.embed([self._prepare_query(text)], no_cache=no_cache, progress=False)[0]
 
     def _count(self, items: int, *, cached: bool, tokens: int, estimated: bool = False) -> None:
-        usage.record(kind="embed", provider=self.provider, model=self.usage_model or self.name,
-                     cached=cached,
-                     items=items, prompt_tokens=tokens, completion_tokens=0, estimated=estimated)
+        usage.record(
+            kind="embed",
+            provider=self.provider,
+            model=self.usage_model or self.name,
+            cached=cached,
+            items=items,
+            prompt_tokens=tokens,
+            completion_tokens=0,
+            estimated=estimated,
+        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -24,7 +24,89 @@ DEFAULT_DIM = 384
 _WORD = re.compile(r"[^\W_]+")
 # frequent words say little about a passage: they still count, but lightly and without n-grams
 _FILLER = frozenset(
-    ["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "from", "with", "as", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "he", "she", "they", "we", "you", "i", "his", "her", "their", "our", "your", "my", "me", "him", "them", "us", "not", "no", "so", "if", "then", "than", "there", "here", "what", "which", "who", "when", "where", "how", "all", "any", "some", "do", "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "may", "might", "must", "into", "out", "up", "down", "over", "about"]
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "i",
+        "his",
+        "her",
+        "their",
+        "our",
+        "your",
+        "my",
+        "me",
+        "him",
+        "them",
+        "us",
+        "not",
+        "no",
+        "so",
+        "if",
+        "then",
+        "than",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "when",
+        "where",
+        "how",
+        "all",
+        "any",
+        "some",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "into",
+        "out",
+        "up",
+        "down",
+        "over",
+        "about",
+    ]
 )
 _WORD_WEIGHT = 1.0
 _FILLER_WEIGHT = 0.15
@@ -46,9 +128,7 @@ def _word_features(word: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
         slot, sign = _slot("w:" + word, dim)
         return np.array([slot], dtype=np.int64), np.array([sign * _FILLER_WEIGHT], dtype=np.float32)
     marked = f"<{word}>"
-    grams = [
-        marked[i : i + n] for n in _NGRAM_SIZES for i in range(len(marked) - n + 1)
-    ] or [marked]
+    grams = [marked[i : i + n] for n in _NGRAM_SIZES for i in range(len(marked) - n + 1)] or [marked]
     slots = [_slot("w:" + word, dim)] + [_slot("c:" + g, dim) for g in grams]
     each = _NGRAM_SHARE / len(grams)
     weights = [_WORD_WEIGHT] + [each] * len(grams)
@@ -106,9 +186,7 @@ class HashEmbedder(Embedder):
         if pairs:
             pair_slots = [(_pair_slot(a, b, self._dim), c) for (a, b), c in pairs.items()]
             slots.append(np.array([s for (s, _), _ in pair_slots], dtype=np.int64))
-            weights.append(
-                np.array([w * _damp(c) for (_, w), c in pair_slots], dtype=np.float32)
-            )
+            weights.append(np.array([w * _damp(c) for (_, w), c in pair_slots], dtype=np.float32))
         into += np.bincount(
             np.concatenate(slots), weights=np.concatenate(weights), minlength=self._dim
         ).astype(np.float32)

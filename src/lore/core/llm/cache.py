@@ -112,9 +112,7 @@ def get_reply(key: str, store: Store | None = None) -> CachedReply | None:
     if row is None:
         return None
     with store.transaction() as tx:
-        tx.execute(
-            "UPDATE llm_cache SET hits = hits + 1, last_hit_at = ? WHERE key = ?", (time.time(), key)
-        )
+        tx.execute("UPDATE llm_cache SET hits = hits + 1, last_hit_at = ? WHERE key = ?", (time.time(), key))
     return CachedReply(row[0], row[1], row[2], row[3], bool(row[4]))
 
 
@@ -163,9 +161,7 @@ def embed_key(embedder: str, text: str) -> str:
     return hashlib.sha256(f"{embedder}\x00{text}".encode()).hexdigest()
 
 
-def get_vectors(
-    embedder: str, texts: Sequence[str], store: Store | None = None
-) -> dict[int, np.ndarray]:
+def get_vectors(embedder: str, texts: Sequence[str], store: Store | None = None) -> dict[int, np.ndarray]:
     """Cached vectors for `texts`, as {position in texts: vector}; misses are absent."""
     conn = cache_store(store).connect()
     keys = [embed_key(embedder, t) for t in texts]
@@ -185,9 +181,12 @@ def get_vectors(
 
 def known_dim(embedder: str, store: Store | None = None) -> int | None:
     """The dimension of an embedder's cached vectors, if any are cached."""
-    row = cache_store(store).connect().execute(
-        "SELECT dim FROM llm_embed_cache WHERE embedder = ? LIMIT 1", (embedder,)
-    ).fetchone()
+    row = (
+        cache_store(store)
+        .connect()
+        .execute("SELECT dim FROM llm_embed_cache WHERE embedder = ? LIMIT 1", (embedder,))
+        .fetchone()
+    )
     return int(row[0]) if row else None
 
 
@@ -238,9 +237,7 @@ def cache_stats(store: Store | None = None) -> CacheStats:
         "SELECT COUNT(*), COALESCE(SUM(hits), 0),"
         " COALESCE(SUM(LENGTH(request) + LENGTH(response)), 0) FROM llm_cache"
     ).fetchone()
-    embed = conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(LENGTH(vector)), 0) FROM llm_embed_cache"
-    ).fetchone()
+    embed = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(vector)), 0) FROM llm_embed_cache").fetchone()
     by_model = [
         {"kind": "chat", "model": f"{r[0]}:{r[1]}", "entries": r[2], "hits": r[3]}
         for r in conn.execute(

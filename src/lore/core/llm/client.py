@@ -190,23 +190,30 @@ class ModelClient:
         task = task or self.task
         json_schema = schema_of(schema)
         messages = to_messages(prompt, system)
-        request = self._structured_request(messages, json_schema, schema_name(schema),
-                                           spec.structured, params)
+        request = self._structured_request(
+            messages, json_schema, schema_name(schema), spec.structured, params
+        )
         try:
             first = await self._chat(spec, request, task, subject)
         except ModelCallError as exc:
             if exc.status != 400 or spec.structured not in ("json_schema", "json_object"):
                 raise
             warn(f"{spec.label} refused a JSON-schema request ({exc}); asking in plain words instead")
-            request = self._structured_request(messages, json_schema, schema_name(schema),
-                                               "instructions", params)
+            request = self._structured_request(
+                messages, json_schema, schema_name(schema), "instructions", params
+            )
             first = await self._chat(spec, request, task, subject)
         try:
             return StructuredResult(parse_reply(first.text, schema), first, repaired=False)
         except ReplyInvalid as problem:
-            repair = replace(request, messages=(
-                *request.messages, ("assistant", first.text), ("user", repair_request(str(problem)))
-            ))
+            repair = replace(
+                request,
+                messages=(
+                    *request.messages,
+                    ("assistant", first.text),
+                    ("user", repair_request(str(problem))),
+                ),
+            )
         second = await self._chat(spec, repair, task, subject)
         try:
             return StructuredResult(parse_reply(second.text, schema), second, repaired=True)
@@ -214,8 +221,7 @@ class ModelClient:
             cache.drop_reply(first.key)
             cache.drop_reply(second.key)
             raise StructuredOutputError(
-                f"{spec.label} did not return a valid {schema.__name__} even after a repair:"
-                f" {problem}",
+                f"{spec.label} did not return a valid {schema.__name__} even after a repair: {problem}",
                 raw=second.text,
             ) from None
 
@@ -252,12 +258,29 @@ class ModelClient:
         if not self.no_cache:
             hit = cache.get_reply(key)
             if hit is not None:
-                usage.record(kind="chat", provider=spec.provider, model=spec.model, cached=True,
-                             prompt_tokens=hit.prompt_tokens, completion_tokens=hit.completion_tokens,
-                             estimated=hit.estimated, task=task, subject=subject)
-                return Completion(hit.text, spec.provider, spec.model, hit.reply_model,
-                                  hit.prompt_tokens, hit.completion_tokens, hit.estimated,
-                                  cached=True, latency_ms=None, key=key)
+                usage.record(
+                    kind="chat",
+                    provider=spec.provider,
+                    model=spec.model,
+                    cached=True,
+                    prompt_tokens=hit.prompt_tokens,
+                    completion_tokens=hit.completion_tokens,
+                    estimated=hit.estimated,
+                    task=task,
+                    subject=subject,
+                )
+                return Completion(
+                    hit.text,
+                    spec.provider,
+                    spec.model,
+                    hit.reply_model,
+                    hit.prompt_tokens,
+                    hit.completion_tokens,
+                    hit.estimated,
+                    cached=True,
+                    latency_ms=None,
+                    key=key,
+                )
         url, headers, payload = build_chat(spec, request)
         started = time.perf_counter()
         data = await self._transport().post_json(url, headers, payload, spec.label)
@@ -272,13 +295,37 @@ class ModelClient:
         completion_tokens = reply.completion_tokens
         if completion_tokens is None:
             completion_tokens = estimate_tokens(reply.text)
-        cache.put_reply(key, spec.provider, spec.model, identity, cache.CachedReply(
-            reply.text, reply.model, prompt_tokens, completion_tokens, estimated))
-        usage.record(kind="chat", provider=spec.provider, model=spec.model, cached=False,
-                     prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                     estimated=estimated, task=task, subject=subject, latency_ms=latency)
-        return Completion(reply.text, spec.provider, spec.model, reply.model, prompt_tokens,
-                          completion_tokens, estimated, cached=False, latency_ms=latency, key=key)
+        cache.put_reply(
+            key,
+            spec.provider,
+            spec.model,
+            identity,
+            cache.CachedReply(reply.text, reply.model, prompt_tokens, completion_tokens, estimated),
+        )
+        usage.record(
+            kind="chat",
+            provider=spec.provider,
+            model=spec.model,
+            cached=False,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            estimated=estimated,
+            task=task,
+            subject=subject,
+            latency_ms=latency,
+        )
+        return Completion(
+            reply.text,
+            spec.provider,
+            spec.model,
+            reply.model,
+            prompt_tokens,
+            completion_tokens,
+            estimated,
+            cached=False,
+            latency_ms=latency,
+            key=key,
+        )
 
     # -- embeddings (the Embedder base class caches and counts them) -------------------------
 
@@ -305,9 +352,7 @@ class ModelClient:
     def structured_sync(self, prompt: Prompt, schema: type[T], **kwargs: Any) -> T:
         return self._sync(lambda: self.structured(prompt, schema, **kwargs))
 
-    def structured_result_sync(
-        self, prompt: Prompt, schema: type[T], **kwargs: Any
-    ) -> StructuredResult[T]:
+    def structured_result_sync(self, prompt: Prompt, schema: type[T], **kwargs: Any) -> StructuredResult[T]:
         return self._sync(lambda: self.structured_result(prompt, schema, **kwargs))
 
     def structured_many_sync(

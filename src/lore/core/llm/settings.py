@@ -40,21 +40,55 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider("openai", "openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",),
-                 "OPENAI_BASE_URL", "gpt-4o-mini", "text-embedding-3-small"),
-        Provider("anthropic", "anthropic", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",),
-                 "ANTHROPIC_BASE_URL", "claude-3-5-haiku-latest", None, structured="tool"),
-        Provider("gemini", "openai", "https://generativelanguage.googleapis.com/v1beta/openai",
-                 ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GEMINI_BASE_URL", "gemini-2.0-flash",
-                 "text-embedding-004"),
-        Provider("ollama", "openai", "http://127.0.0.1:11434/v1", (), "OLLAMA_HOST",
-                 None, "nomic-embed-text", needs_key=False),
-        Provider("openrouter", "openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",),
-                 "OPENROUTER_BASE_URL"),
-        Provider("vllm", "openai", "http://127.0.0.1:8000/v1", ("VLLM_API_KEY",), "VLLM_BASE_URL",
-                 needs_key=False),
-        Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL",
-                 needs_key=False),
+        Provider(
+            "openai",
+            "openai",
+            "https://api.openai.com/v1",
+            ("OPENAI_API_KEY",),
+            "OPENAI_BASE_URL",
+            "gpt-4o-mini",
+            "text-embedding-3-small",
+        ),
+        Provider(
+            "anthropic",
+            "anthropic",
+            "https://api.anthropic.com",
+            ("ANTHROPIC_API_KEY",),
+            "ANTHROPIC_BASE_URL",
+            "claude-3-5-haiku-latest",
+            None,
+            structured="tool",
+        ),
+        Provider(
+            "gemini",
+            "openai",
+            "https://generativelanguage.googleapis.com/v1beta/openai",
+            ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            "GEMINI_BASE_URL",
+            "gemini-2.0-flash",
+            "text-embedding-004",
+        ),
+        Provider(
+            "ollama",
+            "openai",
+            "http://127.0.0.1:11434/v1",
+            (),
+            "OLLAMA_HOST",
+            None,
+            "nomic-embed-text",
+            needs_key=False,
+        ),
+        Provider(
+            "openrouter",
+            "openai",
+            "https://openrouter.ai/api/v1",
+            ("OPENROUTER_API_KEY",),
+            "OPENROUTER_BASE_URL",
+        ),
+        Provider(
+            "vllm", "openai", "http://127.0.0.1:8000/v1", ("VLLM_API_KEY",), "VLLM_BASE_URL", needs_key=False
+        ),
+        Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", needs_key=False),
     )
 }
 AUTO_ORDER = ("openai", "anthropic", "gemini")  # a lone key picks its provider, in this order
@@ -64,7 +98,7 @@ SETUP_HINT = (
     "set LORE_MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,"
     " gemini:gemini-2.0-flash or ollama:llama3.1) and the provider's key"
     " (OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; Ollama needs none),"
-    " or a \"model\" section in config.json; see docs/models.md"
+    ' or a "model" section in config.json; see docs/models.md'
 )
 
 
@@ -147,8 +181,7 @@ def model_config(section: Any = None) -> dict[str, Any]:
         if section is None:
             return {}
     if not isinstance(section, dict):
-        warn(f"config.json \"model\" must be an object of model settings, not {section!r};"
-             " using the defaults")
+        warn(f'config.json "model" must be an object of model settings, not {section!r}; using the defaults')
         return {}
     clean = dict(section)
     for key in TEXT_SETTINGS:
@@ -168,15 +201,19 @@ def _task_overrides(tasks: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, override in tasks.items():
         if name not in TASKS:
-            warn(f"config model.tasks.{name}: no feature asks for a task named {name!r}"
-                 f" (the tasks are {known_tasks_text()}); ignoring it")
+            warn(
+                f"config model.tasks.{name}: no feature asks for a task named {name!r}"
+                f" (the tasks are {known_tasks_text()}); ignoring it"
+            )
         elif isinstance(override, str) or (
             isinstance(override, dict) and isinstance(override.get("model"), str)
         ):
             out[name] = override
         else:
-            warn(f"config model.tasks.{name}={override!r} must be \"provider:model\" or"
-                 " {\"model\": \"provider:model\", ...}; ignoring it")
+            warn(
+                f'config model.tasks.{name}={override!r} must be "provider:model" or'
+                ' {"model": "provider:model", ...}; ignoring it'
+            )
     return out
 
 
@@ -275,16 +312,16 @@ def _choice(sources: Sources, task: str | None) -> tuple[str, str, dict[str, Any
         if isinstance(override, str) and override.strip():
             return (*_parse_from(override, where), {}, where)
         if isinstance(override, dict) and override.get("model"):
-            provider, model = _parse_from(str(override["model"]), where,
-                                          override.get("provider", "openai"))
+            provider, model = _parse_from(str(override["model"]), where, override.get("provider", "openai"))
             return provider, model, override, where
     value, where = sources.env("LORE_MODEL")
     if value:
         return (*_parse_from(value, where), {}, where)
     conf_model = sources.conf("model")
     if isinstance(conf_model, str) and conf_model.strip():
-        provider, model = _parse_from(conf_model, "config model.model",
-                                      str(sources.conf("provider") or "openai"))
+        provider, model = _parse_from(
+            conf_model, "config model.model", str(sources.conf("provider") or "openai")
+        )
         return provider, model, {}, "config model.model"
     conf_provider = sources.conf("provider")
     if isinstance(conf_provider, str) and conf_provider.lower() in PROVIDERS:

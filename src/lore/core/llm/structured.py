@@ -35,8 +35,7 @@ def instructions(schema: dict[str, Any]) -> str:
     """The request in words, for providers without a JSON mode (and as a guard for those with)."""
     return (
         "Reply with one JSON object and nothing else: no prose, no code fences. "
-        "It must match this JSON schema:\n"
-        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+        "It must match this JSON schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
     )
 
 

@@ -88,9 +88,7 @@ class Transport:
                 async with limit:
                     response = await client.post(url, json=payload, headers=headers)
             except httpx.TimeoutException:
-                error = ModelCallError(
-                    f"{label} did not answer within {self.options.timeout:g}s ({url})"
-                )
+                error = ModelCallError(f"{label} did not answer within {self.options.timeout:g}s ({url})")
             except httpx.TransportError as exc:
                 error = ModelCallError(f"cannot reach {label} at {url}: {exc or type(exc).__name__}")
             else:

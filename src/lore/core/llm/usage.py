@@ -82,8 +82,9 @@ def model_run(label: str | None = None, subject: str | None = None) -> Iterator[
     sets the subject.
     """
     outer = _run.get()
-    run_id = outer[0] if outer[0] != _PROCESS_RUN else (
-        f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}")
+    run_id = (
+        outer[0] if outer[0] != _PROCESS_RUN else (f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}")
+    )
     run_token = _run.set((run_id, outer[1] if run_id == outer[0] else label))
     subject_token = _subject.set(subject) if subject is not None else None
     try:
@@ -173,8 +174,7 @@ class Totals:
     def line(self) -> str:
         """One human line, e.g. for the end of a run."""
         parts = [
-            f"{self.calls} model call{'s' if self.calls != 1 else ''}"
-            f" ({self.cache_hits} from cache)",
+            f"{self.calls} model call{'s' if self.calls != 1 else ''} ({self.cache_hits} from cache)",
             f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens"
             + (" (some estimated)" if self.estimated_tokens else ""),
         ]
@@ -204,7 +204,7 @@ def prices(config: dict[str, Any] | None = None) -> dict[str, tuple[float, float
         ):
             out[str(model)] = (float(price.get("input", 0)), float(price.get("output", 0)))
         else:
-            warn(f"config model.prices.{model} must be {{\"input\": n, \"output\": n}}; ignoring it")
+            warn(f'config model.prices.{model} must be {{"input": n, "output": n}}; ignoring it')
     return out
 
 

@@ -63,9 +63,7 @@ def build_chat(spec: ModelSpec, request: ChatRequest) -> tuple[str, dict[str, st
     return f"{spec.base_url}/chat/completions", _openai_headers(spec), payload
 
 
-def _anthropic_chat(
-    spec: ModelSpec, request: ChatRequest
-) -> tuple[str, dict[str, str], dict[str, Any]]:
+def _anthropic_chat(spec: ModelSpec, request: ChatRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
     system = "\n\n".join(c for r, c in request.messages if r == "system")
     params = dict(request.params)
     payload: dict[str, Any] = {
@@ -77,11 +75,13 @@ def _anthropic_chat(
     if system:
         payload["system"] = system
     if request.schema is not None and request.mode == "tool":
-        payload["tools"] = [{
-            "name": request.schema_name,
-            "description": "Give the answer in exactly this structure.",
-            "input_schema": request.schema,
-        }]
+        payload["tools"] = [
+            {
+                "name": request.schema_name,
+                "description": "Give the answer in exactly this structure.",
+                "input_schema": request.schema,
+            }
+        ]
         payload["tool_choice"] = {"type": "tool", "name": request.schema_name}
     base = spec.base_url.removesuffix("/v1")
     headers = {
