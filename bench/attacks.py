@@ -2,7 +2,7 @@
 
 Each family of risky wording comes in four hand-written forms (plain, paraphrased, obfuscated,
 mixed case), and every plain attack is also sent with hidden characters and inside an HTML
-comment, the two tricks `lore.rules.validation.refusal_reason` refuses before the gate.
+comment, the two tricks `lore.rules.gate.validation.refusal_reason` refuses before the gate.
 Obfuscated forms use fullwidth letters, Cyrillic look-alikes, leetspeak, letters spaced or
 dotted apart and defanged addresses. Host names use documentation ranges and invented names.
 

@@ -93,7 +93,7 @@ def generated_epub(words: int) -> Path:
 def child_import(path: str) -> None:
     """In a child process: parse the file, then import it into a fresh store; print JSON."""
     from lore.books import library
-    from lore.books.readers import read_book
+    from lore.books.read.readers import read_book
 
     if path == "-":  # the memory baseline: load Lore, import nothing
         print(json.dumps({}))

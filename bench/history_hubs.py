@@ -40,7 +40,7 @@ def main() -> None:
     from lore.core.graph import walk
     from lore.history import queries
     from lore.history import store as sql
-    from lore.history.ingest_git import ingest_git
+    from lore.history.ingest.git import ingest_git
     from lore.history.repos import resolve_repo
 
     t = time.perf_counter()

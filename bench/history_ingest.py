@@ -42,7 +42,7 @@ def _lore_ingest(repo: Path) -> tuple[float, int]:
         env = {**os.environ, "LORE_HOME": home}
         code = (
             "import json, sys, time; from pathlib import Path;"
-            "from lore.history.ingest_git import ingest_git;"
+            "from lore.history.ingest.git import ingest_git;"
             "t = time.perf_counter(); r = ingest_git(Path(sys.argv[1]));"
             "print(json.dumps([time.perf_counter() - t, r.commits_added]))"
         )
@@ -95,7 +95,7 @@ def main() -> None:
             ["git", "rev-list", "--count", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
         ).stdout
     )
-    from lore.history.gitlog import log_command
+    from lore.history.ingest.gitlog import log_command
 
     bare, exact, lore, lore_commits = [], [], [], 0
     for i in range(args.repeat):

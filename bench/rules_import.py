@@ -40,8 +40,8 @@ def main() -> None:
     os.environ["LORE_HOME"] = str(work / "home")
     sys.path.insert(0, str(ROOT / "src"))
     from lore.rules import service
-    from lore.rules.discover import discover_conventions, repository_files
-    from lore.rules.memorize import instruction_files, memorize, read_instruction_file
+    from lore.rules.intake.discover import discover_conventions, repository_files
+    from lore.rules.intake.memorize import instruction_files, memorize, read_instruction_file
 
     repo = work / "wild"
     repo.mkdir()

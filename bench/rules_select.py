@@ -99,9 +99,9 @@ def main() -> None:
     from lore.core.bm25 import BM25Index
     from lore.core.text import estimate_tokens
     from lore.rules import service
-    from lore.rules.index import project_index, rank_terms
-    from lore.rules.selection import choose
-    from lore.rules.store import rules_store
+    from lore.rules.serve.index import project_index, rank_terms
+    from lore.rules.serve.selection import choose
+    from lore.rules.store.rules import rules_store
 
     texts = rule_texts(max(sizes) + 1)
     rows = []

@@ -1,7 +1,7 @@
 """Benchmark: the wording checks of the screening gate, on benign rules and on attacks.
 
 1. Every rule from ../shared/data/rules (Cursor .mdc and Copilot instruction files; front matter
-   stripped, split into rules of at most 500 characters by `lore.rules.splitting`, headings kept
+   stripped, split into rules of at most 500 characters by `lore.rules.intake.splitting`, headings kept
    only as titles) goes through `risky_wording`. Per family: how many benign rules the gate holds
    back (first matching family, as the gate decides) and how many the family matches on its own,
    with a few held examples. Target: every family but web addresses under 1%.
@@ -29,9 +29,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from attacks import ATTACKS, FORMS
-from lore.rules import screening
-from lore.rules.screening import FAMILIES, contradicts, risky_wording
-from lore.rules.validation import refusal_reason
+from lore.rules.gate import wording as screening
+from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.validation import refusal_reason
+from lore.rules.gate.wording import FAMILIES, risky_wording
 
 SHARED_RULES = Path(__file__).resolve().parents[2] / "shared" / "data" / "rules"
 HELD_BY_DESIGN = {"web_address"}
@@ -50,8 +51,8 @@ def split_file(text: str) -> list[str]:
     """Rules of at most 500 characters: the project's splitter when present, else bullets and
     paragraphs with headings dropped."""
     try:
-        from lore.rules.frontmatter import split_front_matter
-        from lore.rules.splitting import split_markdown
+        from lore.rules.intake.frontmatter import split_front_matter
+        from lore.rules.intake.splitting import split_markdown
     except ImportError:
         body = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
         pieces = re.split(r"\n\s*\n|\n(?=\s*[-*] )", body)

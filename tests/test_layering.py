@@ -8,7 +8,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "lore"
 DOMAINS = ("rules", "history", "books")
-INTERFACES = ("cli", "mcp", "web")
+INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named function listed here
 ALLOWED_CROSS = {("rules", "history.reviews")}
 SQL = re.compile(r"\b(SELECT\s+.+\s+FROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b", re.I | re.S)

@@ -12,8 +12,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from lore.books import entities, library, model_extract
+from lore.books import entities, library
 from lore.books import store as sql
+from lore.books.model import extract as model_extract
 from lore.cli.app import app
 from lore.core.errors import NeedsModel, NotFound
 from lore.core.llm import totals_by_subject

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lore.books.name_evidence import NameFinder, name_words
+from lore.books.names.evidence import NameFinder, name_words
 
 PASSAGES = [
     {"id": 11, "chapter_seq": 1, "passage_seq": 1, "text": "I hope the cabman comes. A veiled woman waited."},

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from lore.books import entities, library
-from lore.books.name_groups import Grouping, extract_names, name_index
-from lore.books.readers import read_book
+from lore.books.names.groups import Grouping, extract_names, name_index
+from lore.books.read.readers import read_book
 
 CHAPTERS = [
     "Penrose walked to the lodge where Penrose kept his dogs, and then Hale came by.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lore.books.name_groups import extract_names
+from lore.books.names.groups import extract_names
 from lore.books.passages import passages, sentences
 
 CHAPTER = (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.books.readers import read_book
+from lore.books.read.readers import read_book
 from lore.core.errors import InvalidInput, NotFound
 from support.books import (
     add_outline,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lore.history import queries as q
-from lore.history.ingest_git import ingest_git
+from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from support.history_repo import BOB, HistoryRepo, lines
 

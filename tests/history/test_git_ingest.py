@@ -10,9 +10,9 @@ from conftest import make_repo
 from lore.core.errors import InvalidInput
 from lore.history import queries as q
 from lore.history import store as sql
-from lore.history.gitlog import parse_log_stream
-from lore.history.identity import closing_refs, is_bot, person_key, pr_from_subject
-from lore.history.ingest_git import ingest_git
+from lore.history.ingest.git import ingest_git
+from lore.history.ingest.gitlog import parse_log_stream
+from lore.history.ingest.identity import closing_refs, is_bot, person_key, pr_from_subject
 from lore.history.repos import resolve_repo
 
 
@@ -212,7 +212,7 @@ def test_parser_handles_chunk_boundaries(history_repo) -> None:
     """The same stream cut into 7-byte chunks parses to the same commits."""
     import subprocess
 
-    from lore.history.gitlog import log_command
+    from lore.history.ingest.gitlog import log_command
 
     raw = subprocess.run(log_command(["HEAD"]), cwd=history_repo.root, capture_output=True, check=True).stdout
     whole = list(parse_log_stream(iter([raw])))

@@ -15,7 +15,7 @@ from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
 from lore.core.store import forget_stores
 from lore.history import store as sql
-from lore.history.ingest_github import ingest_github
+from lore.history.ingest.github import ingest_github
 from lore.history.reviews import review_comments
 from support.fake_github import FakeGitHub
 from support.history_graph import graph_snapshot, stale_degrees
@@ -217,7 +217,7 @@ def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatc
 def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tmp_path, monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "slow", seconds=30)
     env = {**os.environ, "LORE_GITHUB_API": gh.url, "LORE_HOME": str(lore_home)}
-    code = "from lore.history.ingest_github import ingest_github; ingest_github('acme/widget')"
+    code = "from lore.history.ingest.github import ingest_github; ingest_github('acme/widget')"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
     try:
         deadline = time.time() + 60

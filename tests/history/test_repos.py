@@ -15,8 +15,8 @@ from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
 from lore.history import queries as q
 from lore.history import store as sql
-from lore.history.ingest_git import ingest_git
-from lore.history.ingest_github import ingest_github
+from lore.history.ingest.git import ingest_git
+from lore.history.ingest.github import ingest_github
 from lore.history.repos import all_repos, resolve_repo
 from support.fake_github import FakeGitHub
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lore.history import queries as q
 from lore.history import store as sql
-from lore.history.ingest_git import ingest_git
+from lore.history.ingest.git import ingest_git
 from lore.history.repos import Repo, resolve_repo
 from support.history_graph import graph_snapshot, stale_degrees
 
@@ -21,7 +21,7 @@ from support.history_graph import graph_snapshot, stale_degrees
 KILLED_INGEST = """
 import os, signal, sys
 from pathlib import Path
-import lore.history.ingest_git as ingest
+import lore.history.ingest.git as ingest
 
 ingest.BATCH_COMMITS = int(sys.argv[2])
 kill_at = int(sys.argv[3])

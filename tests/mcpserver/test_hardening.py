@@ -11,7 +11,7 @@ from conftest import make_repo
 from lore.core.errors import InvalidInput
 from lore.mcp.server import build_server
 from lore.rules import service
-from lore.rules.store import rules_store
+from lore.rules.store.rules import rules_store
 from support.mcp_client import call
 
 

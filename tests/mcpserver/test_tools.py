@@ -236,7 +236,7 @@ def test_review_note_when_feedback_was_never_read(repo: Path) -> None:
 
 
 def test_a_failed_attempt_counts_and_silences_the_review_note(repo: Path, monkeypatch) -> None:
-    from lore.rules.learn import last_review_attempt
+    from lore.rules.intake.learn import last_review_attempt
 
     monkeypatch.setenv("LORE_GITHUB_API", "http://127.0.0.1:9")  # nothing listens there
 

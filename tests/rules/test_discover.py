@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from conftest import make_repo
 from lore.cli.app import app
 from lore.rules import service
-from lore.rules.discover import discover, discover_conventions
+from lore.rules.intake.discover import discover, discover_conventions
 
 PY_MODULE = """from __future__ import annotations
 

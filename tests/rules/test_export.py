@@ -12,8 +12,8 @@ from conftest import make_repo
 from lore.cli.app import app
 from lore.rules import service
 from lore.rules.export import export_rules
-from lore.rules.frontmatter import split_front_matter
-from lore.rules.memorize import memorize
+from lore.rules.intake.frontmatter import split_front_matter
+from lore.rules.intake.memorize import memorize
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from lore.cli.app import app
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.github import GitHubError
 from lore.rules import service
-from lore.rules.learn import last_review_attempt, learn, learn_from_reviews, parse_remote, parse_since
+from lore.rules.intake.learn import last_review_attempt, learn, learn_from_reviews, parse_remote, parse_since
 from support.fake_github import FakeGitHub
 
 

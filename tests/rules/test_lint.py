@@ -124,11 +124,11 @@ def test_the_pre_filter_keeps_every_pair_the_checks_flag(
     from lore.rules import lint
 
     monkeypatch.setattr(lint, "BLOCK", block)
-    from lore.rules.frontmatter import split_front_matter
+    from lore.rules.gate.contradiction import contradicts
+    from lore.rules.intake.frontmatter import split_front_matter
+    from lore.rules.intake.splitting import split_markdown
     from lore.rules.lint import _related_pairs
     from lore.rules.models import Rule
-    from lore.rules.screening import contradicts
-    from lore.rules.splitting import split_markdown
 
     texts: list[str] = []
     for path in sorted((shared_data / "rules" / "cursor" / "rules").glob("*.mdc"))[:40]:

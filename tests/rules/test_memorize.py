@@ -11,9 +11,9 @@ from conftest import make_repo
 from lore.cli.app import app
 from lore.rules import service
 from lore.rules.export import export_rules
-from lore.rules.memorize import kind_of, memorize, read_instruction_file
-from lore.rules.splitting import rule_title
-from lore.rules.validation import MAX_RULE_CHARS
+from lore.rules.gate.validation import MAX_RULE_CHARS
+from lore.rules.intake.memorize import kind_of, memorize, read_instruction_file
+from lore.rules.intake.splitting import rule_title
 
 AGENTS = """# Shop
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from lore.rules.screening import FAMILIES, RiskyMatch, contradicts, risky_wording
-from lore.rules.validation import refusal_reason
+from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.validation import refusal_reason
+from lore.rules.gate.wording import FAMILIES, RiskyMatch, risky_wording
 
 # family -> (attacks that must be held as that family, benign look-alikes that must pass)
 CASES: dict[str, tuple[list[str], list[str]]] = {
@@ -386,8 +387,8 @@ def test_real_rules_are_rarely_held(shared_data) -> None:
     """A sample of real rule files (every 8th): no family but web addresses holds 1% of them."""
     from collections import Counter
 
-    from lore.rules.frontmatter import split_front_matter
-    from lore.rules.splitting import split_markdown
+    from lore.rules.intake.frontmatter import split_front_matter
+    from lore.rules.intake.splitting import split_markdown
 
     files = sorted((shared_data / "rules").glob("cursor/rules/*.mdc"))
     files += sorted((shared_data / "rules").glob("copilot/instructions/*.instructions.md"))

@@ -10,9 +10,9 @@ from lore.core.bm25 import BM25Index
 from lore.core.errors import InvalidInput
 from lore.core.text import estimate_tokens
 from lore.rules import service
-from lore.rules.index import rank_terms
 from lore.rules.models import Project
-from lore.rules.store import rules_store
+from lore.rules.serve.index import rank_terms
+from lore.rules.store.rules import rules_store
 
 FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "tests/test_orders.py": "x", "README.md": "x"}
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from conftest import make_repo
 from lore.cli.app import app
 from lore.rules import service
-from lore.rules.train import train
+from lore.rules.intake.train import train
 
 STYLE_GUIDE = """# Backend style guide
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from conftest import git, make_repo
-from lore.rules.trust import check_with_git, set_override, trust_state
+from lore.rules.gate.trust import check_with_git, set_override, trust_state
 
 
 def other_clone(root: Path) -> Path:

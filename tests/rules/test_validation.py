@@ -3,7 +3,7 @@ import pytest
 from conftest import make_repo
 from lore.core.errors import InvalidInput
 from lore.rules import service
-from lore.rules.validation import refusal_reason
+from lore.rules.gate.validation import refusal_reason
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import pytest
 
 from lore.rules import service
 from lore.rules.agent import AgentSession
+from lore.rules.gate.trust import set_override
 from lore.rules.models import Project
-from lore.rules.trust import set_override
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ import pytest
 
 from lore.core.errors import NotFound
 from lore.rules import service
+from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project
-from lore.rules.trust import trust_state
 from lore.web.guard import CSP, TOKEN_HEADER
 
 pytestmark = pytest.mark.e2e

@@ -15,8 +15,8 @@ import pytest
 
 from lore.core.errors import NotFound
 from lore.rules import service
+from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project
-from lore.rules.trust import trust_state
 
 pytestmark = pytest.mark.e2e
 expect = pytest.importorskip("playwright.sync_api").expect

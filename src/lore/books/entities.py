@@ -17,10 +17,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lore.books import model_graph
 from lore.books import store as sql
-from lore.books.display import choose_display
 from lore.books.library import Book, caps_for, find_book
+from lore.books.model import graph as model_graph
+from lore.books.names.display import choose_display
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store import Store
 

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.name_groups import name_index
-from lore.books.names import form_kind
-from lore.books.parsed import ParsedBook, count_words
+from lore.books.names.finder import form_kind
+from lore.books.names.groups import name_index
 from lore.books.passage_vectors import index_passages, remove_passages
 from lore.books.passages import passages
-from lore.books.readers import read_book
+from lore.books.read.parsed import ParsedBook, count_words
+from lore.books.read.readers import read_book
 from lore.books.store import END, Cap
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store import Store

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lore.books.parsed import count_words
+from lore.books.read.parsed import count_words
 
 TARGET_WORDS = 60
 MAX_WORDS = 140

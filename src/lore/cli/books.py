@@ -15,7 +15,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lore.books import entities, library, model_extract, search
+from lore.books import entities, library, search
+from lore.books.model import extract as model_extract
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.cli.model import NO_CACHE_OPTION, model_command
 

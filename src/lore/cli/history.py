@@ -29,8 +29,8 @@ from rich.text import Text
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.errors import InvalidInput
 from lore.history import queries
-from lore.history.ingest_git import ingest_git
-from lore.history.ingest_github import ingest_github
+from lore.history.ingest.git import ingest_git
+from lore.history.ingest.github import ingest_github
 from lore.history.repos import Repo, all_repos, resolve_repo
 
 app = typer.Typer(

@@ -9,8 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
-from lore.rules import clients
-from lore.rules.clients import CLIENTS, InstallReport
+from lore.install import clients
+from lore.install.clients import CLIENTS, InstallReport
 
 _CLIENT_HELP = (
     f"Client(s) to act on: {', '.join(CLIENTS)} or all (repeat or comma-separate). "

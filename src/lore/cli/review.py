@@ -210,7 +210,7 @@ def trust(
     reset: bool = typer.Option(False, "--reset", help="Forget the override; let the git check decide."),
 ) -> None:
     """Treat the project's repository as yours: agents may activate rules there."""
-    from lore.rules.trust import set_override
+    from lore.rules.gate.trust import set_override
 
     project = _project(ctx)
     state = set_override(project.path, None if reset else "trust")
@@ -221,7 +221,7 @@ def trust(
 @handle_errors
 def untrust(ctx: typer.Context) -> None:
     """Never let agents activate rules in this project by themselves."""
-    from lore.rules.trust import set_override
+    from lore.rules.gate.trust import set_override
 
     project = _project(ctx)
     state = set_override(project.path, "untrust")

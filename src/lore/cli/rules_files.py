@@ -15,12 +15,12 @@ from rich.table import Table
 
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.rules import service
-from lore.rules.discover import discover, discover_conventions
 from lore.rules.export import TARGETS, export_rules
-from lore.rules.intake import Candidate
-from lore.rules.learn import learn, learn_from_reviews
-from lore.rules.memorize import memorize
-from lore.rules.train import train
+from lore.rules.intake.candidates import Candidate
+from lore.rules.intake.discover import discover, discover_conventions
+from lore.rules.intake.learn import learn, learn_from_reviews
+from lore.rules.intake.memorize import memorize
+from lore.rules.intake.train import train
 
 
 def _add(table: Table, *cells: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lore.core.errors import InvalidInput, NotFound
 from lore.history import store as sql
-from lore.history.gitlog import repo_root
+from lore.history.ingest.gitlog import repo_root
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,16 @@ from typing import Any
 from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import projects as proj
-from lore.rules import screening, service
+from lore.rules import service
+from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.trust import trust_state
+from lore.rules.gate.validation import refusal_reason
+from lore.rules.gate.wording import risky_wording
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import normalize_scope
-from lore.rules.selection import MIN_MAX_TOKENS, check_task
-from lore.rules.session_store import SessionStore, session_store
-from lore.rules.store import rules_store
-from lore.rules.trust import trust_state
-from lore.rules.validation import refusal_reason
+from lore.rules.serve.selection import MIN_MAX_TOKENS, check_task
+from lore.rules.store.rules import rules_store
+from lore.rules.store.sessions import SessionStore, session_store
 
 REVIEW_INTERVAL_DAYS = 14
 
@@ -270,7 +272,7 @@ class AgentSession:
 
     @staticmethod
     def _reviews_due(project: Project) -> bool:
-        from lore.rules.learn import last_review_attempt
+        from lore.rules.intake.learn import last_review_attempt
 
         last = last_review_attempt(project)
         return last is None or time.time() - last > REVIEW_INTERVAL_DAYS * 86400
@@ -352,7 +354,7 @@ class AgentSession:
                 lines.append(f"- skipped {rule.id}: it belongs to a project this session is not working on")
                 continue
             words = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
-            risky = next((m for w in words if w and (m := screening.risky_wording(w))), None)
+            risky = next((m for w in words if w and (m := risky_wording(w))), None)
             if risky:
                 lines.append(f"- skipped {rule.id}: {risky.reason()}")
                 continue
@@ -442,11 +444,11 @@ class AgentSession:
         if not trust.yours:
             return Decision(False, f"not your repository ({trust.reason})")
         for part in (text, *shown):  # a title or trigger is read by agents too
-            risky = screening.risky_wording(part) if part else None
+            risky = risky_wording(part) if part else None
             if risky:
                 return Decision(False, risky.reason())
         for other in service.list_rules(project, status="active"):
-            if other.scope == scope and (why := screening.contradicts(text, other.text)):
+            if other.scope == scope and (why := contradicts(text, other.text)):
                 named = why.replace("a similar rule", f"rule {other.id}", 1)
                 return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
         if self.sessions.activated_count(self.id) >= settings.auto_limit:
@@ -458,7 +460,7 @@ class AgentSession:
 
     # -- candidates for the agent to judge -------------------------------------------------------
     def discover_conventions(self, path: str | None = None) -> str:
-        from lore.rules.discover import discover_conventions
+        from lore.rules.intake.discover import discover_conventions
 
         project = self.resolve((), path).project
         return _candidates_reply(
@@ -470,7 +472,7 @@ class AgentSession:
         )
 
     def learn_from_reviews(self, path: str | None = None) -> str:
-        from lore.rules.learn import learn_from_reviews
+        from lore.rules.intake.learn import learn_from_reviews
 
         project = self.resolve((), path).project
         return _candidates_reply(

@@ -17,7 +17,7 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
-from lore.rules.frontmatter import render_front_matter, split_front_matter
+from lore.rules.intake.frontmatter import render_front_matter, split_front_matter
 from lore.rules.models import Project, Rule
 
 TARGETS = ("copilot", "cursor", "agents", "claude")

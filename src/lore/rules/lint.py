@@ -26,10 +26,10 @@ from typing import Any
 from lore.core.config import load_settings
 from lore.core.text import Tokenizer, build_tokenizer, estimate_tokens
 from lore.rules import service
-from lore.rules.intake import normalize_text
+from lore.rules.gate.contradiction import contradicts
+from lore.rules.intake.candidates import normalize_text
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import entry_coverage
-from lore.rules.screening import contradicts
 
 ALWAYS_BUDGET = 1000
 NEAR_DUPLICATE = 0.8

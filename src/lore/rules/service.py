@@ -19,12 +19,12 @@ from lore.core.errors import InvalidInput, NotFound
 from lore.core.globs import parse_patterns
 from lore.core.text import Tokenizer, build_tokenizer
 from lore.rules import projects as proj
-from lore.rules.index import project_index
+from lore.rules.gate.validation import check_rule_fields
 from lore.rules.models import SOURCES, Project, Rule
 from lore.rules.scopes import normalize_scope
-from lore.rules.selection import RulesReply, choose
-from lore.rules.store import RulesStore, rules_store
-from lore.rules.validation import check_rule_fields
+from lore.rules.serve.index import project_index
+from lore.rules.serve.selection import RulesReply, choose
+from lore.rules.store.rules import RulesStore, rules_store
 
 LISTED_NOTE = "listed:"
 
@@ -347,7 +347,7 @@ def usage(project: Project) -> list[Rule]:
 def agent_outcomes(project: Project, limit: int = 500) -> dict[str, dict[str, Any]]:
     """Per rule, the latest thing an agent's session did with it here (activated or left it
     waiting) and why, so the UI can show the gate's reason next to the rule."""
-    from lore.rules.session_store import session_store
+    from lore.rules.store.sessions import session_store
 
     latest: dict[str, dict[str, Any]] = {}
     for row in session_store().outcomes(project.id, limit):  # newest first

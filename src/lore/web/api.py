@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
+from lore.rules.gate.trust import TrustState, set_override, trust_state
 from lore.rules.models import Project, Rule
-from lore.rules.trust import TrustState, set_override, trust_state
 
 router = APIRouter()
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from lore.core.errors import InvalidInput
 from lore.core.text import Tokenizer, estimate_tokens
-from lore.rules.index import ProjectIndex
 from lore.rules.models import Rule
 from lore.rules.scopes import Coverage
+from lore.rules.serve.index import ProjectIndex
 
 SHORT_LIST = 10
 RELATIVE_CUT = 0.30

@@ -20,10 +20,10 @@ from lore.core.errors import InvalidInput
 from lore.core.globs import parse_patterns
 from lore.rules import service
 from lore.rules.export import GENERATED_KEY, is_generated, strip_generated_block
-from lore.rules.frontmatter import FrontMatter, split_front_matter
-from lore.rules.intake import Candidate, Saved, save_candidates
+from lore.rules.intake.candidates import Candidate, Saved, save_candidates
+from lore.rules.intake.frontmatter import FrontMatter, split_front_matter
+from lore.rules.intake.splitting import rule_title, split_markdown
 from lore.rules.models import Project
-from lore.rules.splitting import rule_title, split_markdown
 
 MAX_FILE_BYTES = 2_000_000
 _COMMENT = re.compile(r"<!--.*?-->", re.S)

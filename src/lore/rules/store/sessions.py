@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from lore.core.store import Migration
-from lore.rules.store import MIGRATIONS, RulesStore, rules_store
+from lore.rules.store.rules import MIGRATIONS, RulesStore, rules_store
 
 SESSION_MIGRATIONS = [
     Migration(

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from lore.books.html_text import DocText, html_to_text
-from lore.books.outline import OutlineEntry, assign_ends, choose_chapters
-from lore.books.parsed import ParsedBook, ParsedChapter
-from lore.books.textclean import clean_chapter_text
+from lore.books.read.html_text import DocText, html_to_text
+from lore.books.read.outline import OutlineEntry, assign_ends, choose_chapters
+from lore.books.read.parsed import ParsedBook, ParsedChapter
+from lore.books.read.textclean import clean_chapter_text
 from lore.core.errors import InvalidInput
 
 OPF_NS = "http://www.idpf.org/2007/opf"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from lore.books.names import FIRST_NAME_TITLES, Mention, compatible, find_mentions, form_kind, title_of
+from lore.books.names.finder import FIRST_NAME_TITLES, Mention, compatible, find_mentions, form_kind, title_of
 
 BOTH_NAME_TITLES = {"Lady", "Lord", "Miss", "Master"}  # "Lady Catherine" or "Lady Lucas"
 

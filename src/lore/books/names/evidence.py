@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from lore.books.names import TITLES
+from lore.books.names.finder import TITLES
 
 Position = tuple[int, int, int]  # (passage id, chapter_seq, passage_seq)
 

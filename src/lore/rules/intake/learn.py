@@ -28,11 +28,11 @@ from lore.core.errors import InvalidInput, LoreError
 from lore.core.github import GitHubClient, GitHubError, api_base, discover_token
 from lore.core.text import build_tokenizer
 from lore.rules import service
-from lore.rules.intake import Candidate, Saved, save_candidates
+from lore.rules.gate.validation import MAX_RULE_CHARS
+from lore.rules.intake.candidates import Candidate, Saved, save_candidates
+from lore.rules.intake.splitting import pack, rule_title
 from lore.rules.models import Project
-from lore.rules.splitting import pack, rule_title
-from lore.rules.store import rules_store
-from lore.rules.validation import MAX_RULE_CHARS
+from lore.rules.store.rules import rules_store
 
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MIN_CHARS = 15

@@ -15,10 +15,10 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
+from lore.rules.gate.validation import check_rule_fields
 from lore.rules.models import SOURCES, STATUSES, Project, Rule
 from lore.rules.scopes import normalize_scope
-from lore.rules.store import rules_store
-from lore.rules.validation import check_rule_fields
+from lore.rules.store.rules import rules_store
 
 BATCH = 2000
 _MARKS = re.compile(r"[*_`~>#]+")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lore.core.errors import InvalidInput
 from lore.history import store as sql
-from lore.history.gitlog import (
+from lore.history.ingest.gitlog import (
     GitCommit,
     first_parent_line,
     git_output,
@@ -22,10 +22,10 @@ from lore.history.gitlog import (
     read_log,
     repo_root,
 )
-from lore.history.identity import is_bot, person_key, pr_from_subject
-from lore.history.progress import Progress, QuietProgress
+from lore.history.ingest.identity import is_bot, person_key, pr_from_subject
+from lore.history.ingest.progress import Progress, QuietProgress
+from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
-from lore.history.writer import GraphWriter
 
 BATCH_COMMITS = 5000
 

@@ -24,8 +24,8 @@ from pathlib import Path, PurePosixPath
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
-from lore.rules.discover_config import declared_conventions
-from lore.rules.intake import Candidate, Saved, save_candidates
+from lore.rules.intake.candidates import Candidate, Saved, save_candidates
+from lore.rules.intake.discover_config import declared_conventions
 from lore.rules.models import Project
 
 MIN_FILES = 5

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.display import choose_display
+from lore.books.names.display import choose_display
 from lore.books.store import Cap
 
 
@@ -44,7 +44,7 @@ def resolve(conn: Any, caps: list[Cap], name: str) -> int | None:
     rows = sql.model_entity_by_name(conn, caps, name)
     if rows:
         return rows[0]["entity_id"]
-    from lore.books.model_extract import name_key
+    from lore.books.model.extract import name_key
 
     wanted = name_key(name)
     for row in entity_rows(conn, caps, None, 100000):

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from lore.cli.app import app
 from lore.core.config import load_settings
-from lore.rules import clients
+from lore.install import clients
 
 CODEX_TOML = """# my codex settings
 model = "o4-mini"

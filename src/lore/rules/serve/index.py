@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from lore.core.bm25 import BM25Index
 from lore.core.text import Tokenizer
+from lore.rules.gate.validation import hidden_character
 from lore.rules.models import Rule
 from lore.rules.scopes import Coverage, coverage, scope_words
-from lore.rules.store import RulesStore
-from lore.rules.validation import hidden_character
+from lore.rules.store.rules import RulesStore
 
 
 def rank_terms(rule: Rule, tokenizer: Tokenizer) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lore.books.lines import CHAPTER_LINE, chapters_from_lines, trim_licence
-from lore.books.parsed import ParsedBook
+from lore.books.read.lines import CHAPTER_LINE, chapters_from_lines, trim_licence
+from lore.books.read.parsed import ParsedBook
 from lore.core.errors import InvalidInput, NotFound
 
 TEXT_SUFFIXES = {".txt", ".text", ".md", ""}
@@ -26,11 +26,11 @@ def read_book(path: Path) -> ParsedBook:
     with path.open("rb") as handle:
         head = handle.read(8)
     if head.startswith(b"%PDF"):
-        from lore.books.pdf import read_pdf
+        from lore.books.read.pdf import read_pdf
 
         return read_pdf(path)
     if head.startswith(b"PK") or path.suffix.lower() == ".epub":
-        from lore.books.epub import read_epub
+        from lore.books.read.epub import read_epub
 
         return read_epub(path)
     if path.suffix.lower() == ".pdf":

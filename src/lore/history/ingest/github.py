@@ -33,12 +33,12 @@ from lore.core.github import (
 )
 from lore.core.graph import add_edges
 from lore.history import store as sql
-from lore.history.gitlog import repo_root
-from lore.history.identity import closing_refs, is_bot, person_key, pr_from_subject
-from lore.history.ingest_git import head_commit, ingest_git
-from lore.history.progress import Progress, QuietProgress
+from lore.history.ingest.git import head_commit, ingest_git
+from lore.history.ingest.gitlog import repo_root
+from lore.history.ingest.identity import closing_refs, is_bot, person_key, pr_from_subject
+from lore.history.ingest.progress import Progress, QuietProgress
+from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
-from lore.history.writer import GraphWriter
 
 PER_PAGE = 100
 SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

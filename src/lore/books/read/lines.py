@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from lore.books.outline import OutlineEntry, assign_ends, choose_chapters
-from lore.books.parsed import ParsedChapter
-from lore.books.textclean import clean_chapter_text
+from lore.books.read.outline import OutlineEntry, assign_ends, choose_chapters
+from lore.books.read.parsed import ParsedChapter
+from lore.books.read.textclean import clean_chapter_text
 
 NUMBER = r"([0-9]+|[IVXLCDM]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty[\w-]*|thirty[\w-]*|forty[\w-]*|fifty[\w-]*|sixty[\w-]*|seventy[\w-]*|eighty[\w-]*|ninety[\w-]*|hundred[\w-]*)"
 CHAPTER_LINE = re.compile(rf"^\s*(chapter|chap\.|stave|letter)\s+{NUMBER}\b\.?(.{{0,80}})$", re.I)

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from lore.rules.validation import MAX_RULE_CHARS
+from lore.rules.gate.validation import MAX_RULE_CHARS
 
 SHORT_ITEM = 40
 MAX_TITLE = 120

@@ -24,9 +24,9 @@ from typing import Any
 
 from lore.books import store as sql
 from lore.books.library import find_book
-from lore.books.model_schema import SYSTEM, ChunkFacts, chunk_prompt
-from lore.books.name_evidence import NameFinder, Position
-from lore.books.names import TITLES
+from lore.books.model.schema import SYSTEM, ChunkFacts, chunk_prompt
+from lore.books.names.evidence import NameFinder, Position
+from lore.books.names.finder import TITLES
 from lore.core.llm import BOOKS_EXTRACT, ModelClient, model_run, totals
 from lore.core.quotes import find_quote
 from lore.core.store import Store

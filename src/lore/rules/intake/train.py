@@ -12,8 +12,8 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import projects as proj
-from lore.rules.intake import Saved, save_candidates
-from lore.rules.memorize import FileImport, attribute, read_instruction_file
+from lore.rules.intake.candidates import Saved, save_candidates
+from lore.rules.intake.memorize import FileImport, attribute, read_instruction_file
 from lore.rules.models import Project
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst", ".text", "")

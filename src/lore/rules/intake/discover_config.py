@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.rules.frontmatter import parse_header
+from lore.rules.intake.frontmatter import parse_header
 
 JS_GLOB = "**/*.{js,jsx,ts,tsx,mjs,cjs}"
 TS_GLOB = "**/*.{ts,tsx}"

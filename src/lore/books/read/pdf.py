@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lore.books.lines import chapters_from_lines, trim_licence
-from lore.books.outline import OutlineEntry
-from lore.books.parsed import ParsedBook
+from lore.books.read.lines import chapters_from_lines, trim_licence
+from lore.books.read.outline import OutlineEntry
+from lore.books.read.parsed import ParsedBook
 from lore.core.errors import InvalidInput
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;\"'”’)\]]$")

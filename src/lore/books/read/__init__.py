@@ -1,0 +1,1 @@
+"""Reading book files: EPUB, PDF and plain text into metadata and content chapters."""

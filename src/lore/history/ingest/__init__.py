@@ -1,0 +1,1 @@
+"""Ingesting history: the streaming git log, GitHub, identities, batched writes, progress."""

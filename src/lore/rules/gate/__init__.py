@@ -1,0 +1,1 @@
+"""The screening gate: refusals, risky wording, contradiction, trust, and the decision."""

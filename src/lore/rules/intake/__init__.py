@@ -1,0 +1,1 @@
+"""Candidate rules from files, code, reviews and documents: memorize, discover, learn, train."""
