@@ -1,18 +1,41 @@
-"""The Typer application: one group per domain, each defined in its own module."""
+"""The Typer application: `lore version`, `lore mcp` and a lazy table of domain commands.
+
+Each domain's commands live in their own module, imported only when one of them runs
+(`lore.cli.lazy`); this module imports nothing but Typer, so `lore --help` is quick.
+"""
 
 from __future__ import annotations
 
 import typer
 
 from lore import __version__
+from lore.cli.lazy import LazyGroup
 
 app = typer.Typer(
     name="lore",
-    help="Local-first memory for coding agents and readers.",
+    cls=LazyGroup,
+    help="Local-first memory for coding agents and readers: rules, engineering history, cited books.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"lore {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print Lore's version and exit."
+    ),
+) -> None:
+    """Local-first memory for coding agents and readers: rules, engineering history, cited books."""
 
 
 @app.command("version")
@@ -27,30 +50,6 @@ def mcp_command() -> None:
     from lore.mcp.server import run_stdio
 
     run_stdio([])
-
-
-# one line per command group; each module owns its commands
-from lore.cli import projects, review  # noqa: E402
-
-app.add_typer(projects.app, name="projects")
-app.add_typer(review.app, name="review")
-projects.register_top_level(app)
-from lore.cli import books  # noqa: E402
-
-app.add_typer(books.app, name="books")
-from lore.cli import install, review_lint, rules_files  # noqa: E402, F401  (install; lint; file commands)
-
-install.register(app)
-rules_files.register(app)
-from lore.cli import model  # noqa: E402
-
-app.add_typer(model.app, name="model")
-from lore.cli import serve  # noqa: E402
-
-serve.register(app)
-from lore.cli import history  # noqa: E402
-
-app.add_typer(history.app, name="history")
 
 
 def run() -> None:

@@ -21,7 +21,7 @@ from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.cli.model import NO_CACHE_OPTION, model_command
 
 app = typer.Typer(
-    help="Books: import EPUB/PDF/text, set your reading position, search and explore spoiler-free.",
+    help="Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
     no_args_is_help=True,
 )
 
@@ -101,7 +101,7 @@ def add(
 
 @app.command("list")
 @handle_errors
-def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
+def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text.")) -> None:
     """List the books in your library with your position in each."""
     books = library.list_books()
     if as_json:
@@ -127,7 +127,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
 @handle_errors
 def show(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """A book's chapters and your position (titles of chapters ahead of you stay hidden)."""
     info, outline = library.chapters(book)
@@ -160,7 +160,7 @@ def progress(
     book: str = typer.Argument(None, help="Book id or title part (omit to list every position)."),
     chapter: str = typer.Argument(None, help="Chapter you have read up to: 1..n, 0 = not started, end."),
     passage: int = typer.Option(None, "--passage", help="Passage within that chapter you are at."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Show or set how far you have read: the cap every search and list respects."""
     if book is None:
@@ -194,9 +194,9 @@ def characters_cmd(
     kind: str = typer.Option(
         None, "--kind", help="person/place/name, or with a model character/place/group/object/event."
     ),
-    limit: int = typer.Option(30, "--limit", min=1),
+    limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Characters, places and other names you have met so far, most mentioned first."""
     info, found = entities.characters(book, kind=kind, limit=limit, source=source)
@@ -239,7 +239,7 @@ def profile_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     name: str = typer.Argument(..., help="A name as the book uses it (or its start)."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """One character or place as you know them so far: names, first appearances, company."""
     data = entities.profile(book, name, source=source)
@@ -282,8 +282,8 @@ def profile_cmd(
 def names_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     prefix: str = typer.Argument(..., help="The start of a name."),
-    limit: int = typer.Option(10, "--limit", min=1),
-    as_json: bool = typer.Option(False, "--json"),
+    limit: int = typer.Option(10, "--limit", min=1, help="At most N names."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Autocomplete a name among those you have already met."""
     found = entities.autocomplete(book, prefix, limit=limit)
@@ -298,9 +298,9 @@ def names_cmd(
 @handle_errors
 def graph_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    limit: int = typer.Option(30, "--limit", min=1),
+    limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Who appears with whom (or, with a model layer, typed relations), within your position."""
     data = entities.graph(book, limit=limit, source=source)
@@ -337,7 +337,7 @@ def search_cmd(
     k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="How many passages."),
     series: bool = typer.Option(False, "--series", help="BOOK names a series: search all its books."),
     spoilers: bool = typer.Option(False, "--spoilers", help="Search past your position, this once."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Hybrid passage search (full text + vectors) within your reading position."""
     if series:
@@ -367,7 +367,7 @@ def search_cmd(
 def extract(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     no_cache: bool = NO_CACHE_OPTION,
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """With a model: characters, places, groups, objects, events, relations and identities,
     each with a quote checked against its passage. Replaces the book's model layer."""
@@ -406,7 +406,7 @@ def extract(
 def reindex(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     no_cache: bool = NO_CACHE_OPTION,
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Embed a book's passages again with the embedder configured now (after switching)."""
     from lore.books.passage_vectors import embedder
@@ -423,7 +423,7 @@ def reindex(
 @handle_errors
 def remove(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Remove a book and everything derived from it."""
     gone = library.remove_book(book)

@@ -1,32 +1,84 @@
-"""Helpers shared by CLI commands: consoles, JSON output, error translation."""
+"""Helpers shared by CLI commands: consoles, plain echo, JSON output, error translation.
+
+Every byte the CLI prints passes through here, and every path runs stored text through
+`lore.core.terminal`: the consoles sanitise each string before markup and layout and, as a
+net under that, every segment before it is written (so a `Text` built by a command is covered
+too); `echo`, `print_json` and `fail` do the same for plain output. Commands never call
+`print`, `typer.echo` or `sys.stdout` themselves (a test checks), so none can forget.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+from rich.text import Text
 
 from lore.core.errors import LoreError
+from lore.core.terminal import safe_json, safe_text
 
-console = Console()
-err_console = Console(stderr=True)
+
+class SafeConsole(Console):
+    """A rich Console that cannot print terminal control sequences from the text it is given.
+
+    Its own styling (colours, a progress bar's cursor moves) is added after the text is
+    cleaned, so it keeps working."""
+
+    def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
+        return super().render_str(safe_text(text), *args, **kwargs)
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        if isinstance(renderable, Text) and safe_text(renderable.plain) != renderable.plain:
+            renderable = _safe_copy(renderable, self)
+        return super().render(renderable, options)
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(safe_text(segment.text), segment.style)
+            for segment in buffer
+        )
+
+
+def _safe_copy(text: Text, console: Console) -> Text:
+    """A `Text` built by a command, cleaned before layout with its styles kept: each styled
+    piece is cleaned on its own (rich has already dropped BEL, so an OSC title sequence runs
+    to the end of its piece and goes with it)."""
+    pieces = (
+        (safe_text(segment.text), segment.style or "") for segment in text.render(console) if segment.text
+    )
+    copy = Text.assemble(
+        *pieces, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end
+    )
+    copy.tab_size = text.tab_size
+    return copy
+
+
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def echo(text: str, *, err: bool = False) -> None:
+    """Plain text (no markup, no wrapping) on stdout or stderr, made safe for a terminal."""
+    typer.echo(safe_text(text), err=err)
+
+
 def print_json(data: Any) -> None:
-    """Machine-readable output on stdout (for agents and scripts)."""
-    sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+    """Machine-readable output on stdout (for agents and scripts), controls escaped."""
+    text = json.dumps(data, indent=2, default=str, ensure_ascii=False)
+    sys.stdout.write(safe_json(text) + "\n")
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print one unwrapped line on stderr (scripts and agents parse it) and give the exit."""
-    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.write(f"error: {safe_text(message, multiline=False)}\n")
     return typer.Exit(code)
 
 

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.cli.common import console, echo, err_console, handle_errors, print_json
 from lore.install import clients
 from lore.install.clients import CLIENTS, InstallReport
 
@@ -31,7 +31,7 @@ def _render(report: InstallReport, verb: str) -> None:
                     f"[bold]{change.client}[/bold] {change.action}: {escape(str(change.path))}",
                     highlight=False,
                 )
-                typer.echo(change.diff())
+                echo(change.diff())
     table = Table(
         "client", "file", "change", "backup", title=f"lore {verb}" + (" (dry run)" if report.dry_run else "")
     )
@@ -54,7 +54,7 @@ def register(root: typer.Typer) -> None:
             None, "--approval", help="auto: screened rules agents save are activated; manual: they wait."
         ),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as diffs; write nothing."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Register `lore mcp` with Claude Code, Copilot CLI, Cursor, VS Code and Codex."""
         report = clients.install(client, approval, dry_run)
@@ -81,9 +81,12 @@ def register(root: typer.Typer) -> None:
     def uninstall_cmd(
         client: list[str] = typer.Option(None, "--client", "-c", help="Client(s); default: all."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as diffs; write nothing."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Remove Lore's server entry and Copilot instruction block; everything else stays."""
+        """Remove Lore's server entry and instruction block from agent clients.
+
+        Everything else in their files stays; folders Lore created and that are now empty
+        are removed."""
         report = clients.uninstall(client, dry_run)
         if as_json:
             print_json(report.to_dict())

@@ -44,7 +44,7 @@ def report_model_use(run_id: str) -> None:
 
 
 app = typer.Typer(
-    help="Language models and embedders: setup, a test call, the cache and what was spent.",
+    help="Language models and embedders: setup, a test call, the cache, the bill.",
     no_args_is_help=True,
 )
 cache_app = typer.Typer(help="The content-hash cache of completions and embeddings.", no_args_is_help=True)

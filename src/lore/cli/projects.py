@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
-from lore.cli.common import console, handle_errors, print_json
+from lore.cli.common import console, echo, handle_errors, print_json
 from lore.rules import service
 
 app = typer.Typer(
@@ -51,7 +51,7 @@ def projects(
 @handle_errors
 def add(
     path: Path = typer.Argument(Path("."), help="A folder or file inside the git repository."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Register the git repository holding PATH and print its name."""
     project, new = service.register_project(path)
@@ -93,7 +93,7 @@ def register_top_level(root: typer.Typer) -> None:
             f"[bold]Files[/bold] {esc(', '.join(files))}   [bold]Task[/bold] {esc(task)}\n", highlight=False
         )
         reply = service.rules_for_change(project, files, task=task)
-        typer.echo(reply.render())
+        echo(reply.render())
         console.print(
             f"\n[dim]{len(reply.served)} of {reply.eligible_count} eligible rules sent. Try "
             f"`lore review --name {project.name} list` or `lore review --name {project.name} "

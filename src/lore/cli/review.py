@@ -9,12 +9,13 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
-from lore.cli.common import console, handle_errors, print_json
+from lore.cli.common import console, echo, handle_errors, print_json
 from lore.rules import service
 from lore.rules.models import Project, Rule
 
 app = typer.Typer(
-    help="Review a project's rules: list, add, approve, reject, pin, resolve, usage.", no_args_is_help=True
+    help="Review a project's rules: list, add, approve, reject, pin, resolve, usage, lint.",
+    no_args_is_help=True,
 )
 
 
@@ -47,7 +48,7 @@ def list_cmd(
     auto: bool = typer.Option(False, "--auto", help="Only rules Lore activated by itself."),
     pending: bool = typer.Option(False, "--pending", help="Only rules waiting for approval."),
     details: bool = typer.Option(False, "--details", help="Show tags, source and evidence."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """List the project's rules."""
     project = _project(ctx)
@@ -81,10 +82,10 @@ def add(
     ctx: typer.Context,
     text: str = typer.Argument(..., help="The rule, at most 500 characters."),
     scope: str = typer.Option(None, "--scope", help="A section (src/api) or file globs ('**/*.ts, *.tsx')."),
-    title: str = typer.Option("", "--title"),
+    title: str = typer.Option("", "--title", help="A short title (default: the rule's first words)."),
     triggers: str = typer.Option(None, "--triggers", help="Comma-separated trigger words."),
     always: bool = typer.Option(False, "--always", help="Send on every request."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Add a rule; it is active at once because you chose it."""
     rule = service.add_rule(
@@ -126,7 +127,7 @@ def _action_command(action: str, help_text: str) -> None:
     def command(
         ctx: typer.Context,
         rule_id: str = typer.Argument(..., metavar="ID", help="Rule id (or a unique prefix)."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         _change(ctx, rule_id, action, as_json)
 
@@ -145,7 +146,7 @@ def resolve(
     paths: list[str] = typer.Argument(..., help="Files of the change."),
     task: str = typer.Option(None, "--task", help="One sentence about the change."),
     max_tokens: int = typer.Option(None, "--max-tokens", help="Token cap (at least 100)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Exactly what an agent would be sent (never counts as served)."""
     project = _project(ctx)
@@ -154,12 +155,14 @@ def resolve(
     if as_json:
         print_json(reply.to_dict())
     else:
-        typer.echo(reply.render())
+        echo(reply.render())
 
 
 @app.command("usage")
 @handle_errors
-def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+def usage(
+    ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text.")
+) -> None:
     """Which active rules agents actually receive, never-served first."""
     project = _project(ctx)
     rules = service.usage(project)
@@ -191,16 +194,16 @@ def usage(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> 
 @handle_errors
 def search(
     ctx: typer.Context,
-    query: str = typer.Argument(...),
-    limit: int = typer.Option(10),
-    as_json: bool = typer.Option(False, "--json"),
+    query: str = typer.Argument(..., help="Words to look for."),
+    limit: int = typer.Option(10, "--limit", min=1, help="At most N rules."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Search the project's active rules (scope words included)."""
     hits = service.search_rules(_project(ctx), query, limit)
     if as_json:
         print_json([{**h.rule.to_dict(), "score": round(h.score, 4)} for h in hits])
         return
-    typer.echo("\n".join(h.line() for h in hits) or "No matching rules.")
+    echo("\n".join(h.line() for h in hits) or "No matching rules.")
 
 
 @app.command("trust")

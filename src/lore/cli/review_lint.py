@@ -17,7 +17,7 @@ from lore.rules.lint import ALWAYS_BUDGET, lint_rules
 def lint(
     ctx: typer.Context,
     pending: bool = typer.Option(False, "--pending", help="Check pending rules too, not only active ones."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Check the rules as a set: dead scopes, duplicates, contradictions, untagged, always cost."""
     report = lint_rules(review._project(ctx), include_pending=pending)

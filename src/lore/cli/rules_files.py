@@ -71,10 +71,12 @@ def register(root: typer.Typer) -> None:
     def memorize_cmd(
         path: Path = typer.Argument(Path("."), help="The repository (or one instruction file)."),
         details: bool = typer.Option(False, "--details", help="List every note and refusal."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Import AGENTS.md, CLAUDE.md, Copilot, Cursor, Windsurf and Cline instruction files as
-        pending rules (approve them with `lore review`)."""
+        """Import the instruction files of a repository as pending rules.
+
+        Reads AGENTS.md, CLAUDE.md and the Copilot, Cursor, Windsurf and Cline instruction
+        files; approve the rules with `lore review`."""
         report = memorize(path)
         if as_json:
             print_json(report.to_dict())
@@ -135,10 +137,12 @@ def register(root: typer.Typer) -> None:
     def discover_cmd(
         path: Path = typer.Argument(Path("."), help="The repository."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the candidates; save nothing."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Find the conventions the code follows (at least 90% of at least 5 files) and the ones
-        its tool configuration declares; save them as pending rules."""
+        """Find the conventions the code follows and save them as pending rules.
+
+        A convention counts when at least 90% of at least 5 files follow it, or when the
+        repository's tool configuration declares it."""
         if dry_run:
             candidates = discover_conventions(path)
             if as_json:
@@ -181,10 +185,12 @@ def register(root: typer.Typer) -> None:
         ),
         since: str = typer.Option(None, "--since", help="Only comments from this date on (2024-01-31)."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Show the grouped feedback; save nothing."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Read PR review comments by owners, members and collaborators; save repeated feedback
-        first, as pending rules."""
+        """Save repeated pull-request review feedback as pending rules.
+
+        Reads PR review comments by owners, members and collaborators (on GitHub) and saves
+        the feedback given most often first."""
 
         def wait(seconds: float, reason: str) -> None:
             err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False, markup=False)
@@ -224,9 +230,11 @@ def register(root: typer.Typer) -> None:
         files: list[Path] = typer.Argument(..., help="Markdown or text documents (style guide, design doc)."),
         name: str = typer.Option(None, "--name", "-n", help="Project name (default: this folder's)."),
         scope: str = typer.Option(None, "--scope", help="Scope for every rule (default: global)."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Turn your own documents into rules, active at once because you chose them."""
+        """Turn your own documents into rules, active at once.
+
+        They are active because you chose them."""
         report = train(service.find_project(name), list(files), scope)
         if as_json:
             print_json(report.to_dict())
@@ -267,9 +275,12 @@ def register(root: typer.Typer) -> None:
         name: str = typer.Option(None, "--name", "-n", help="Project name (default: this folder's)."),
         to: str = typer.Option(..., "--to", help=f"Client format: {', '.join(TARGETS)}."),
         out: Path = typer.Option(None, "--out", help="Folder to write under (default: the project root)."),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
-        """Write the active rules in a client's format, marked as generated (for clients without MCP)."""
+        """Write the active rules in a client's format (for clients without MCP).
+
+        The written block is marked as generated; rules that came from the file being
+        written are not written into it again."""
         project = service.find_project(name)
         result = export_rules(project, to, out)
         if as_json:

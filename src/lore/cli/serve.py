@@ -19,7 +19,9 @@ def serve(
     ),
     no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser."),
 ) -> None:
-    """Serve the rules UI on 127.0.0.1 with a token for this run; Ctrl+C stops it."""
+    """Serve the rules UI on 127.0.0.1 with a token for this run.
+
+    Only that address, with its token, opens the UI; Ctrl+C stops it."""
     from lore.web.server import serve as run_server
 
     def announce(url: str) -> None:

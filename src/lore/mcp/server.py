@@ -20,6 +20,7 @@ from pydantic import Field
 from lore import __version__
 from lore.core.config import load_settings
 from lore.core.errors import LoreError
+from lore.core.terminal import safe_text
 from lore.mcp.inputs import as_list, as_objects
 from lore.rules.agent import AgentSession, instructions
 
@@ -45,10 +46,11 @@ def _no_project(ctx: Context) -> None:
 
 
 def _call(fn, *args: Any, **kwargs: Any) -> str:
+    """Every tool's reply and refusal: stored text reaches agent terminals, so no raw ESC."""
     try:
-        return fn(*args, **kwargs)
+        return safe_text(fn(*args, **kwargs))
     except LoreError as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(safe_text(str(exc))) from None
 
 
 def build_server(cwd: Path | str | None = None, session: AgentSession | None = None) -> MCPServer:
