@@ -96,4 +96,3 @@ def safe_text(text: str, *, multiline: bool = True) -> str:
     if not multiline:
         text = text.replace("\n", " ").replace("\t", " ")
     return text
-
