@@ -62,3 +62,30 @@ def test_help_shows_no_type_placeholders_for_flags() -> None:
 def test_version_both_ways() -> None:
     assert runner.invoke(app, ["--version"]).stdout.strip() == f"lore {__version__}"
     assert runner.invoke(app, ["version"]).stdout.strip() == __version__
+
+
+def test_every_number_option_has_a_lower_bound() -> None:
+    unbounded = [
+        f"{path} {param.opts[0]}"
+        for path, command in _every_command()
+        for param in command.params
+        if param.param_type_name == "option"
+        and getattr(param, "type_descriptor", None) is not None
+        and param.type_descriptor.annotation in (int, float)
+        and getattr(param, "min", None) is None
+    ]
+    assert unbounded == []
+
+
+def test_non_positive_counts_and_days_are_refused() -> None:
+    for args in (
+        ["history", "hotspots", "--days", "-5"],
+        ["history", "hotspots", "--days", "0"],
+        ["history", "churn", "-n", "0"],
+        ["history", "walk", "a.py", "--depth", "0"],
+        ["books", "search", "1", "x", "-k", "0"],
+        ["review", "search", "x", "--limit", "-1"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Invalid value" in result.output

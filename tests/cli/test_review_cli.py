@@ -79,14 +79,13 @@ def test_resolve_prints_what_an_agent_would_get_and_usage(tmp_path: Path) -> Non
     assert lore("review", "--name", "nope", "list").exit_code == 3
 
 
-def test_demo_runs_on_the_embedded_store(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    import tempfile
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def test_demo_runs_on_the_embedded_store_with_its_repository_under_lore_home(lore_home: Path) -> None:
     result = lore("demo")
     assert result.exit_code == 0, result.stderr
     assert "Rules for project `shop`" in result.stdout and "[global]" in result.stdout
+    (project,) = json.loads(lore("projects", "--json").stdout)
+    assert Path(project["path"]) == lore_home.resolve() / "demo" / "shop"
+    assert (lore_home / "demo" / "shop" / ".git").is_dir()
 
 
 def test_a_mistyped_name_never_falls_back_to_the_current_folder(tmp_path: Path, monkeypatch) -> None:

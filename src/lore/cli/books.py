@@ -17,7 +17,7 @@ from rich.table import Table
 
 from lore.books import entities, library, search
 from lore.books.model import extract as model_extract
-from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.cli.model import NO_CACHE_OPTION, model_command
 
 app = typer.Typer(
@@ -52,13 +52,14 @@ def _series(book: library.Book) -> str:
 def add(
     file: Path = typer.Argument(..., help="An EPUB (2 or 3), PDF or plain-text file."),
     series: str = typer.Option(None, "--series", help="Series name (overrides the file's)."),
-    series_index: float = typer.Option(None, "--series-index", help="Position in the series."),
+    series_index: float = typer.Option(None, "--series-index", min=0, help="Position in the series."),
     title: str = typer.Option(None, "--title", help="Title (overrides the file's)."),
     author: str = typer.Option(None, "--author", help="Author (overrides the file's)."),
     no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print the book as JSON."),
 ) -> None:
     """Import a book: chapters, passages, full-text index, names and passage vectors."""
+    existing(file)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -159,7 +160,7 @@ def show(
 def progress(
     book: str = typer.Argument(None, help="Book id or title part (omit to list every position)."),
     chapter: str = typer.Argument(None, help="Chapter you have read up to: 1..n, 0 = not started, end."),
-    passage: int = typer.Option(None, "--passage", help="Passage within that chapter you are at."),
+    passage: int = typer.Option(None, "--passage", min=1, help="Passage within that chapter you are at."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Show or set how far you have read: the cap every search and list respects."""

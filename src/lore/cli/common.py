@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -20,7 +21,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from lore.core.errors import LoreError
+from lore.core.errors import LoreError, NotFound
 from lore.core.terminal import safe_json, safe_text
 
 
@@ -80,6 +81,14 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     """Print one unwrapped line on stderr (scripts and agents parse it) and give the exit."""
     sys.stderr.write(f"error: {safe_text(message, multiline=False)}\n")
     return typer.Exit(code)
+
+
+def existing(path: Path) -> Path:
+    """`path` if it exists. One rule for every command that reads a file or folder the user
+    named: a missing one is NotFound (exit 3), said before anything else is looked at."""
+    if not path.expanduser().exists():
+        raise NotFound(f"no such file or folder: {path}")
+    return path
 
 
 def handle_errors(fn: F) -> F:

@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lore.cli.common import console, err_console, handle_errors, print_json
-from lore.core.errors import InvalidInput
+from lore.core.errors import InvalidInput, NotFound
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
 from lore.history.ingest.github import ingest_github
@@ -116,6 +116,7 @@ def ingest(
     max_pages: int = typer.Option(
         None,
         "--max-pages",
+        min=1,
         help="GitHub: read at most N pages of 100 issues/PRs; commits are then pinned to their time window.",
     ),
     clone: Path = typer.Option(
@@ -144,7 +145,7 @@ def ingest(
                 target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
             ).as_dict()
         else:
-            raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
+            raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
     if as_json:
         print_json(result)
         return
@@ -207,7 +208,7 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
 @app.command("churn")
 @handle_errors
 def churn(
-    n: int = typer.Option(15, "-n", help="How many files."),
+    n: int = typer.Option(15, "-n", min=1, help="How many files."),
     since: str = typer.Option(None, "--since", help="Only changes after this date (or 90d)."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
@@ -234,8 +235,8 @@ def churn(
 @app.command("hotspots")
 @handle_errors
 def hotspots(
-    days: int = typer.Option(90, "--days", help="Window: the last N days of the history."),
-    n: int = typer.Option(15, "-n", help="How many files."),
+    days: int = typer.Option(90, "--days", min=1, help="Window: the last N days of the history."),
+    n: int = typer.Option(15, "-n", min=1, help="How many files."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
@@ -259,13 +260,13 @@ def hotspots(
 @app.command("coupling")
 @handle_errors
 def coupling(
-    min_revs: int = typer.Option(5, "--min-revs", help="Ignore files with fewer revisions."),
-    min_shared: int = typer.Option(5, "--min-shared", help="Minimum commits shared by a pair."),
-    min_degree: float = typer.Option(30, "--min-degree", help="Minimum coupling, percent."),
+    min_revs: int = typer.Option(5, "--min-revs", min=1, help="Ignore files with fewer revisions."),
+    min_shared: int = typer.Option(5, "--min-shared", min=1, help="Minimum commits shared by a pair."),
+    min_degree: float = typer.Option(30, "--min-degree", min=0, max=100, help="Minimum coupling, percent."),
     max_changeset: int = typer.Option(
-        30, "--max-changeset", help="Ignore commits touching more files than this."
+        30, "--max-changeset", min=1, help="Ignore commits touching more files than this."
     ),
-    n: int = typer.Option(20, "-n", help="How many pairs."),
+    n: int = typer.Option(20, "-n", min=1, help="How many pairs."),
     since: str = typer.Option(None, "--since", help="Only commits after this date (or 90d)."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
@@ -316,7 +317,7 @@ def _describe(row: dict[str, Any]) -> Text:
 @handle_errors
 def file(
     path: str = typer.Argument(..., help="A file path (or a unique end of one)."),
-    limit: int = typer.Option(None, "--limit", help="Show at most N entries."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Show at most N entries."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
@@ -346,10 +347,11 @@ def walk(
     node: str = typer.Argument(
         ..., help="Start: a file path, a sha, #12, pr:12, issue:7, @login or an email."
     ),
-    depth: int = typer.Option(3, "--depth", "-d", help="Hops from the start (1-6)."),
+    depth: int = typer.Option(3, "--depth", "-d", min=1, max=6, help="Hops from the start (1-6)."),
     max_degree: int = typer.Option(
         20,
         "--max-degree",
+        min=0,
         help="Do not expand through nodes with more edges than this (they are still listed); 0 = off.",
     ),
     rel: list[str] = typer.Option(
@@ -363,9 +365,12 @@ def walk(
     since: str = typer.Option(None, "--since", help="Only edges after this date (or 90d)."),
     until: str = typer.Option(None, "--until", help="Only edges before this date."),
     max_changeset: int = typer.Option(
-        None, "--max-changeset", help="Commits touching more files than this add no file-to-file bridge."
+        None,
+        "--max-changeset",
+        min=1,
+        help="Commits touching more files than this add no file-to-file bridge.",
     ),
-    limit: int = typer.Option(50, "--limit", "-n", help="At most N results (0 = all)."),
+    limit: int = typer.Option(50, "--limit", "-n", min=0, help="At most N results (0 = all)."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
-from lore.cli.common import console, echo, handle_errors, print_json
+from lore.cli.common import console, echo, existing, handle_errors, print_json
 from lore.rules import service
 
 app = typer.Typer(
@@ -54,7 +54,7 @@ def add(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Register the git repository holding PATH and print its name."""
-    project, new = service.register_project(path)
+    project, new = service.register_project(existing(path))
     if as_json:
         print_json({**project.to_dict(), "new": new})
         return

@@ -145,7 +145,7 @@ def resolve(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(..., help="Files of the change."),
     task: str = typer.Option(None, "--task", help="One sentence about the change."),
-    max_tokens: int = typer.Option(None, "--max-tokens", help="Token cap (at least 100)."),
+    max_tokens: int = typer.Option(None, "--max-tokens", min=100, help="Token cap (at least 100)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Exactly what an agent would be sent (never counts as served)."""

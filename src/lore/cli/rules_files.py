@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.rules import service
 from lore.rules.export import TARGETS, export_rules
 from lore.rules.intake.candidates import Candidate
@@ -77,7 +77,7 @@ def register(root: typer.Typer) -> None:
 
         Reads AGENTS.md, CLAUDE.md and the Copilot, Cursor, Windsurf and Cline instruction
         files; approve the rules with `lore review`."""
-        report = memorize(path)
+        report = memorize(existing(path))
         if as_json:
             print_json(report.to_dict())
             return
@@ -143,6 +143,7 @@ def register(root: typer.Typer) -> None:
 
         A convention counts when at least 90% of at least 5 files follow it, or when the
         repository's tool configuration declares it."""
+        existing(path)
         if dry_run:
             candidates = discover_conventions(path)
             if as_json:
@@ -196,6 +197,7 @@ def register(root: typer.Typer) -> None:
             err_console.print(f"waiting {seconds:.0f}s: {reason}", highlight=False, markup=False)
             time.sleep(seconds)
 
+        existing(path)
         if dry_run:
             candidates = learn_from_reviews(path, include_external, since, sleep=wait)
             if as_json:
@@ -235,7 +237,8 @@ def register(root: typer.Typer) -> None:
         """Turn your own documents into rules, active at once.
 
         They are active because you chose them."""
-        report = train(service.find_project(name), list(files), scope)
+        documents = [existing(f) for f in files]
+        report = train(service.find_project(name), documents, scope)
         if as_json:
             print_json(report.to_dict())
             return

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import tempfile
 from pathlib import Path
 
+from lore.core.home import lore_home
 from lore.rules import service
 from lore.rules.models import Project
+from lore.rules.projects import DEMO_FOLDER
 
 FILES = {
     "src/api/orders.py": "def list_orders():\n    return []\n",
@@ -132,7 +133,9 @@ RULES = [
 
 
 def demo_folder() -> Path:
-    return Path(tempfile.gettempdir()) / "lore-demo" / "shop"
+    """Under `$LORE_HOME`: each user (and each test's home) has its own demo, never a shared
+    `/tmp` folder that another account could have created first."""
+    return lore_home() / DEMO_FOLDER / "shop"
 
 
 def ensure_demo_project(folder: Path | None = None) -> Project:

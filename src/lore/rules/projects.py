@@ -89,6 +89,10 @@ SYSTEM_ROOTS = tuple(
 )
 
 
+# `lore demo` keeps its sample repository here, under $LORE_HOME: the one project allowed there
+DEMO_FOLDER = "demo"
+
+
 def git_root(path: Path) -> Path | None:
     """The nearest folder at or above `path` (a file or folder, existing or not) holding `.git`."""
     path = Path(path).expanduser()
@@ -117,7 +121,8 @@ def refusal(root: Path) -> str | None:
         if root == tree or tree in root.parents:
             return f"{root} is inside the system folder {tree}"
     lore = lore_home()
-    if root == lore or lore in root.parents:
+    demo = lore / DEMO_FOLDER
+    if (root == lore or lore in root.parents) and not (root == demo or demo in root.parents):
         return f"{root} is inside Lore's own folder {lore}"
     return None
 
