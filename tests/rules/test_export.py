@@ -98,3 +98,30 @@ def test_out_folder_and_errors(project, tmp_path: Path, monkeypatch: pytest.Monk
     assert bad.exit_code == 2 and "unknown export target 'emacs'" in bad.output
     nope = CliRunner().invoke(app, ["export", "--name", "nope", "--to", "cursor"])
     assert nope.exit_code == 3
+
+
+def test_rules_imported_from_agents_md_are_not_written_back_into_it(tmp_path: Path) -> None:
+    agents = "# Shop\n\n- Run the linter before every commit.\n- Keep functions under 40 lines.\n"
+    repo = make_repo(tmp_path / "shop", {"src/a.py": "", "AGENTS.md": agents})
+    memorize(repo)
+    project = service.find_project(str(repo))
+    for rule in service.list_rules(project):
+        service.approve(rule)
+    service.add_rule(project, "Never commit secrets or API keys.", title="Secrets")
+    service.add_rule(project, "Keep functions under 40 lines.")  # also hand-written already
+
+    result = export_rules(project, "agents")
+    text = (repo / "AGENTS.md").read_text()
+    assert text.count("Run the linter before every commit.") == 1
+    assert text.count("Keep functions under 40 lines.") == 1
+    assert "Never commit secrets or API keys." in text
+    assert (result.rules, result.left_out) == (1, 3)
+    assert export_rules(project, "agents").written == []  # stable on a second run
+
+    # another client does not read AGENTS.md by itself: it gets the imported rules too
+    cursor = export_rules(project, "cursor")
+    exported = "".join(p.read_text() for p in cursor.written)
+    assert "Run the linter before every commit." in exported and cursor.left_out == 0
+    # a copy written elsewhere is a different file: nothing stands in it yet
+    elsewhere = export_rules(project, "agents", tmp_path / "copy")
+    assert elsewhere.left_out == 0 and "Run the linter" in (tmp_path / "copy/AGENTS.md").read_text()

@@ -9,7 +9,8 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
-from lore.cli.common import console, echo, handle_errors, print_json
+from lore.cli.common import console, echo, err_console, handle_errors, print_json
+from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.models import Project, Rule
 
@@ -85,9 +86,11 @@ def add(
     title: str = typer.Option("", "--title", help="A short title (default: the rule's first words)."),
     triggers: str = typer.Option(None, "--triggers", help="Comma-separated trigger words."),
     always: bool = typer.Option(False, "--always", help="Send on every request."),
+    force: bool = typer.Option(False, "--force", help="Keep a scope naming a folder the project lacks."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Add a rule; it is active at once because you chose it."""
+    check_scope(_project(ctx), scope, force)
     rule = service.add_rule(
         _project(ctx), text, title=title, triggers=triggers, always=always, scope=scope, source="user"
     )
@@ -95,6 +98,33 @@ def add(
         print_json(rule.to_dict())
     else:
         console.print(f"added {rule.id} \\[{esc(rule.scope_text)}] {esc(rule.label)}", highlight=False)
+
+
+def check_scope(project: Project, scope: str | None, force: bool) -> None:
+    """Refuse a scope naming a folder the project does not have (a typo would make the rule
+    silently cover nothing), unless `force`; warn about globs no file matches yet."""
+    from lore.rules.lint import repository_files
+    from lore.rules.scopes import entry_coverage, normalize_scope
+
+    entries = normalize_scope(scope, project.sections, project.path)
+    files = repository_files(project) if entries else None
+    if files is None:
+        return
+    empty = [e for e in entries if not any(entry_coverage(e, f) for f in files)]
+    missing = [e for e in empty if e.endswith("/") and not (project.path / e).is_dir()]
+    if missing and not force:
+        sections = ", ".join(project.sections) or "none"
+        raise InvalidInput(
+            f"scope {missing[0].rstrip('/')!r} names a folder {project.name} does not have "
+            f"(its sections: {sections}); fix the path, or pass --force to keep it"
+        )
+    for entry in empty:
+        if not entry.endswith("/"):
+            err_console.print(
+                f"warning: scope {entry!r} matches no file of {project.name} yet",
+                markup=False,
+                highlight=False,
+            )
 
 
 def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> None:

@@ -295,10 +295,15 @@ def register(root: typer.Typer) -> None:
             console.print(f"unchanged {path}", highlight=False, markup=False)
         for path in result.removed:
             console.print(f"removed   {path}", highlight=False, markup=False)
+        left_out = (
+            f"; {result.left_out} left out: the client already reads them from its own files"
+            if result.left_out
+            else ""
+        )
         console.print(
-            f"{result.rules} active rule(s) of {project.name} exported for {to}.",
+            f"{result.rules} active rule(s) of {project.name} exported for {to}{left_out}.",
             highlight=False,
             markup=False,
         )
-        if not result.rules:
+        if not result.rules and not result.left_out:
             err_console.print("note: no active rules yet; approve some with `lore review approve ID`.")

@@ -32,6 +32,7 @@ from lore.rules.gate.validation import MAX_RULE_CHARS
 from lore.rules.intake.candidates import Candidate, Saved, save_candidates
 from lore.rules.intake.splitting import pack, rule_title
 from lore.rules.models import Project
+from lore.rules.projects import project_root
 from lore.rules.store.rules import rules_store
 
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -233,18 +234,34 @@ def learn_from_reviews(
     """Grouped review feedback of the project's GitHub repository; nothing is saved. The attempt
     is recorded either way. Without `sleep`, waits for GitHub (rate limits, retries) stop after
     30 seconds in all, since an agent is waiting for the answer."""
-    proj = _project(project)
+    proj = _known_project(project)
     store = rules_store()
     try:
         candidates, detail = _read_reviews(proj, include_external, parse_since(since), max_pages, sleep)
     except LoreError as exc:
-        store.record_review_attempt(proj.id, False, str(exc))
+        if proj.id:
+            store.record_review_attempt(proj.id, False, str(exc))
         raise
     except Exception as exc:  # an unexpected failure still counts as an attempt
-        store.record_review_attempt(proj.id, False, f"{type(exc).__name__}: {exc}")
+        if proj.id:
+            store.record_review_attempt(proj.id, False, f"{type(exc).__name__}: {exc}")
         raise
+    if not proj.id:  # the reviews could be read: now the folder becomes a project
+        proj = service.register_project(proj.path)[0]
     store.record_review_attempt(proj.id, True, detail)
     return candidates
+
+
+def _known_project(path_or_project: str | Path | Project) -> Project:
+    """The registered project, or an unsaved one (id 0) for a repository Lore does not know
+    yet: a `learn` that fails (no GitHub remote, offline) must not register the folder."""
+    if isinstance(path_or_project, Project):
+        return path_or_project
+    found = service.project_for_path(path_or_project)
+    if found:
+        return found
+    root = project_root(Path(path_or_project))  # not a git repository: refused here
+    return Project(id=0, name=root.name, path=root, sections=(), created_at=0.0)
 
 
 def short_waits(budget: float = MAX_WAIT_SECONDS) -> Callable[[float, str], None]:
@@ -307,7 +324,7 @@ def learn(
     sleep: Callable[[float, str], None] | None = None,
 ) -> tuple[Project, list[Candidate], Saved]:
     """Read the review feedback and save it as pending rules (source "learn")."""
-    project = _project(path)
-    candidates = learn_from_reviews(project, include_external, since, sleep=sleep)
+    candidates = learn_from_reviews(path, include_external, since, sleep=sleep)
+    project = _project(path)  # registered by now: the reviews were read
     saved = save_candidates(project, candidates, status="pending", source="learn")
     return project, candidates, saved
