@@ -18,6 +18,8 @@ from lore.cli.app import app
 from lore.core.config import load_settings
 from lore.install import clients
 
+runner = CliRunner()
+
 CODEX_TOML = """# my codex settings
 model = "o4-mini"
 approval_policy = "on-request"
@@ -402,3 +404,23 @@ def test_codex_inline_servers_table_is_refused_clearly(home: Path) -> None:
     report = clients.install(["codex"])
     assert report.failed and "inline table" in report.failed[0].error
     assert path.read_text() == text
+
+
+def test_uninstall_removes_the_folders_install_created_and_only_those(home: Path) -> None:
+    (home / ".codex").mkdir()
+    (home / ".codex" / "history.jsonl").write_text("{}\n")  # the user's own folder, not empty
+    (home / ".config").mkdir()  # existed before, empty: not Lore's to remove
+    clients.install(["all"])
+    assert (home / ".cursor/mcp.json").is_file() and (home / ".config/Code/User/mcp.json").is_file()
+    (home / ".copilot" / "session.log").write_text("the client's own file\n")  # written meanwhile
+
+    result = runner.invoke(app, ["uninstall"])
+    assert result.exit_code == 0, result.output
+    assert not (home / ".cursor").exists()  # created by install, empty again: gone
+    assert not (home / ".config/Code").exists()  # Code/User created by install: gone
+    assert (home / ".config").is_dir()  # was there before
+    assert (home / ".codex/history.jsonl").is_file()
+    assert (home / ".copilot/session.log").is_file()  # a folder holding anything stays
+    assert "removed empty folder ~/.cursor" in result.stdout
+    clients.uninstall()
+    assert (home / ".copilot").is_dir()

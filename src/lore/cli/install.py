@@ -92,5 +92,7 @@ def register(root: typer.Typer) -> None:
             print_json(report.to_dict())
         else:
             _render(report, "uninstall")
+            for folder in report.folders_removed:
+                console.print(f"removed empty folder {escape(_tilde(folder))}", highlight=False)
         if report.failed:
             raise typer.Exit(1)

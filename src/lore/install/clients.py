@@ -216,6 +216,7 @@ class InstallReport:
     approval: str
     changes: list[FileChange] = field(default_factory=list)
     dry_run: bool = False
+    folders_removed: list[Path] = field(default_factory=list)
 
     @property
     def failed(self) -> list[FileChange]:
@@ -228,6 +229,7 @@ class InstallReport:
             "approval": self.approval,
             "dry_run": self.dry_run,
             "changes": [c.to_dict() for c in self.changes],
+            "folders_removed": [str(p) for p in self.folders_removed],
         }
 
 
@@ -275,6 +277,7 @@ def uninstall(clients: list[str] | None = None, dry_run: bool = False) -> Instal
             report.changes.append(_plan_block(copilot_instructions_path(), None))
     if not dry_run:
         _apply(report.changes)
+        report.folders_removed = _remove_empty_folders()
     return report
 
 
@@ -340,6 +343,8 @@ def _apply(changes: list[FileChange]) -> None:
             state.setdefault("created", [])
             if str(change.path) not in state["created"]:
                 state["created"].append(str(change.path))
+            folders = state.setdefault("created_folders", [])
+            folders += [str(f) for f in _missing_folders(change.path) if str(f) not in folders]
         if change.after is None:
             change.path.unlink(missing_ok=True)
             if str(change.path) in state.get("created", []):
@@ -347,6 +352,37 @@ def _apply(changes: list[FileChange]) -> None:
             continue
         _write_atomic(change.path, change.after)
     _save_state(state)
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """The folders above `path` that do not exist yet: writing it creates them."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_empty_folders() -> list[Path]:
+    """Remove the folders `lore install` created (`~/.cursor/`, ...) that are empty now, deepest
+    first. A folder that holds anything, Lore's or not, stays (and stays on the list)."""
+    state = _state()
+    recorded = [Path(f) for f in state.get("created_folders", [])]
+    if not recorded:
+        return []
+    removed, kept = [], []
+    for folder in sorted(recorded, key=lambda f: len(f.parts), reverse=True):
+        try:
+            folder.rmdir()  # only ever succeeds on an empty folder
+            removed.append(folder)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            kept.append(str(folder))
+    state["created_folders"] = kept
+    _save_state(state)
+    return removed
 
 
 def _backup(change: FileChange, stamp: str) -> Path:
