@@ -115,3 +115,18 @@ def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
     walked = outputs["walk pages/[id].tsx"]
     assert "fix [/api] handler" in walked and "lib/[b]x[/b].ts" in walked and "renovate[bot]" in walked
     assert "add [red]route[/red]" in outputs["walk @renovate[bot]"]
+
+
+def test_walk_starts_from_a_person_on_a_local_repository(history_repo) -> None:
+    """A local repository knows people by email and name: `@carol`, `Carol` and her email all
+    start a walk from her (`@bob` is a GitHub login through his no-reply address)."""
+    runner.invoke(app, ["ingest", str(history_repo.root)])
+    for start in ("@carol", "Carol", "carol@example.com", "person:carol", "@bob", "bob"):
+        walked = _json(["walk", start, "--depth", "1"])
+        assert walked["start"]["kind"] == "person", start
+        assert any(r["kind"] == "commit" for r in walked["results"]), start
+    assert _json(["walk", "Carol"])["start"]["key"] == "carol@example.com"
+    missing = runner.invoke(app, ["walk", "Nobody Known"])
+    assert missing.exit_code == 3 and "no file or person 'Nobody Known'" in missing.stderr
+    missing = runner.invoke(app, ["walk", "@nobody"])
+    assert missing.exit_code == 3 and "'@nobody'" in missing.stderr

@@ -144,8 +144,10 @@ def ingest(
             result = ingest_github(
                 target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
             ).as_dict()
-        else:
+        elif "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
             raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
+        else:
+            raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
     if as_json:
         print_json(result)
         return
@@ -345,7 +347,7 @@ def _start_name(start: dict[str, Any]) -> str:
 @handle_errors
 def walk(
     node: str = typer.Argument(
-        ..., help="Start: a file path, a sha, #12, pr:12, issue:7, @login or an email."
+        ..., help="Start: a file path, a sha, #12, pr:12, issue:7, @login, an email or a name."
     ),
     depth: int = typer.Option(3, "--depth", "-d", min=1, max=6, help="Hops from the start (1-6)."),
     max_degree: int = typer.Option(

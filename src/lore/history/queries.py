@@ -273,14 +273,46 @@ def resolve_node(repo: Repo, text: str) -> Any:
         if kind == "commit":
             raise NotFound(f"no commit {value} in {repo.name}")
     if kind in ("", "person") and (value.startswith("@") or "@" in value or kind == "person"):
-        rows = sql.find_people(conn, repo.id, value)
-        if rows:
-            return rows[0]
+        person = resolve_person(repo, value)
+        if person is not None:
+            return person
         if kind == "person":
             raise NotFound(f"no person matching {value!r} in {repo.name}")
-    if kind in ("", "file"):
+    if kind == "file":
         return resolve_file(repo, value)
+    if kind == "":
+        try:
+            return resolve_file(repo, value)
+        except NotFound:  # not a file: an author's name, `Ada Lovelace`
+            person = resolve_person(repo, value)
+            if person is None:
+                raise NotFound(f"no file or person {value!r} in the history of {repo.name}") from None
+            return person
     raise NotFound(f"nothing matches {text!r} in {repo.name}")
+
+
+def resolve_person(repo: Repo, value: str) -> Any:
+    """A person from `@login`, an email, a name or the start of an email, or None.
+
+    A local repository knows people by email and name only (a login comes from GitHub or a
+    no-reply address), so `@ada` also finds `ada@example.com` and the author named Ada. An
+    exact match (login, email, the part before the `@`, the whole name) wins over a partial
+    one; several people matching equally well are named instead of picking one."""
+    wanted = value.strip().lower()
+    bare = wanted.lstrip("@")
+    if not bare:
+        return None
+    rows = sql.find_people(_conn(), repo.id, bare)
+
+    def exact(row: Any) -> bool:
+        key, name = row["key"].lower(), (row["label"] or "").lower()
+        return key in (wanted, "@" + bare) or key.split("@")[0] == bare or name == bare
+
+    best = [r for r in rows if exact(r)] or rows
+    if len(best) > 1:
+        names = ", ".join(f"{r['label']} ({r['key']})" for r in best[:4])
+        raise InvalidInput(f"{value!r} matches several people ({names}); give their email or @login")
+    return best[0] if best else None
 
 
 def resolve_file(repo: Repo, path: str) -> Any:
