@@ -89,3 +89,12 @@ def test_non_positive_counts_and_days_are_refused() -> None:
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "Invalid value" in result.output
+
+
+def test_the_distribution_is_lore_mem_and_the_command_lore() -> None:
+    """`lore` on the public index is someone else's package: Lore installs as `lore-mem`."""
+    from importlib.metadata import distribution
+
+    dist = distribution("lore-mem")
+    assert dist.version == __version__
+    assert any(ep.name == "lore" and ep.group == "console_scripts" for ep in dist.entry_points)

