@@ -135,19 +135,20 @@ def ingest(
 ) -> None:
     """Ingest a repository's history (a second run adds only what is new)."""
     local = Path(target).expanduser()
+    if local.exists():
+        if max_pages or clone or refresh:
+            raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
+    elif not _SLUG.match(target):
+        if "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
+            raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
+        raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
     with RichProgress(quiet=quiet or as_json) as progress:
         if local.exists():
-            if max_pages or clone or refresh:
-                raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
             result = ingest_git(local, since=since, until=until, progress=progress).as_dict()
-        elif _SLUG.match(target):
+        else:
             result = ingest_github(
                 target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
             ).as_dict()
-        elif "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
-            raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
-        else:
-            raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
     if as_json:
         print_json(result)
         return
