@@ -19,7 +19,6 @@ from typing import Any
 from lore.books import store as sql
 from lore.books.names.finder import form_kind
 from lore.books.names.groups import name_index
-from lore.books.passage_vectors import index_passages, remove_passages
 from lore.books.passages import passages
 from lore.books.read.parsed import ParsedBook, count_words
 from lore.books.read.readers import read_book
@@ -104,6 +103,8 @@ def add_book(
     store: Store | None = None,
 ) -> Book:
     """Import a file; the same file twice returns the book already there."""
+    from lore.books.passage_vectors import index_passages  # numpy and the embedder: only when used
+
     path = Path(path).expanduser()
     tick = progress or (lambda stage, done, total: None)
     db = _store(store)
@@ -258,6 +259,8 @@ def _norm(text: str) -> str:
 
 
 def remove_book(ref: str | int, store: Store | None = None) -> Book:
+    from lore.books.passage_vectors import remove_passages
+
     db = _store(store)
     book = find_book(ref, db)
     with db.transaction() as tx:
@@ -268,6 +271,8 @@ def remove_book(ref: str | int, store: Store | None = None) -> Book:
 
 def reindex(ref: str | int, store: Store | None = None) -> tuple[Book, int]:
     """Embed a book's passages with the embedder configured now (after switching models)."""
+    from lore.books.passage_vectors import index_passages
+
     db = _store(store)
     book = find_book(ref, db)
     with db.transaction() as tx:

@@ -15,10 +15,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lore.books import entities, library, search
-from lore.books.model import extract as model_extract
+from lore.books import library
 from lore.cli.common import console, err_console, existing, handle_errors, print_json
-from lore.cli.model import NO_CACHE_OPTION, model_command
+from lore.cli.model_use import NO_CACHE_OPTION, model_command
 
 app = typer.Typer(
     help="Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
@@ -131,6 +130,8 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """A book's chapters and your position (titles of chapters ahead of you stay hidden)."""
+    from lore.books.model import extract as model_extract
+
     info, outline = library.chapters(book)
     usage = model_extract.model_usage(info.id)
     if as_json:
@@ -200,6 +201,8 @@ def characters_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Characters, places and other names you have met so far, most mentioned first."""
+    from lore.books import entities
+
     info, found = entities.characters(book, kind=kind, limit=limit, source=source)
     if as_json:
         print_json(
@@ -243,6 +246,8 @@ def profile_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """One character or place as you know them so far: names, first appearances, company."""
+    from lore.books import entities
+
     data = entities.profile(book, name, source=source)
     if as_json:
         print_json(data)
@@ -287,6 +292,8 @@ def names_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Autocomplete a name among those you have already met."""
+    from lore.books import entities
+
     found = entities.autocomplete(book, prefix, limit=limit)
     if as_json:
         print_json(found)
@@ -304,6 +311,8 @@ def graph_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Who appears with whom (or, with a model layer, typed relations), within your position."""
+    from lore.books import entities
+
     data = entities.graph(book, limit=limit, source=source)
     if as_json:
         print_json(data)
@@ -341,6 +350,8 @@ def search_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Hybrid passage search (full text + vectors) within your reading position."""
+    from lore.books import search
+
     if series:
         result = search.search_series(book, query, k, spoilers=spoilers)
     else:
@@ -372,6 +383,8 @@ def extract(
 ) -> None:
     """With a model: characters, places, groups, objects, events, relations and identities,
     each with a quote checked against its passage. Replaces the book's model layer."""
+    from lore.books.model import extract as model_extract
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -1,7 +1,9 @@
 """Console-script entry point.
 
 `lore mcp` is started by agents at the beginning of every session, so it skips the Typer app
-(and everything the other commands import) and goes straight to the server.
+(and everything the other commands import) and goes straight to the server. `lore version`
+and `lore --version` skip it too: running any Typer command costs a tenth of a second of
+parameter machinery, which is all of what printing a version would take.
 """
 
 from __future__ import annotations
@@ -10,10 +12,16 @@ import sys
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "mcp" and not {"-h", "--help"} & set(sys.argv[2:]):
+    args = sys.argv[1:]
+    if args[:1] == ["mcp"] and not {"-h", "--help"} & set(args[1:]):
         from lore.mcp.server import run_stdio
 
-        run_stdio(sys.argv[2:])
+        run_stdio(args[1:])
+        return
+    if args in (["version"], ["--version"]):
+        from lore import __version__
+
+        sys.stdout.write(f"{'lore ' if args[0] == '--version' else ''}{__version__}\n")
         return
     from lore.cli.app import run
 

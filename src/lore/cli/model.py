@@ -2,46 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.cli.common import console, handle_errors, print_json
+from lore.cli.model_use import NO_CACHE_OPTION, model_command, report_model_use  # noqa: F401  (re-exported)
 from lore.core.llm import cache, overview, usage
 from lore.core.llm.tasks import known_tasks_text
-
-# for any command that calls a model: `no_cache: bool = NO_CACHE_OPTION`, then `model_command`
-NO_CACHE_OPTION = typer.Option(
-    False,
-    "--no-cache",
-    help="Ask the model again instead of replaying cached replies (the fresh ones are kept).",
-)
-
-
-@contextmanager
-def model_command(label: str, *, no_cache: bool = False, subject: str | None = None) -> Iterator[str]:
-    """A command's model work as one run, with its `--no-cache` applied and its cost reported
-    in one line on stderr at the end (nothing when no model was used); yields the run id.
-
-        with model_command("books extract", no_cache=no_cache):
-            report = model_extract.extract_book(book)
-    """
-    with usage.model_run(label, subject=subject) as run, cache.bypass_cache(no_cache):
-        yield run
-    report_model_use(run)
-
-
-def report_model_use(run_id: str) -> None:
-    """One line on stderr at the end of a command: what its model use cost (nothing if none).
-
-    `model_command` calls it; call it yourself only for a run made with `model_run`."""
-    totals = usage.totals(run_id=run_id)
-    if totals.calls or totals.cache_hits or totals.embed_calls or totals.embed_cache_hits:
-        err_console.print(f"model use: {totals.line()}", style="dim", highlight=False, soft_wrap=True)
-
 
 app = typer.Typer(
     help="Language models and embedders: setup, a test call, the cache, the bill.",
