@@ -9,8 +9,8 @@ from pathlib import Path
 import lore.cli
 
 CLI = Path(lore.cli.__file__).parent
-# common makes text safe; app prints only Lore's own version (and must not import rich to do it)
-ALLOWED = {"common.py", "app.py"}
+# common makes text safe; app and entry print only Lore's own version (without importing rich)
+ALLOWED = {"common.py", "app.py", "entry.py"}
 
 
 def _direct_writes(path: Path) -> list[str]:
