@@ -133,3 +133,25 @@ def test_rule_text_with_controls_is_refused_in_one_clean_line(tmp_path: Path) ->
     assert_clean(refused.stdout, refused.stderr)
     assert refused.stderr.count("\n") == 1 and "hidden character" in refused.stderr
     assert json.loads(lore("review", "--name", "shop", "list", "--json").stdout) == []
+
+
+def test_a_colour_terminal_keeps_lore_styles_and_loses_the_hostile_ones() -> None:
+    """On a real terminal the console's own colours stay; the stored text's sequences go."""
+    import io
+
+    from rich.table import Table
+    from rich.text import Text
+
+    from lore.cli.common import SafeConsole
+
+    out = io.StringIO()
+    console = SafeConsole(file=out, force_terminal=True, color_system="standard", width=100)
+    table = Table("what", title=Text(f"From {TITLE}repo"))
+    table.add_row(Text.assemble(("abc1234", "cyan"), f" Fix {CLEAR}it{C1_CSI} — Eve{BIDI}"))
+    console.print(table)
+    console.print(f"[bold]{BIDI}plain[/bold] text{TITLE}", highlight=False)
+    text = out.getvalue()
+    assert "\x1b[36m" in text  # cyan: Lore's own style
+    for hostile in ("\x1b]", "\x07", "\x1b[2J", "\x1b[H", "\x9b", BIDI, "pwned"):
+        assert hostile not in text, repr(hostile)
+    assert "Fix it" in text and "plain" in text
