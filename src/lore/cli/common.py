@@ -1,6 +1,7 @@
 """Helpers shared by CLI commands: consoles, plain echo, JSON output, error translation.
 
-Every byte the CLI prints passes through here, and every path runs stored text through
+Everything the CLI prints (but Lore's own version string) passes through here, and every path
+runs stored text through
 `lore.core.terminal`: the consoles sanitise each string before markup and layout and, as a
 net under that, every segment before it is written (so a `Text` built by a command is covered
 too); `echo`, `print_json` and `fail` do the same for plain output. Commands never call
