@@ -1,10 +1,9 @@
 """Helpers shared by CLI commands: consoles, plain echo, JSON output, error translation.
 
 Everything the CLI prints (but Lore's own version string) passes through here, and every path
-runs stored text through
-`lore.core.terminal`: the consoles sanitise each string before markup and layout and, as a
-net under that, every segment before it is written (so a `Text` built by a command is covered
-too); `echo`, `print_json` and `fail` do the same for plain output. Commands never call
+runs stored text through `lore.core.terminal`: the consoles clean each string before markup and
+layout, each `Text` a command built before it is laid out, and, as a net under both, every
+segment before it is written; `echo`, `print_json` and `fail` do the same for plain output. Commands never call
 `print`, `typer.echo` or `sys.stdout` themselves (a test checks), so none can forget.
 """
 
