@@ -82,3 +82,13 @@ def test_a_failed_learn_registers_nothing_and_a_good_one_registers(
         ok = lore("learn", str(gone), "--json")
         assert ok.exit_code == 0, ok.output
         assert [p.name for p in service.list_projects()] == ["gone"]
+
+
+def test_train_checks_its_scope_the_same_way(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"src/api/a.py": "x\n", "docs/style.md": "Use tabs in Makefiles.\n"})
+    lore("projects", "add", str(repo))
+    guide = str(repo / "docs/style.md")
+    refused = lore("train", guide, "--name", "shop", "--scope", "src/apii")
+    assert refused.exit_code == 2 and "'src/apii' names a folder shop does not have" in refused.stderr
+    assert json.loads(lore("review", "--name", "shop", "list", "--json").stdout) == []
+    assert lore("train", guide, "--name", "shop", "--scope", "src/api").exit_code == 0

@@ -232,13 +232,18 @@ def register(root: typer.Typer) -> None:
         files: list[Path] = typer.Argument(..., help="Markdown or text documents (style guide, design doc)."),
         name: str = typer.Option(None, "--name", "-n", help="Project name (default: this folder's)."),
         scope: str = typer.Option(None, "--scope", help="Scope for every rule (default: global)."),
+        force: bool = typer.Option(False, "--force", help="Keep a scope naming a folder the project lacks."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Turn your own documents into rules, active at once.
 
         They are active because you chose them."""
+        from lore.cli.review import check_scope
+
         documents = [existing(f) for f in files]
-        report = train(service.find_project(name), documents, scope)
+        project = service.find_project(name)
+        check_scope(project, scope, force)
+        report = train(project, documents, scope)
         if as_json:
             print_json(report.to_dict())
             return
