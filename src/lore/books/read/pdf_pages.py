@@ -40,7 +40,7 @@ def page_texts(reader: Any, book: str, limits: ReadLimits) -> tuple[list[str], l
     started = time.monotonic()
     with _decoding_capped_at(page_cap + 1):
         for number, page in enumerate(reader.pages, start=1):
-            if time.monotonic() - started > limits.max_pdf_seconds:
+            if number > 1 and time.monotonic() - started > limits.max_pdf_seconds:
                 raise over_limit(
                     book,
                     f"reading its pages took too long (stopped at page {number})",
