@@ -162,6 +162,18 @@ def test_a_cut_chapter_is_said_in_the_summary_and_the_json(tmp_path: Path, lore_
     assert code == 0 and out.count("Note: chapter") == 5
 
 
+def test_text_and_pdf_files_over_the_size_limit_are_refused_before_reading(tmp_path: Path) -> None:
+    text = tmp_path / "long.txt"
+    text.write_text("Chapter 1\n\n" + "Words and more words.\n" * 20_000)
+    pdf = shared_stream_pdf(tmp_path / "small.pdf", pages=2, stream_mb=0.01)
+    tight = ReadLimits(max_uncompressed_mb=min(text.stat().st_size, pdf.stat().st_size) / 2 / 1024 / 1024)
+    for path in (text, pdf):
+        with pytest.raises(InvalidInput) as refused:
+            read_book(path, tight)
+        assert f"{path.name}: the file is " in str(refused.value)
+        assert "books.max_uncompressed_mb" in str(refused.value)
+
+
 def test_an_empty_chapter_is_reported_not_dropped_silently() -> None:
     chapters, warnings = finish_chapters(
         [("One", "Some text."), ("Two", "  "), ("Three", "More.")], ReadLimits()

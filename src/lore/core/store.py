@@ -247,9 +247,9 @@ def _create(path: Path) -> None:
     store must not silently become a new one), so the new file is built under a temporary name
     and linked into place, which fails if someone else got there first.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode = WAL")
@@ -264,6 +264,8 @@ def _create(path: Path) -> None:
                 os.replace(tmp, path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot create the store at {path} ({exc})") from None
+    except OSError as exc:  # e.g. a folder Lore may not write
+        raise StoreError(f"cannot create the store at {path} ({exc.strerror or exc})") from None
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
             with suppress(FileNotFoundError):
