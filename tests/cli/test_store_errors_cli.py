@@ -28,10 +28,10 @@ def lore(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def db(tmp_path: Path, lore_home: Path) -> Path:
-    """A store with one project and a few hundred rules (so the rules table spans pages)."""
+    """A store with one project and 120 rules (so the rules table spans pages)."""
     repo = make_repo(tmp_path / "shop", {"src/api/orders.py": "x = 1\n"})
     project, _ = service.register_project(repo)
-    for i in range(300):
+    for i in range(120):
         service.add_rule(project, f"Rule number {i}: keep handler {i} small and tested.", title=f"r{i}")
     path = lore_home / "lore.db"
     settle(path)
@@ -80,7 +80,7 @@ def test_read_only_store_reads_and_says_why_it_cannot_write(db: Path, lore_home:
     before = digest(db)
     listed = lore("review", "--name", "shop", "list", "--json")
     assert listed.returncode == 0, listed.stderr
-    assert len(json.loads(listed.stdout)) == 300
+    assert len(json.loads(listed.stdout)) == 120
     assert lore("books", "list").returncode == 0
     _refused(lore("review", "--name", "shop", "add", "Use spaces", "--title", "Spaces"), "is read-only")
     assert digest(db) == before
