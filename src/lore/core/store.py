@@ -70,8 +70,6 @@ class Store:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        if self.damage is not None:
-            raise StoreError(damaged_message(self.path, self.damage))
         if self.path.exists():
             if self.path.is_dir():
                 raise StoreError(f"the store at {self.path} is a folder, not a database file")
