@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,14 @@ def test_a_damaged_table_page_refuses_reads_of_it_and_every_write(tmp_path: Path
     assert "nothing was written; restore a backup or move it aside" in message
     with pytest.raises(StoreError, match="is damaged"), store.transaction() as tx:
         tx.execute("INSERT INTO notes (body) VALUES ('lost')")
+    # another thread (its own connection, as web and MCP workers have) still reads what it can
+    seen: list[str] = []
+    reader = threading.Thread(
+        target=lambda: seen.append(store.connect().execute("SELECT body FROM notes").fetchone()[0])
+    )
+    reader.start()
+    reader.join()
+    assert seen == ["kept"]
     store.close()
     assert digest(db) == before and pending_wal_bytes(db) == 0
 
