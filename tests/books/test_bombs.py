@@ -138,6 +138,14 @@ def test_a_shared_content_stream_is_extracted_once(tmp_path: Path, monkeypatch: 
     assert "books.max_pdf_content_mb" in str(refused.value)
 
 
+def test_a_page_too_complex_to_parse_is_named_not_mistaken_for_a_scan(tmp_path: Path) -> None:
+    """Under the size cap but past pypdf's own parsing budget: the page is said to be unreadable."""
+    pdf = shared_stream_pdf(tmp_path / "dense.pdf", pages=2, stream_mb=4.5)
+    with pytest.raises(InvalidInput) as refused:
+        read_book(pdf)
+    assert "no text could be read; page 1 could not be read (" in str(refused.value)
+
+
 def test_the_pdf_time_budget_is_checked_between_pages(tmp_path: Path) -> None:
     pdf = shared_stream_pdf(tmp_path / "slow.pdf", pages=3, stream_mb=0.01)
     with pytest.raises(InvalidInput) as refused:

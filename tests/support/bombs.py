@@ -53,12 +53,17 @@ def lie_about_size(path: Path, name: str, declared: int) -> None:
 
 
 def shared_stream_pdf(
-    path: Path, pages: int, stream_mb: float, text: str = "Shared words on every page"
+    path: Path,
+    pages: int,
+    stream_mb: float,
+    text: str = "Shared words on every page",
+    packed: bytes | None = None,
 ) -> Path:
-    """A PDF whose pages all use one FlateDecode content stream of `stream_mb` decoded MB."""
-    body = f"BT /F1 11 Tf 60 760 Td ({text}) Tj ET\n".encode()
-    filler = b"q Q\n" * int(stream_mb * MB / 4)
-    packed = zlib.compress(body + filler, 9)
+    """A PDF whose pages all use one FlateDecode content stream of `stream_mb` decoded MB (or
+    the given `packed` bytes, which need not be valid Flate data)."""
+    if packed is None:
+        body = f"BT /F1 11 Tf 60 760 Td ({text}) Tj ET\n".encode()
+        packed = zlib.compress(body + b"q Q\n" * int(stream_mb * MB / 4), 9)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"",  # the page tree, below

@@ -30,6 +30,8 @@ def read_pdf(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
     reader = _open(path)
     pages, warnings = page_texts(reader, path.name, limits)
     if not any(p.strip() for p in pages):
+        if warnings:  # pages that could not be read are not the same as pages without text
+            raise InvalidInput(f"{path.name}: no text could be read; {warnings[0]}")
         raise InvalidInput(f"{path.name}: the PDF has no extractable text (scanned images need OCR)")
     lines, page_starts = _lines(pages)
     title, authors = _metadata(reader, lines, path)
