@@ -59,6 +59,7 @@ class Book:
     notes: str = ""
     added_at: float = 0.0
     already_present: bool = False
+    warnings: list[str] = field(default_factory=list)  # this import's cut or empty chapters
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -112,7 +113,8 @@ def add_book(
         raise InvalidInput(f"{path} is a folder: name one book file (EPUB, PDF or plain text)")
     if not path.is_file():
         raise NotFound(f"no such file: {path}")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as handle:  # streamed: the file may be far larger than its text
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
     existing = sql.find_by_hash(db.connect(), digest)
     if existing is not None:
         book = get_book(existing["id"], store=db)
@@ -142,7 +144,9 @@ def add_book(
         tick("names", 1, 1)
         index_passages(db, book_id, sql.passages_for_embedding(tx, book_id), tick)
     tick("done", 1, 1)
-    return get_book(book_id, store=db)
+    book = get_book(book_id, store=db)
+    book.warnings = list(parsed.warnings)
+    return book
 
 
 def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: str) -> int:
@@ -157,7 +161,7 @@ def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: st
         source_path=str(path.resolve()),
         sha256=digest,
         word_count=sum(words),
-        notes="; ".join(parsed.notes),
+        notes="; ".join([*parsed.notes, *parsed.warnings]),
     )
     rows = []
     for seq, (chapter, chapter_spans, n_words) in enumerate(

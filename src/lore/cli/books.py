@@ -92,6 +92,8 @@ def add(
         f" ({escape(book.format)}; {escape(book.notes or '-')})",
         highlight=False,
     )
+    for warning in book.warnings:
+        console.print(f"Note: {escape(warning)}", highlight=False)
     if not book.already_present:
         console.print(
             f"Reading position: not started. Set it with `lore books progress {book.id} CHAPTER`.",

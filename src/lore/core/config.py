@@ -70,14 +70,36 @@ def read_raw(path: Path | None = None) -> dict[str, Any]:
     return data
 
 
-def _pick(raw: dict[str, Any], key: str, default: Any, valid: Callable[[Any], bool], hint: str) -> Any:
+def _pick(
+    raw: dict[str, Any],
+    key: str,
+    default: Any,
+    valid: Callable[[Any], bool],
+    hint: str,
+    name: str | None = None,
+) -> Any:
     if key not in raw:
         return default
     value = raw[key]
     if valid(value):
         return value
-    warn(f"config {key}={value!r} is invalid ({hint}); using {default!r}")
+    warn(f"config {name or key}={value!r} is invalid ({hint}); using {default!r}")
     return default
+
+
+def number_setting(
+    section: dict[str, Any], prefix: str, key: str, default: float, minimum: float = 0
+) -> float:
+    """A number in a settings section (`books.max_item_mb`), or its default with a warning when
+    it is not a number >= `minimum`. Booleans are not numbers here, though Python says they are."""
+    return _pick(
+        section,
+        key,
+        default,
+        lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= minimum,
+        f"a number >= {minimum:g}",
+        name=f"{prefix}.{key}",
+    )
 
 
 def _tokenizer(raw: Any) -> TokenizerExtensions:

@@ -13,10 +13,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from lore.core.config import read_raw
 from lore.core.errors import StoreError
 from lore.core.home import ensure_home
 
@@ -33,13 +35,32 @@ class Migration:
 
 
 class Store:
-    """A SQLite file shared by every domain; hands each thread its own connection."""
+    """A SQLite file shared by every domain; hands each thread its own connection.
 
-    def __init__(self, path: Path):
+    Every driver error from a connection this store hands out arrives as a `StoreError` with one
+    line naming the file (see `_Connection`), so no call site needs its own try/except. Before the
+    first write of a process the file is checked (`PRAGMA quick_check`), and a damaged file is
+    never written to: a migration or a rule saved into a broken b-tree makes the damage worse and
+    a backup harder to trust.
+    """
+
+    def __init__(self, path: Path, read_only: bool | None = None):
         self.path = Path(path)
         self._local = threading.local()
         self._migrated: set[str] = set()
         self._lock = threading.Lock()
+        self._forced_read_only = read_only
+        self._read_only: bool | None = None
+        self.damage: str | None = None  # set once the file is known to be damaged
+        self.write_cleared = False  # checked healthy and writable in this process
+
+    @property
+    def read_only(self) -> bool:
+        """Opened read-only: asked for (`store.read_only` in config.json) or the file or its
+        folder is not writable. Decided once, on first open."""
+        if self._read_only is None:
+            self._read_only = _wants_read_only(self.path, self._forced_read_only)
+        return self._read_only
 
     def connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -49,22 +70,62 @@ class Store:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            if self.path.is_dir():
+                raise StoreError(f"the store at {self.path} is a folder, not a database file")
+            if self.path.stat().st_size == 0:  # a new store is never left empty (see _create)
+                raise self._damaged("the file is empty")
+        elif self.read_only:
+            raise StoreError(f"there is no store at {self.path} and it was asked to open read-only")
+        else:
+            _create(self.path)
         try:
+            target, uri = _target(self.path, self.read_only)
             conn = sqlite3.connect(
-                self.path,
+                target,
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,
                 check_same_thread=True,
+                uri=uri,
+                factory=_Connection,
             )
-            conn.row_factory = sqlite3.Row
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the store at {self.path} ({exc})") from None
+        conn.store = self
+        conn.row_factory = sqlite3.Row
+        try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+            if not self.read_only:
+                _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+        except StoreError:
+            conn.close()
+            raise
         return conn
+
+    def _damaged(self, reason: str) -> StoreError:
+        self.mark_damaged(reason)
+        return StoreError(damaged_message(self.path, reason))
+
+    def mark_damaged(self, reason: str) -> None:
+        """From now on this process refuses every write to the file."""
+        self.damage = reason
+        self.write_cleared = False
+
+    def ensure_writable(self) -> None:
+        """Refuse a write up front: read-only, or damaged (checked once per process)."""
+        if self.read_only:
+            raise StoreError(read_only_message(self.path))
+        if self.damage is not None:
+            raise StoreError(damaged_message(self.path, self.damage))
+        if self.write_cleared:
+            return
+        rows = self.connect().execute("PRAGMA quick_check").fetchall()
+        problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        if problems:
+            raise self._damaged(problems[0][:200])
+        self.write_cleared = True
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -73,11 +134,14 @@ class Store:
         if conn.in_transaction:  # nested: join the outer transaction
             yield conn
             return
+        self.ensure_writable()
         _retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite may already have rolled back (corruption, full disk)
+                with suppress(sqlite3.Error, StoreError):
+                    conn.execute("ROLLBACK")
             raise
         else:
             _retry_locked(lambda: conn.execute("COMMIT"))
@@ -89,29 +153,37 @@ class Store:
             return
         with self._lock:
             conn = self.connect()
-            try:
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                    " name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
-                )
-                done = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
-                for m in migrations:
-                    if m.name in done:
-                        continue
+            has_table = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+            ).fetchone()
+            done = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")} if has_table else set()
+            pending = [m for m in migrations if m.name not in done]
+            if pending:
+                if self.read_only:
+                    raise StoreError(
+                        f"the store at {self.path} is read-only and needs {len(pending)} schema "
+                        "update(s) before this version of Lore can use it; open it once writable"
+                    )
+                self.ensure_writable()
+                if not has_table:
                     with self.transaction() as tx:
-                        if tx.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (m.name,)).fetchone():
-                            continue  # another process applied it meanwhile
-                        if isinstance(m.apply, str):
-                            for statement in _split_sql(m.apply):
-                                tx.execute(statement)
-                        else:
-                            m.apply(tx)
                         tx.execute(
-                            "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                            (m.name, time.time()),
+                            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                            " name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
                         )
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"the store at {self.path} is damaged or not a database: {exc}") from exc
+            for m in pending:
+                with self.transaction() as tx:
+                    if tx.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (m.name,)).fetchone():
+                        continue  # another process applied it meanwhile
+                    if isinstance(m.apply, str):
+                        for statement in _split_sql(m.apply):
+                            tx.execute(statement)
+                    else:
+                        m.apply(tx)
+                    tx.execute(
+                        "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                        (m.name, time.time()),
+                    )
             self._migrated.add(key)
 
     def applied_migrations(self) -> list[str]:
@@ -123,6 +195,208 @@ class Store:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def damaged_message(path: Path, reason: str) -> str:
+    return (
+        f"the store at {path} is damaged ({reason}); nothing was written; restore a backup or move it aside"
+    )
+
+
+def read_only_message(path: Path) -> str:
+    return (
+        f"the store at {path} is read-only; this command needs to write to it "
+        "(make the file and its folder writable, or unset store.read_only in config.json)"
+    )
+
+
+def _wants_read_only(path: Path, forced: bool | None) -> bool:
+    if forced is not None:
+        return forced
+    section = read_raw().get("store")
+    if isinstance(section, dict) and section.get("read_only") is True:
+        return True
+    if not path.exists():
+        return False
+    # os.access, not the mode bits: it answers for this user (root may write a 0444 file)
+    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+
+
+def _target(path: Path, read_only: bool) -> tuple[str | Path, bool]:
+    """What sqlite3.connect is given: the path, or a read-only URI.
+
+    In a folder Lore cannot write, SQLite cannot create the WAL index (`-shm`) it needs even to
+    read, so a file with no `-wal` beside it is opened as immutable: nobody can be writing it.
+    """
+    if not read_only:
+        return path, False
+    query = "mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    if not os.access(path.parent, os.W_OK) and not wal.exists():
+        query += "&immutable=1"
+    return f"{path.resolve().as_uri()}?{query}", True
+
+
+def _create(path: Path) -> None:
+    """Make a new, empty store whole before it appears under its name.
+
+    SQLite creates a zero-byte file and fills in its header later, so another process opening
+    the name in between would see an empty file; an empty file is treated as damage (a truncated
+    store must not silently become a new one), so the new file is built under a temporary name
+    and linked into place, which fails if someone else got there first.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        finally:
+            conn.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it meanwhile: use theirs
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot create the store at {path} ({exc})") from None
+    except OSError as exc:  # e.g. a folder Lore may not write
+        raise StoreError(f"cannot create the store at {path} ({exc.strerror or exc})") from None
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+            with suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose driver errors arrive as `StoreError` (reads can hit a damaged page late).
+
+    Plain try/except rather than a context manager: these run once per row, and an unraised
+    `try` costs nothing while a generator-based context manager tripled the cost of iterating.
+    """
+
+    connection: _Connection
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        conn = self.connection
+        if not conn.in_transaction and not conn.store.write_cleared:
+            _check_write(conn, sql)
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, conn) from None
+
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Cursor:
+        conn = self.connection
+        if not conn.in_transaction and not conn.store.write_cleared:
+            _check_write(conn, sql)
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, conn) from None
+
+    def executescript(self, sql_script: str, /) -> _Cursor:
+        conn = self.connection
+        if not conn.in_transaction and not conn.store.write_cleared:
+            _check_write(conn, sql_script)
+        try:
+            return super().executescript(sql_script)
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, conn) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.connection) from None
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.connection) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.connection) from None
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.connection) from None
+
+
+def _check_write(conn: _Connection, sql: str) -> None:
+    """A write outside `Store.transaction` gets the same health and read-only check."""
+    if sql.lstrip()[:8].upper().startswith(_WRITES):
+        conn.store.ensure_writable()
+
+
+class _Connection(sqlite3.Connection):
+    """The one place driver errors become Lore's: every statement runs through `_Cursor`."""
+
+    store: Store
+
+    def cursor(self, factory: Any = _Cursor) -> Any:  # type: ignore[override]
+        return super().cursor(factory)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:  # type: ignore[override]
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:  # type: ignore[override]
+        return self.cursor().executemany(sql, parameters)
+
+    def executescript(self, sql_script: str, /) -> _Cursor:  # type: ignore[override]
+        return self.cursor().executescript(sql_script)
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self) from None
+
+
+class StoreBusy(StoreError):
+    """Another process held the store past the busy timeout."""
+
+
+_DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "BEGIN", "VACUUM")
+
+
+def _translate(exc: sqlite3.DatabaseError, conn: _Connection) -> Exception:
+    """A driver error as a one-line `StoreError` naming the file and what to do.
+
+    Constraint failures (`IntegrityError`) come back unchanged: they are answers the domain code
+    asks for (a duplicate name), not failures. So do programming errors (a closed connection, a
+    wrong number of parameters): those are bugs, and a message about the file would hide them.
+    """
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+        return exc
+    store = getattr(conn, "store", None)
+    path = store.path if store is not None else Path("?")
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    reason = str(exc)
+    if name.startswith(_DAMAGE) or "malformed" in reason or "not a database" in reason:
+        if store is not None:
+            store.mark_damaged(reason)
+        return StoreError(damaged_message(path, reason))
+    if name.startswith("SQLITE_READONLY"):
+        return StoreError(read_only_message(path))
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in reason:
+        return StoreBusy(
+            f"the store at {path} stayed busy ({reason}): another Lore process is writing; try again"
+        )
+    if name.startswith("SQLITE_FULL"):
+        return StoreError(f"the disk holding the store at {path} is full; nothing was written")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StoreError(f"cannot read or write the store at {path} ({reason})")
+    return StoreError(f"the store at {path} failed ({reason}); nothing was written")
 
 
 def _split_sql(script: str) -> list[str]:
@@ -148,11 +422,9 @@ def _retry_locked(fn: Callable[[], object], attempts: int = 60) -> object:
     for attempt in range(attempts):
         try:
             return fn()
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
+        except StoreBusy:
             if attempt == attempts - 1:
-                raise StoreError(f"the store stayed busy: {exc}") from exc
+                raise
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
     return None

@@ -7,8 +7,9 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
-from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound
+from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound, StoreError
 from lore.web.api import router
 from lore.web.guard import Guard
 
@@ -16,16 +17,25 @@ STATIC = Path(__file__).parent / "static"
 
 
 def _status_of(exc: LoreError) -> int:
+    """A refusal is the caller's to fix (4xx); a store or model that cannot serve now is 503."""
     if isinstance(exc, NotFound):
         return 404
-    if isinstance(exc, InvalidInput | NeedsModel):
-        return 400
-    return 500
+    if isinstance(exc, StoreError | NeedsModel):
+        return 503
+    return 400  # InvalidInput and any other refusal the user can act on
 
 
 async def _lore_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, LoreError)
     return JSONResponse({"error": str(exc)}, status_code=_status_of(exc))
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    """Unknown routes and methods answer in the same `{error}` shape as everything else."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code in (204, 304):
+        return Response(status_code=exc.status_code, headers=exc.headers)
+    return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
 
 def create_app(token: str, port: int | None = None) -> FastAPI:
@@ -36,6 +46,7 @@ def create_app(token: str, port: int | None = None) -> FastAPI:
     app = FastAPI(title="Lore", docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(router, prefix="/api")
     app.add_exception_handler(LoreError, _lore_error)
+    app.add_exception_handler(HTTPException, _http_error)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -7,6 +7,7 @@ refused), a browser's Origin must be our own, and every API call carries the per
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 from starlette.datastructures import Headers
@@ -67,7 +68,32 @@ class Guard:
                 scope, receive, send
             )
             return
-        await self._with_headers(self.app)(scope, receive, send)
+        await self._answering_failures(self._with_headers(self.app), scope, receive, send)
+
+    @staticmethod
+    async def _answering_failures(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+        """A bug below still answers JSON with the security headers.
+
+        Starlette's own error page sits outside every middleware, so without this an unexpected
+        exception would reach the browser as a bare 500 with none of the headers above. The
+        traceback goes to the server's log, never into the reply.
+        """
+        started = False
+
+        async def tracking(message: dict) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await app(scope, receive, tracking)
+        except Exception:
+            logging.getLogger("lore.web").exception("unexpected error answering %s", scope.get("path"))
+            if started:
+                return  # the reply is already on its way; nothing more can be said
+            reply = JSONResponse({"error": "internal error; see the server's log"}, status_code=500)
+            await Guard._with_headers(reply)(scope, receive, send)
 
     def _refusal(self, host: str, headers: Headers, path: str) -> tuple[int, str] | None:
         if not _host_ok(host, self.hosts):

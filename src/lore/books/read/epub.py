@@ -8,6 +8,7 @@ decides which entries are chapters. Without a usable table of contents, the spin
 
 from __future__ import annotations
 
+import io
 import posixpath
 import re
 import warnings
@@ -16,9 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from lore.books.read.archive import unpack
 from lore.books.read.html_text import DocText, html_to_text
+from lore.books.read.limits import ReadLimits, finish_chapters, load_limits
 from lore.books.read.outline import OutlineEntry, assign_ends, choose_chapters
-from lore.books.read.parsed import ParsedBook, ParsedChapter
+from lore.books.read.parsed import ParsedBook
 from lore.books.read.textclean import clean_chapter_text
 from lore.core.errors import InvalidInput
 
@@ -29,10 +32,13 @@ CHAPTER_HEADING = re.compile(r"^\s*(chapter|chap\.|letter|stave)\s+([0-9]+|[ivxl
 DOC_SEP = "\n\n"
 
 
-def read_epub(path: Path) -> ParsedBook:
-    """Parse an EPUB into metadata and content chapters; a one-line `InvalidInput` if unreadable."""
-    _refuse_encrypted(path)
-    book = _open(path)
+def read_epub(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
+    """Parse an EPUB into metadata and content chapters; a one-line `InvalidInput` if unreadable
+    or larger than the limits (the archive is unpacked within them before the parser sees it)."""
+    limits = limits or load_limits()
+    copy = unpack(path, limits)
+    _refuse_encrypted(path, copy)
+    book = _open(path, copy)
     docs = _spine_docs(book)
     if not any(d.text.strip() for _, d in docs):
         raise InvalidInput(f"{path.name}: the EPUB has no text")
@@ -50,11 +56,9 @@ def read_epub(path: Path) -> ParsedBook:
         alt = choose_chapters(fallback, lambda a, b: stream[a:b], title)
         if len(alt) > len(chosen):
             chosen, notes = alt, ["chapters from the spine and headings"]
-    chapters = []
-    for choice in chosen:
-        text = clean_chapter_text(stream[choice.start : choice.end])
-        if text:
-            chapters.append(ParsedChapter(title=_clean_title(choice.title), text=text))
+    chapters, problems = finish_chapters(
+        ((_clean_title(c.title), clean_chapter_text(stream[c.start : c.end])) for c in chosen), limits
+    )
     if not chapters:
         raise InvalidInput(f"{path.name}: no chapters with text were found")
     series, index = _series(book)
@@ -66,12 +70,13 @@ def read_epub(path: Path) -> ParsedBook:
         series=series,
         series_index=index,
         notes=notes,
+        warnings=problems,
     )
 
 
-def _refuse_encrypted(path: Path) -> None:
+def _refuse_encrypted(path: Path, copy: io.BytesIO) -> None:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(copy) as archive:
             names = set(archive.namelist())
             if "META-INF/encryption.xml" not in names:
                 return
@@ -83,13 +88,13 @@ def _refuse_encrypted(path: Path) -> None:
         raise InvalidInput(f"{path.name}: the EPUB is encrypted (DRM); Lore reads only unprotected books")
 
 
-def _open(path: Path) -> Any:
+def _open(path: Path, copy: io.BytesIO) -> Any:
     from ebooklib import epub
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return epub.read_epub(str(path), options={"ignore_ncx": False})
+            return epub.read_epub(copy, options={"ignore_ncx": False})
     except zipfile.BadZipFile as exc:
         raise InvalidInput(f"{path.name}: not a readable EPUB (corrupt zip: {exc})") from exc
     except Exception as exc:  # ebooklib raises many kinds on damaged packages

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from lore.books.read.limits import ReadLimits, finish_chapters
 from lore.books.read.outline import OutlineEntry, assign_ends, choose_chapters
 from lore.books.read.parsed import ParsedChapter
 from lore.books.read.textclean import clean_chapter_text
@@ -45,26 +46,29 @@ def heading_entries(lines: list[str]) -> list[OutlineEntry]:
 
 
 def chapters_from_lines(
-    lines: list[str], book_title: str = "", entries: list[OutlineEntry] | None = None
-) -> list[ParsedChapter]:
-    """Chapters between headings (or given outline entries whose starts are line numbers)."""
+    lines: list[str],
+    book_title: str = "",
+    entries: list[OutlineEntry] | None = None,
+    limits: ReadLimits | None = None,
+) -> tuple[list[ParsedChapter], list[str]]:
+    """Chapters between headings (or given outline entries whose starts are line numbers), and
+    a warning for each chosen chapter cut at the text limit or left out for having no text."""
+    limits = limits or ReadLimits()
     if entries is None:
         lines = join_wrapped_headings(lines)
         entries = heading_entries(lines)
-    if not entries:
-        text = paragraphs(lines)
-        return [ParsedChapter(title=book_title or "Text", text=text)] if text else []
-    assign_ends(entries, len(lines))
-    chosen = choose_chapters(entries, lambda a, b: " ".join(lines[a:b]), book_title)
-    chapters = []
-    for choice in chosen:
-        text = clean_chapter_text(paragraphs(lines[choice.start : choice.end]))
-        if text:
-            chapters.append(ParsedChapter(title=" ".join(choice.title.split()), text=text))
-    if not chapters:
-        text = paragraphs(lines)
-        return [ParsedChapter(title=book_title or "Text", text=text)] if text else []
-    return chapters
+    if entries:
+        assign_ends(entries, len(lines))
+        chosen = choose_chapters(entries, lambda a, b: " ".join(lines[a:b]), book_title)
+        pieces = (
+            (" ".join(c.title.split()), clean_chapter_text(paragraphs(lines[c.start : c.end])))
+            for c in chosen
+        )
+        chapters, warnings = finish_chapters(pieces, limits)
+        if chapters:
+            return chapters, warnings
+    text = paragraphs(lines)
+    return finish_chapters([(book_title or "Text", text)] if text else [], limits)
 
 
 _CONNECTOR = re.compile(r"\b(and|the|of|a|an|in|to|with|for|on|at|by|from|or)$", re.I)

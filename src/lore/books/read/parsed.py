@@ -31,3 +31,4 @@ class ParsedBook:
     series: str | None = None
     series_index: float | None = None
     notes: list[str] = field(default_factory=list)  # how the chapters were found, for `show`
+    warnings: list[str] = field(default_factory=list)  # chapters cut or left out, pages unread

@@ -2,6 +2,7 @@
 
 Text comes out of a PDF as lines per page; a line that is clearly shorter than the page's
 usual line and ends a sentence closes its paragraph, so passages do not run across paragraphs.
+Pages are read within the limits of `limits.ReadLimits` (see `pages`).
 """
 
 from __future__ import annotations
@@ -11,30 +12,40 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lore.books.read.limits import ReadLimits, load_limits, megabytes, over_limit
 from lore.books.read.lines import chapters_from_lines, trim_licence
 from lore.books.read.outline import OutlineEntry
 from lore.books.read.parsed import ParsedBook
+from lore.books.read.pdf_pages import page_texts
 from lore.core.errors import InvalidInput
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;\"'”’)\]]$")
 
 
-def read_pdf(path: Path) -> ParsedBook:
+def read_pdf(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
+    limits = limits or load_limits()
+    size = path.stat().st_size
+    if size > limits.bytes("max_uncompressed_mb"):  # pypdf holds the whole file in memory
+        raise over_limit(path.name, f"the file is {megabytes(size)}", "max_uncompressed_mb", limits)
     reader = _open(path)
-    pages = [_page_text(page) for page in reader.pages]
+    pages, warnings = page_texts(reader, path.name, limits)
     if not any(p.strip() for p in pages):
+        if warnings:  # pages that could not be read are not the same as pages without text
+            raise InvalidInput(f"{path.name}: no text could be read; {warnings[0]}")
         raise InvalidInput(f"{path.name}: the PDF has no extractable text (scanned images need OCR)")
     lines, page_starts = _lines(pages)
     title, authors = _metadata(reader, lines, path)
     entries = _outline_entries(reader, lines, page_starts)
     notes = ["chapters from the PDF outline"] if entries else ["chapters from heading lines"]
     if entries:
-        chapters = chapters_from_lines(lines, title, entries)
+        chapters, cut = chapters_from_lines(lines, title, entries, limits)
     else:
-        chapters = chapters_from_lines(trim_licence(lines), title)
+        chapters, cut = chapters_from_lines(trim_licence(lines), title, limits=limits)
     if not chapters:
         raise InvalidInput(f"{path.name}: no chapters with text were found")
-    return ParsedBook(title=title, authors=authors, format="pdf", chapters=chapters, notes=notes)
+    return ParsedBook(
+        title=title, authors=authors, format="pdf", chapters=chapters, notes=notes, warnings=warnings + cut
+    )
 
 
 def _open(path: Path) -> Any:
@@ -64,13 +75,6 @@ def _open(path: Path) -> Any:
 def _reason(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:160] if text else exc.__class__.__name__
-
-
-def _page_text(page: Any) -> str:
-    try:
-        return page.extract_text() or ""
-    except Exception:  # one unreadable page should not lose the book
-        return ""
 
 
 def _lines(pages: list[str]) -> tuple[list[str], list[int]]:

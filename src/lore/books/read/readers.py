@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lore.books.read.limits import ReadLimits, load_limits, megabytes, over_limit
 from lore.books.read.lines import CHAPTER_LINE, chapters_from_lines, trim_licence
 from lore.books.read.parsed import ParsedBook
 from lore.core.errors import InvalidInput, NotFound
@@ -13,8 +14,9 @@ from lore.core.errors import InvalidInput, NotFound
 TEXT_SUFFIXES = {".txt", ".text", ".md", ""}
 
 
-def read_book(path: Path) -> ParsedBook:
-    """A parsed book from an EPUB, PDF or plain-text file; one-line `InvalidInput` when unusable."""
+def read_book(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
+    """A parsed book from an EPUB, PDF or plain-text file; one-line `InvalidInput` when unusable
+    or over the limits of `books.*` in config.json (see `limits`)."""
     path = Path(path)
     if path.is_dir():
         raise InvalidInput(f"{path} is a folder: name one book file (EPUB, PDF or plain text)")
@@ -23,16 +25,17 @@ def read_book(path: Path) -> ParsedBook:
     size = path.stat().st_size
     if size == 0:
         raise InvalidInput(f"{path.name}: the file is empty")
+    limits = limits or load_limits()
     with path.open("rb") as handle:
         head = handle.read(8)
     if head.startswith(b"%PDF"):
         from lore.books.read.pdf import read_pdf
 
-        return read_pdf(path)
+        return read_pdf(path, limits)
     if head.startswith(b"PK") or path.suffix.lower() == ".epub":
         from lore.books.read.epub import read_epub
 
-        return read_epub(path)
+        return read_epub(path, limits)
     if path.suffix.lower() == ".pdf":
         raise InvalidInput(f"{path.name}: not a readable PDF (no PDF header)")
     if path.suffix.lower() not in TEXT_SUFFIXES:
@@ -40,10 +43,14 @@ def read_book(path: Path) -> ParsedBook:
             f"{path.name}: not a book Lore can read (EPUB, PDF, or plain text named"
             " .txt, .text, .md or without an extension)"
         )
-    return read_text(path)
+    return read_text(path, limits)
 
 
-def read_text(path: Path) -> ParsedBook:
+def read_text(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
+    limits = limits or load_limits()
+    size = path.stat().st_size
+    if size > limits.bytes("max_uncompressed_mb"):
+        raise over_limit(path.name, f"the file is {megabytes(size)}", "max_uncompressed_mb", limits)
     raw = path.read_bytes()
     if b"\x00" in raw[:4096]:
         raise InvalidInput(f"{path.name}: not a book Lore can read (binary data; use EPUB, PDF or text)")
@@ -61,12 +68,17 @@ def read_text(path: Path) -> ParsedBook:
     author = header.get("author")
     if not author and len(opening) > 1 and opening[1].lower().startswith("by "):
         author = opening[1][3:].strip()
-    chapters = chapters_from_lines(body, title)
+    chapters, warnings = chapters_from_lines(body, title, limits=limits)
     if not chapters:
         raise InvalidInput(f"{path.name}: the file has no text")
     authors = [author] if author else []
     return ParsedBook(
-        title=title, authors=authors, format="text", chapters=chapters, notes=["chapters from heading lines"]
+        title=title,
+        authors=authors,
+        format="text",
+        chapters=chapters,
+        notes=["chapters from heading lines"],
+        warnings=warnings,
     )
 
 

@@ -1,0 +1,141 @@
+"""The text of a PDF's pages, with bounded work per page and per file.
+
+A page's text costs as much as decoding and parsing its content stream, and nothing stops a
+small file from pointing all its pages at one stream that inflates to tens of megabytes: read
+naively, the same stream is decoded and parsed once per page (a 245 KB file took minutes). So
+pages whose content and resources are the same objects are extracted once and the text reused;
+each page's decoded content is bounded before it is parsed; the decoded content of all pages
+together is bounded (a shared stream counts for every page that shows it, since its text is
+kept for each); and a wall-clock budget, checked between pages, is the last line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from lore.books.read.limits import ReadLimits, megabytes, over_limit
+
+_DECODE_LIMITS = (
+    "zlib_maximum_output_length",
+    "lzw_maximum_output_length",
+    "run_length_maximum_output_length",
+    "brotli_maximum_output_length",
+    "array_based_stream_maximum_output_length",
+)
+
+
+def page_texts(reader: Any, book: str, limits: ReadLimits) -> tuple[list[str], list[str]]:
+    """Every page's text in order, and a warning for each page that could not be read."""
+    from pypdf.errors import LimitReachedError
+
+    page_cap = limits.bytes("max_pdf_page_mb")
+    total_cap = limits.bytes("max_pdf_content_mb")
+    texts: list[str] = []
+    warnings: list[str] = []
+    extracted: dict[tuple[Any, ...], tuple[int, str]] = {}
+    total = 0
+    started = time.monotonic()
+    with _decoding_capped_at(page_cap + 1):
+        for number, page in enumerate(reader.pages, start=1):
+            if number > 1 and time.monotonic() - started > limits.max_pdf_seconds:
+                raise over_limit(
+                    book,
+                    f"reading its pages took too long (stopped at page {number})",
+                    "max_pdf_seconds",
+                    limits,
+                )
+            key = _same_content_key(page)
+            known = extracted.get(key) if key is not None else None
+            if known is None:
+                try:
+                    size = _decoded_size(page)
+                except LimitReachedError:
+                    size = page_cap + 1
+                except Exception as exc:  # a damaged page: say so, keep the others
+                    warnings.append(f"page {number} could not be read ({_reason(exc)})")
+                    texts.append("")
+                    continue
+                if size > page_cap:
+                    raise over_limit(
+                        book,
+                        f"page {number}'s content decodes to more than {megabytes(page_cap)}",
+                        "max_pdf_page_mb",
+                        limits,
+                    )
+                text = _extract(page, number, warnings)
+                known = (size, text)
+                if key is not None:
+                    extracted[key] = known
+            total += known[0]
+            if total > total_cap:
+                raise over_limit(
+                    book,
+                    f"its pages' content decodes to more than {megabytes(total_cap)} (at page {number})",
+                    "max_pdf_content_mb",
+                    limits,
+                )
+            texts.append(known[1])
+    return texts, warnings
+
+
+def _same_content_key(page: Any) -> tuple[Any, ...] | None:
+    """Which objects a page is drawn from; pages with the same key show the same text.
+
+    None when the page's content is not a shared indirect object (nothing to reuse).
+    """
+    from pypdf.generic import ArrayObject, IndirectObject
+
+    def ref(value: Any) -> Any:
+        if isinstance(value, IndirectObject):
+            return (value.idnum, value.generation)
+        return None
+
+    raw = page.get("/Contents")
+    if isinstance(raw, IndirectObject):
+        resolved = raw.get_object()
+        contents: Any = tuple(ref(v) for v in resolved) if isinstance(resolved, ArrayObject) else ref(raw)
+    elif isinstance(raw, ArrayObject):
+        contents = tuple(ref(v) for v in raw)
+    else:
+        return None
+    if contents is None or (isinstance(contents, tuple) and None in contents):
+        return None
+    resources = page.get("/Resources")
+    return (contents, ref(resources) if resources is not None else "none", str(page.get("/Rotate", 0)))
+
+
+def _decoded_size(page: Any) -> int:
+    contents = page.get_contents()
+    return len(contents.get_data()) if contents is not None else 0
+
+
+def _extract(page: Any, number: int, warnings: list[str]) -> str:
+    try:
+        return page.extract_text() or ""
+    except Exception as exc:  # one unreadable page should not lose the book, nor go unsaid
+        warnings.append(f"page {number} could not be read ({_reason(exc)})")
+        return ""
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:120] if text else exc.__class__.__name__
+
+
+@contextlib.contextmanager
+def _decoding_capped_at(limit: int) -> Iterator[None]:
+    """pypdf's own decompression limits set to ours, so a stream stops inflating at the cap
+    instead of being inflated whole and measured afterwards (older pypdf: measured only)."""
+    import pypdf
+
+    apply = getattr(pypdf, "apply_configuration", None)
+    if apply is None:
+        yield
+        return
+    current = pypdf.get_configuration()
+    overwrites = {name: limit for name in _DECODE_LIMITS if hasattr(current, name)}
+    with apply(**overwrites):
+        yield

@@ -1,0 +1,90 @@
+"""MCP tools on a damaged or read-only store answer with a reason the model can read, in memory
+and over stdio, and leave the file's bytes as they were."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import make_repo
+from lore.mcp.server import build_server
+from lore.rules import service
+from support.damage import digest, scramble_table, settle
+from support.mcp_client import call
+
+FILES = {"src/api/orders.py": "x = 1\n"}
+
+
+def lore_command() -> list[str]:
+    exe = shutil.which("lore", path=str(Path(sys.executable).parent))
+    return [exe, "mcp"] if exe else [sys.executable, "-m", "lore.cli.entry", "mcp"]
+
+
+@pytest.fixture
+def shop(tmp_path: Path, lore_home: Path) -> tuple[Path, Path]:
+    repo = make_repo(tmp_path / "shop", FILES)
+    project, _ = service.register_project(repo)
+    for i in range(200):
+        service.add_rule(project, f"Keep handler {i} small and tested.", title=f"r{i}", scope="src/api")
+    call(build_server(repo), "get_rules", {"paths": ["src/api/orders.py"]})  # sessions tables exist
+    db = lore_home / "lore.db"
+    settle(db)
+    return repo, db
+
+
+def test_damaged_store_gives_the_reason_in_memory(shop: tuple[Path, Path]) -> None:
+    repo, db = shop
+    scramble_table(db, "rules")
+    before = digest(db)
+    text, is_error = call(build_server(repo), "get_rules", {"paths": ["src/api/orders.py"], "task": "x"})
+    assert is_error and f"the store at {db} is damaged (" in text
+    # the SDK's prefix, then our line: not the bare "Error executing tool" of a crash
+    assert text.startswith("Error executing tool get_rules: the store at") and "Traceback" not in text
+    text, is_error = call(
+        build_server(repo), "record_feedback", {"rule": "Use httpx", "paths": ["src/api/orders.py"]}
+    )
+    assert is_error and "is damaged" in text
+    settle(db)
+    assert digest(db) == before
+
+
+def test_read_only_store_says_so(shop: tuple[Path, Path], lore_home: Path) -> None:
+    """Every tool records the agent's session, so on a read-only store each one says why it
+    cannot answer instead of failing without a reason."""
+    repo, db = shop
+    (lore_home / "config.json").write_text(json.dumps({"store": {"read_only": True}}))
+    before = digest(db)
+    for tool, arguments in (
+        ("search_rules", {"query": "handler", "paths": ["src/api/orders.py"]}),
+        ("record_feedback", {"rule": "Use httpx", "paths": ["src/api/orders.py"]}),
+    ):
+        text, is_error = call(build_server(repo), tool, arguments)
+        assert is_error and f"the store at {db} is read-only" in text, text
+    settle(db)
+    assert digest(db) == before
+
+
+def test_damaged_store_over_stdio(shop: tuple[Path, Path], lore_home: Path) -> None:
+    repo, db = shop
+    scramble_table(db, "rules")
+    before = digest(db)
+    command = lore_command()
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], cwd=str(repo), env={**os.environ, "LORE_HOME": str(lore_home)}
+    )
+
+    async def run() -> None:
+        async with Client(params, mode="legacy") as client:
+            reply = await client.call_tool("get_rules", {"paths": ["src/api/orders.py"]})
+            assert reply.is_error and "is damaged" in reply.content[0].text
+            assert "restore a backup or move it aside" in reply.content[0].text
+
+    anyio.run(run)
+    assert digest(db) == before
