@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from lore.rules.gate.wording import _LOOKALIKES, _drop_marks
+from lore.rules.gate.normalize import fold
 
 if TYPE_CHECKING:
     from lore.core.text import Tokenizer
@@ -203,7 +203,7 @@ class _Stance:
 
 @lru_cache(maxsize=4096)
 def _stance(text: str) -> _Stance:
-    low = " ".join(_drop_marks(text).lower().translate(_LOOKALIKES).split())
+    low = " ".join(fold(text).split())
     low = re.sub(r"[`*_]+(?=\w)|(?<=\w)[`*_]+", "", low)
     low = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1)], low)
     choices = {}

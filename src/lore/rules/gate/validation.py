@@ -11,25 +11,9 @@ import unicodedata
 from collections.abc import Iterable
 
 from lore.core.errors import InvalidInput
+from lore.rules.gate.normalize import blank_looking, ignorable
 
 MAX_RULE_CHARS = 500
-# characters that render as nothing but an agent still reads
-_INVISIBLE_EXTRA = {
-    "\u2028",
-    "\u2029",
-    "\u115f",
-    "\u1160",
-    "\u3164",
-    "\uffa0",
-    "\u180e",
-    "\u034f",
-    "\u17b4",
-    "\u17b5",
-    "\u180b",
-    "\u180c",
-    "\u180d",
-    "\u180f",
-}
 MAX_TITLE_CHARS = 120
 MAX_TRIGGER_CHARS = 40
 
@@ -38,7 +22,12 @@ _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def hidden_character(text: str) -> tuple[int, str] | None:
-    """Position and code point of the first invisible character, if any."""
+    """Position and code point of the first invisible character, if any.
+
+    Invisible by Unicode's own account: format, unassigned and private-use code points, the
+    default-ignorable ones (variation selectors, the tag block, U+034F, ...), and letters drawn
+    as nothing (Hangul fillers, the braille blank), found by property and name rather than
+    listed one by one."""
     if text.isascii():  # fast path: only control characters can hide in ASCII
         found = _ASCII_CONTROL.search(text)
         return (found.start(), found.group()) if found else None
@@ -48,8 +37,8 @@ def hidden_character(text: str) -> tuple[int, str] | None:
         cat = unicodedata.category(ch)
         if (
             cat in ("Cf", "Cn", "Co")  # format, unassigned and private-use code points
-            or ch in _INVISIBLE_EXTRA
-            or "\ufe00" <= ch <= "\ufe0f"
+            or ignorable(ch)
+            or blank_looking(ch)
             or "\U000e0100" <= ch <= "\U000e01ef"
             or (cat == "Cc" and ch != "\r")
         ):

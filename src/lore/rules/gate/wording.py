@@ -26,10 +26,11 @@ introduced, because the danger is the text itself.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+
+from lore.rules.gate.normalize import Views, views
 
 FAMILIES: tuple[str, ...] = (
     "pipe_to_shell",
@@ -79,144 +80,6 @@ class RiskyMatch:
         return f'risky wording ({_LABELS[self.family]}): "{self.excerpt}"'
 
 
-# -- normalisation --------------------------------------------------------------------------------
-_LOOKALIKES = str.maketrans(
-    {
-        # Cyrillic
-        "а": "a",
-        "в": "b",
-        "е": "e",
-        "ё": "e",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "ѕ": "s",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "һ": "h",
-        "ԁ": "d",
-        "ԛ": "q",
-        "ԝ": "w",
-        "ӏ": "l",
-        "ɡ": "g",
-        "ո": "n",
-        "ս": "u",
-        "ɑ": "a",
-        # Greek
-        "α": "a",
-        "β": "b",
-        "ε": "e",
-        "η": "n",
-        "ι": "i",
-        "κ": "k",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "ς": "s",
-        "γ": "y",
-        "μ": "m",
-        "ϲ": "c",
-        "ϳ": "j",
-        # punctuation that reads the same
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201b": "'",
-        "\u02bc": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u2033": '"',
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u2215": "/",
-        "\u2044": "/",
-        "\u29f8": "/",
-        "\u2024": ".",
-        "\uff0e": ".",
-        "\u00a0": " ",
-    }
-)
-_LEET = str.maketrans({"1": "i", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_ONE_AS_L = str.maketrans(
-    {"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
-)
-_SLASH = re.compile(r"(\.[a-z]{2,6})\s(?:slash|\[/\])\s")
-_DEFANG = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\s\[?dot\]?\s(?=[a-z]{2,6}\b)")
-_HXXP = re.compile(r"\bhxxp(s?)\b|\bh\s*t\s*t\s*p\s*(s?)\s*:\s*/\s*/")
-_SPACED = re.compile(r"(?<![\w@$])([a-z0-9@$])(\s*[.\-_*/|+~,:]\s*|\s)(?:[a-z0-9@$]\2)*[a-z0-9@$](?![\w@$])")
-_LONG_WORD = re.compile(r"[a-z]{25,}")
-# words where letters and digits (or @ $) touch: "1gn0r3", not "2024" or "$(curl"
-_LEET_TOKEN = re.compile(r"(?<![a-z0-9@$])[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
-_DECORATION = re.compile(r"[*`~\"()\[\]{}<>|#=+\\^]+|(?<!\w)_+|_+(?!\w)")
-_BLANKS = re.compile(r"[^\S\n]+")
-
-
-def _drop_marks(text: str) -> str:
-    """NFKC (fullwidth letters), accents off, hidden (format) characters dropped."""
-    if text.isascii():
-        return text
-    text = unicodedata.normalize("NFKC", text)
-    decomposed = unicodedata.normalize("NFD", text)
-    kept = "".join(
-        ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Cf") and ch not in "\ufe0e\ufe0f"
-    )
-    return unicodedata.normalize("NFC", kept)
-
-
-def _join_spaced(match: re.Match[str]) -> str:
-    run = match.group(0)
-    letters = sum(ch.isalpha() for ch in run)
-    if letters < 2:
-        return run
-    return run.replace(match.group(2), "") if match.group(2).strip() else run.replace(" ", "")
-
-
-def _unleet(text: str, table: dict[int, str]) -> str:
-    return _LEET_TOKEN.sub(lambda m: m.group(0).translate(table), text)
-
-
-@dataclass(frozen=True)
-class _Views:
-    """The text as each family reads it."""
-
-    raw: str  # NFKC, hidden characters dropped, case kept: encoded blobs
-    commands: tuple[str, ...]  # lower-cased, look-alikes mapped; plus spaced letters joined
-    words: tuple[str, ...]  # the joined text with leetspeak undone and markdown marks dropped
-    squashed: tuple[str, ...]  # the words views again when letters were spaced apart ("i g n o r e")
-
-
-def _views(text: str) -> _Views:
-    raw = _drop_marks(text)
-    plain = raw.lower().translate(_LOOKALIKES)
-    plain = _HXXP.sub(lambda m: "http" + (m.group(1) or m.group(2) or "") + "://", plain)
-    plain = _DEFANG.sub(".", plain)
-    plain = _SLASH.sub(r"\1/", plain)
-    plain = _BLANKS.sub(" ", plain)
-    joined = _BLANKS.sub(" ", _SPACED.sub(_join_spaced, plain))
-    commands = (plain,) if joined == plain else (plain, joined)
-    base = _BLANKS.sub(" ", _DECORATION.sub(" ", joined))
-    words = [_unleet(base, _LEET)]
-    if "1" in base:
-        words.append(_unleet(base, _LEET_ONE_AS_L))
-    words = list(dict.fromkeys(words))
-    squashed = joined != plain or _LONG_WORD.search(words[0]) is not None
-    return _Views(raw, commands, tuple(words), tuple(words) if squashed else ())
-
-
 # -- patterns -------------------------------------------------------------------------------------
 _GAP = r"[\s,.:;!?'\-/]"
 
@@ -247,7 +110,8 @@ _SCRIPT = r"(?:the |a |this |that |an |their |any )?(?:remote |downloaded |insta
 
 _PIPE_TO_SHELL = (
     _c(_FETCHERS + r"[^|\n;&]{0,300}?\|\s*(?:" + _SHELLS + r")"),
-    _c(r"(?:(?:ba|z|k)?sh|source|\.)\s+<\(\s*(?:curl|wget|iwr|fetch)\b"),
+    # process substitution: any interpreter reading a download as a file
+    _c(r"(?:(?<!\S)\.|" + _SHELLS + r")\s*(?:-\S+\s+)*<\(\s*" + _FETCHERS),
     _c(
         r"(?:(?:ba|z|k)?sh|python[0-9.]*|perl|eval|exec)\s+(?:-\w+\s+)*[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|fetch)\b"
     ),
@@ -290,6 +154,20 @@ _PIPE_TO_SHELL = (
     _w(
         r"\b(?:run|execut|exec|eval|source)\w* (?:whatever|what) (?:\w+ ){0,3}?(?:curl|wget|download|fetch)\w* (?:returns|gives|prints|outputs)"
     ),
+    # a download handed over as a here-string
+    _c(r"(?:" + _SHELLS + r")[^\n|]{0,40}<<<\s*[\"']?(?:\$\(|`)\s*" + _FETCHERS),
+    # a download saved to a script file, then that file run
+    _c(
+        _FETCHERS
+        + r"[^\n;&|]*?\s(?:-o|--output|-O|>)\s*(?:[\w.~-]*/)*([\w.-]+\.(?:sh|bash|zsh|py|pl|rb|ps1|js))\b"
+        + r"[^\n]{0,80}?(?:&&|;|\band\b|\bthen\b)[^\n]{0,40}?(?:(?:"
+        + _SHELLS
+        + r")\s+(?:-\S+\s+)*(?:[\w.~-]*/)*|\./|(?<=/))\1\b"
+    ),
+    _w(
+        r"\b(?:pipe|piping|feed|stream|send)\w* (?:the )?(?:output of |result of )?(?:curl|wget|iwr|the download\w*|downloaded \w+|remote \w+)(?: \w+){0,3}? (?:in ?to|to|through) "
+        + _SHELL_WORDS
+    ),
 )
 
 _IGNORE_VERBS = (
@@ -310,7 +188,44 @@ _ORDERS = (
     r"programming|training|guardrail|safeguard|orders?\b|commands?\b|context\b|messages?\b)\w*"
 )
 _ANY = r"(?:all|any|every|each)(?: (?:of|the|your|my|these|those|other))*"
+# The same order in the languages an attacker reaches for first; text is folded (accents off).
+_FOREIGN_IGNORE = (
+    r"(?:ignor\w*|olvid\w*|omit\w*|descart\w*|desobedec\w*|haz caso omiso|no sigas|no hagas caso|"  # es
+    r"vergiss\w*|vergessen|missacht\w*|uberg\w*|verwirf\w*|beachte (?:\w+ )?nicht|"  # de
+    r"oubli\w*|ne tiens (?:pas|plus) compte|fais abstraction|neglig\w*|"  # fr
+    r"dimentic\w*|tralascia\w*|trascura\w*|non seguire|"  # it
+    r"esquec\w*|desconsider\w*|desprez\w*|nao sigas?|"  # pt
+    r"negeer\w*|vergeet|zignoruj\w*|ignoruj\w*|zapomnij\w*|unutun|игнорир\w*|забудь\w*)"
+)
+_FOREIGN_ORDERS = (
+    r"(?:instruc\w*|indicac\w*|reglas|ordenes|directri\w*|normas|"
+    r"anweisung\w*|instruktion\w*|regeln|befehle|vorgaben|richtlinien|anordnung\w*|"
+    r"consignes|regles|directives|ordres|"
+    r"istruzion\w*|regole|direttive|ordini|"
+    r"regras|diretrizes|ordens|orientac\w*|"
+    r"instructies|regels|instrukcj\w*|polecen\w*|zasady|talimat\w*|инструкц\w*|правил\w*)"
+)
+_FOREIGN_EARLIER = (
+    r"(?:anterior\w*|previ\w*|precedent\w*|de arriba|del sistema|original\w*|iniciales|"
+    r"vorherig\w*|vorig\w*|bisherig\w*|obig\w*|fruher\w*|vorangegangen\w*|ursprunglich\w*|system\w*|alle|alles|"
+    r"precedent\w*|ci-dessus|du systeme|initiales|toutes|tous|"
+    r"precedenti|anteriori|sopra|del sistema|originali|iniziali|tutte|tutti|"
+    r"acima|do sistema|originais|todas|todos|"
+    r"vorige|eerdere|poprzedni\w*|wczesniejsz\w*|wszystkie|onceki|предыдущ\w*|все)"
+)
 _IGNORE_INSTRUCTIONS = (
+    _w(
+        r"\b" + _FOREIGN_IGNORE + r"(?: \w+){0,3}? " + _FOREIGN_EARLIER + r"(?: \w+){0,2}? " + _FOREIGN_ORDERS
+    ),
+    _w(
+        r"\b"
+        + _FOREIGN_IGNORE
+        + r"(?: \w+){0,3}? "
+        + _FOREIGN_ORDERS
+        + r"(?: \w+){0,2}? "
+        + _FOREIGN_EARLIER
+        + r"\b"
+    ),
     _w(
         r"\b"
         + _IGNORE_VERBS
@@ -394,6 +309,21 @@ _FAKE_SYSTEM_MESSAGE = (
         r"\b(?:enter|activate|switch to|turn on|enable|unlock|engage)\w* (?:\w+ )?(?:developer|god|admin|jailbreak|dan|unrestricted) mode\b"
     ),
     _w(r"\byou are (?:now )?in (?:developer|god|admin|jailbreak|dan|unrestricted|debug|maintenance) mode\b"),
+    # a bracketed role tag with an authority word, anywhere: [SYSTEM OVERRIDE], (admin notice)
+    _c(
+        r"[\[<({]{1,2}\s*(?:(?:new|urgent|important|critical|official|updated|real|priority|high)[\s_-]+)*"
+        r"(?:system|sys|assistant|admin|administrator|developer|operator|root|security|ai)"
+        r"(?:[\s_-]+(?:override|message|prompt|note|notice|instructions?|update|alert|mode|command|directive|"
+        r"priority|urgent|important|access|policy|level|reminder|order))+\s*:?\s*[\])>}]{1,2}"
+    ),
+    # a heading-style role line inside a rule: "... ### system: ..."
+    _c(
+        r"(?<!\S)#{2,6}[ \t]*(?:new |updated |real )?(?:system|assistant|sys)(?:[ \t]+(?:message|prompt|override|instructions?|notice))?[ \t]*(?::|$|\n|#)"
+    ),
+    # a role line after a sentence of an ordinary rule: "Use tabs. System: ..."
+    _c(
+        r"[.!?]\s+[\[(<{\"'`*]*(?:system|assistant)(?:[ \t]+(?:message|prompt|note|notice|override|instructions?))?[\])>}\"'`*]*[ \t]*:(?!/)"
+    ),
 )
 
 _REVEAL = (
@@ -471,6 +401,19 @@ _KEY_FILES = (
     _w(
         r"\b(?:read|cat|print|send|upload|copy|show|dump|exfiltrat|steal|leak|post|share|include|paste|email|attach|commit|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' |developer's )?(?:ssh|gpg|pgp|aws|gcp|azure) (?:private )?(?:keys?|credentials|key files?|secrets|tokens)\b|\b(?:read|cat|print|send|upload|copy|dump|exfiltrat|steal|leak|post|share|paste|email|attach|publish|export)\w* (?:the |your |my |all |any |their )?(?:user's |users' )?private keys?\b"
     ),
+    # a hidden file or folder of the home folder whose name says it holds a secret
+    _c(
+        r"~/\.[\w.-]*(?:/[\w.-]+)*?/?[\w.-]*(?:credential|token|secret|passw|apikey|api_key|api-key|auth\.json|\.pem\b|private)[\w.-]*"
+    ),
+    # credential stores of common tools, wherever the home folder is
+    _c(
+        r"\.cargo[/\\]credentials|\.vault-token\b|\.terraform\.d[/\\]credentials|\.gem[/\\]credentials|"
+        r"\.m2[/\\]settings(?:-security)?\.xml|~/\.gradle[/\\]gradle\.properties|\.composer[/\\]auth\.json|"
+        r"\.config[/\\]gcloud\b|(?:~|\$home|/root|/home/[\w.-]+|/users/[\w.-]+)[/\\]\.(?:aws|azure|kube|docker|gnupg)\b|"
+        r"\.boto\b|\.s3cfg\b|\.config[/\\]rclone\b|\.password-store\b|\.local[/\\]share[/\\]keyrings|\.config[/\\]op[/\\]|"
+        r"\.oci[/\\]config|\.config[/\\]doctl|(?<![\w-])_netrc\b|\.yarnrc(?:\.yml)?\b[^\n]{0,60}\b(?:token|auth|password)|"
+        r"\.huggingface[/\\]token|\.config[/\\]github-copilot[/\\](?:hosts|apps)\.json|\.config[/\\]containers[/\\]auth\.json"
+    ),
 )
 
 _RESERVED_HOSTS = re.compile(
@@ -489,37 +432,99 @@ _WEB_ADDRESS = (
         r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"(?::\d{2,5})?/[^\s<>\"'`)\]]*"
     ),
     _c(r"(?<![\w./-])\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
+    _c(
+        r"(?<![\w:/.\\-])//(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?(?:/[^\s<>\"'`)\]]*)?(?![\w.-])"
+    ),
+    _c(r"(?<![\w:/.\\-])//\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?(?:/[^\s<>\"'`)\]]*)?"),
 )
 
-_RM_TARGET = r"(?:/|/\*|~|~/|~/\*|\*|\.|\./\*|\.\.|\$home|\$\{home\}|\"\$home\"|/home|/etc|/usr|/var|/boot|/bin|/lib|c:\\?)"
+# After `shell_canonical`, every spelling of the home folder is `~`.
+_RM_TARGET = r"(?:/|/\*|/\.\*|~|~/|~/\*|~/\.\*|\*|\.\*|\.|\./\*|\.\.|/home|/etc|/usr|/var|/boot|/bin|/lib|/opt|/srv|/root|/users|c:\\?)/?"
+_END = r"(?=$|[\s\"'`;&|)])"
+# `rm` with a recursive flag anywhere among its flags, and a root, home or everything target among
+# its paths (the paths before it, if any, look like paths, so prose after the command is no target)
+_RM = (
+    r"\brm\s+(?:(?:-{1,2}[a-z-]*|--)\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:(?:-{1,2}[a-z-]*|--)\s+)*"
+    r"(?:[\w.~/*{}$-]*[/.*][\w.~/*{}$-]*\s+){0,4}?" + _RM_TARGET + _END
+)
+_PROTECTED = r"(?:main|master|trunk|production|prod|release|develop|stable|live)"
+_FORCE = r"(?:--force(?:-with-lease|-if-includes)?\b(?:=\S+)?|(?<!\S)-[a-z]*f[a-z]*\b|--mirror\b|--delete\b|--prune\b)"
+# a refspec that forces (`+main`, `+HEAD:main`, `+refs/heads/main`) or deletes (`:main`) a branch
+_FORCED_REF = (
+    r"(?<!\S)(?:\+(?:[\w./@^~-]*:)?|:)(?:refs/heads/)?" + _PROTECTED + r"\b|(?<!\S)\+(?:refs/heads/)?\*"
+)
+_GIT_PUSH = r"\bgit\s+(?:-c\s+\S+\s+)*push\b[^\n;&|]*?"
+# TLS verification turned off: a setting whose name says TLS (or cert, peer ...) and verify (or
+# check, strict, reject ...) given a false value, a setting that says "no verify" given a true
+# one, or a flag that says either
+_TLS_WORD = r"(?:ssl|tls|cert|certificate|https|peer|hostname)"
+_CHECK_WORD = r"(?:verif|validat|check|strict|reject)"
+_IDENT = r"[a-z0-9_.-]*"
+_TLS_KEY = (
+    rf"(?:{_IDENT}{_TLS_WORD}{_IDENT}{_CHECK_WORD}{_IDENT}|{_IDENT}{_CHECK_WORD}{_IDENT}{_TLS_WORD}{_IDENT}"
+    r"|rejectunauthorized|reject_unauthorized)"
+)
+_FALSY = r"[\"']?(?:false|0|no|off|none|disabled?|verify_none|cert_none)\b"
+_NO_VERIFY_KEY = (
+    rf"{_IDENT}(?:no[_-]?verify|skip{_IDENT}verif|insecure|disable{_IDENT}{_TLS_WORD}|ignore{_IDENT}{_TLS_WORD}|"
+    rf"trust[_-]?all|accept[_-]?(?:all|any|invalid){_IDENT}){_IDENT}"
+)
+_TRUTHY = r"[\"']?(?:true|1|yes|on|\*)\b"
+_TLS_OFF = (
+    rf"(?<![\w.-])verify\s*[=:]\s*{_FALSY}|\b{_TLS_KEY}\s*(?:=>|==|[=:,]|\s+to\s+|\s+)\s*{_FALSY}"
+    rf"|\b{_NO_VERIFY_KEY}\s*(?:=>|[=:]|\s+to\s+)\s*{_TRUTHY}"
+    r"|--insecure\b|(?<![\w-])-insecure\b|--trusted-host\b|\btrusted[-_]host\s*[=:]|--no-check-certificates?\b"
+    r"|--no-verify-ssl\b|--(?:disable|skip|no)-(?:ssl|tls|cert)\S*\b|--insecure-skip-tls-verify\b|--ssl-no-revoke\b"
+    r"|\bcurl\s+(?:[^\n|;&]*\s)?-[a-z]*k[a-z]*\b|\b(?:wget|http|httpie)\s+(?:[^\n|;&]*\s)?--verify[= ]no\b"
+    r"|\bcert_none\b|\bverify_none\b|_create_unverified_context|\bgoinsecure\s*=|\bgonosumcheck\s*="
+    r"|trust_?all_?certs|insecuretrustmanager|trustallx509|noophostnameverifier|allow_all_hostname_verifier"
+    r"|dangerousacceptanycertificatevalidator|servercertificate(?:custom)?validationcallback\s*=\s*[^;\n]{0,60}\btrue\b"
+    r"|\b(?:requests_ca_bundle|curl_ca_bundle|ssl_cert_file)\s*=\s*(?:[\"']{2}|$|\s)"
+)
 _DANGEROUS_COMMAND = (
-    _c(
-        r"\brm\s+(?:-{1,2}[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|-{2}recursive)\s+(?:-{1,2}[a-z-]+\s+)*"
-        + _RM_TARGET
-        + r"(?=$|[\s\"'`;&|)])"
-    ),
+    _c(_RM),
     _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*--no-preserve-root\b"),
     _c(
         r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b"
     ),
     _c(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:|\b(\w+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"),
+    # chmod or chown of the root or the home folder, its flags before or after the mode
     _c(
-        r"\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx|o\+w)\s+(?:/|~|\*|/\*|~/)(?=$|[\s\"'`;&|)])|\bchmod\s+-r\s+(?:0?777|a\+rwx|ugo\+rwx)\b|\bchown\s+-r\s+\S+\s+/(?=$|[\s\"'`;&|)])"
+        r"\b(?:chmod|chown|chgrp)\s+(?:-{1,2}[a-z-]+\s+)*(?:0?777|0?666|a\+rwx|ugo\+rwx|a\+w|o\+w|[\w.-]+(?::[\w.-]*)?)\s+"
+        r"(?:-{1,2}[a-z-]+\s+)*(?:/|/\*|~|~/|~/\*|\*|/etc|/usr|/var|/home|/bin)/?" + _END
     ),
+    _c(r"\bchmod\s+(?:-\w+\s+)*-r\s+(?:0?777|a\+rwx|ugo\+rwx)\b|\bchmod\s+(?:0?777|a\+rwx|ugo\+rwx)\s+-r\b"),
+    # find from the root or the home folder that deletes what it finds
     _c(
-        r"\bverify\s*=\s*false\b|--insecure\b|\bcurl\s+(?:[^\n|;&]*\s)?-k\b|node_tls_reject_unauthorized\s*=\s*[\"']?0|rejectunauthorized\s*:\s*false|strict-ssl\s*[= ]\s*false|http\.sslverify\s*[= ]\s*false|\bsslverify\s*=\s*(?:false|0)|insecureskipverify\s*:\s*true|ssl_verify(?:peer|host|_peer|_host)?\s*[,=>:]\s*(?:false|0)|check_hostname\s*=\s*false|cert_none\b|_create_unverified_context|pythonhttpsverify\s*=\s*0|--no-check-certificate\b|-disable-ssl-verification|trust_all_certs|trustallcerts|servercertificatevalidationcallback\s*=\s*[^;\n]{0,40}\btrue\b"
+        r"\bfind\s+(?:-\w+\s+)*(?:/|~|~/|/home|/users|\.\.)/?\s[^\n;&|]*?(?:-delete\b|-exec\s+(?:sudo\s+)?(?:rm|shred|chmod)\b)"
     ),
+    _c(_TLS_OFF),
     _c(
         r"\bsudo\s+(?:-\S+\s+)*(?:rm\s+-\w*r|rm\s+-\w*f|mkfs|dd\s|chmod\s+-r|chown\s+-r|shutdown|reboot|halt|poweroff|init\s+0|kill\s+-9\s+-?1\b|userdel|passwd|visudo|iptables\s+-f|systemctl\s+(?:stop|disable|mask)\s+(?:ssh|firewalld|ufw|auditd|apparmor)|ufw\s+disable|setenforce\s+0|tee\s+/etc/)"
     ),
+    # a push that forces or deletes a protected branch, the force flag before or after it
     _c(
-        r"\bgit\s+push\s+[^\n;&|]*(?:--force\b|--force-with-lease\b|(?<!\S)-f\b|(?<!\S)\+(?:main|master))[^\n;&|]*\b(?:main|master|trunk|production|prod|release)\b|\bgit\s+push\s+[^\n;&|]*\b(?:main|master)\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)"
+        _GIT_PUSH
+        + r"(?:"
+        + _FORCED_REF
+        + r"|"
+        + _FORCE
+        + r"[^\n;&|]*?(?<![\w-])"
+        + _PROTECTED
+        + r"\b|(?<![\w-])"
+        + _PROTECTED
+        + r"\b[^\n;&|]*?"
+        + _FORCE
+        + r")"
     ),
     _c(
         r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"
     ),
     _w(
-        r"\bforce push\w* (?:\w+ ){0,3}?(?:to|onto|on|into|over) (?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"
+        r"\bforce ?push\w* (?:\w+ ){0,3}?(?:to |onto |on |into |over )?(?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"
+    ),
+    _w(
+        r"\b(?:accept|trust|allow)\w* (?:any|all|every|invalid|untrusted|bad|expired) (?:tls |ssl |https |server )?(?:certificates?|certs?)\b"
     ),
     _w(
         r"\b(?:disabl|turn\w* off|switch\w* off|skip|bypass|ignor|remov|deactivat)\w* (?:the )?(?:ssl|tls|https|certificate|cert|host ?name|peer) (?:certificate )?(?:verification|validation|checks?|checking|verify|errors|warnings)"
@@ -578,6 +583,7 @@ _SKIP_REVIEW = (
 )
 
 _HEX_OR_B64 = r"[A-Za-z0-9+/_-]{80,}={0,2}"
+_GROUPED_BLOB = 40  # joined length from which a run of short encoded groups counts as a blob
 _ENCODED_BLOB = (
     _r(_HEX_OR_B64),
     _r(r"(?:(?:0x)?[0-9a-fA-F]{2}[\s,]+){40,}"),
@@ -601,6 +607,12 @@ _ENCODED_BLOB = (
     ),
     _w(
         r"\b(?:follow|obey|execut|run)\w* (?:the )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated) (?:instructions|commands|string|text|payload|message)\b"
+    ),
+    _c(
+        r"\|\s*(?:base64\s+(?:-\w+\s+)*(?:-d|--decode)\b|xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:enc\s+|base64\s+)?(?:-\S+\s+)*-d\b|"
+        r"uudecode|gunzip|zcat|gzip\s+-d|bzip2\s+-d|xz\s+-d|rev\b|basenc\s+(?:-\S+\s+)*-d)[^|\n]*\|\s*(?:"
+        + _SHELLS
+        + r")"
     ),
 )
 
@@ -679,16 +691,16 @@ def _char_class(ch: str) -> int:
     return 0 if ch.islower() else 1 if ch.isupper() else 2 if ch.isdigit() else 3
 
 
-def _blob_like(run: str) -> bool:
+def _blob_like(run: str, minimum: int = 80) -> bool:
     """A long run that reads as encoded data, not as a path, a long identifier or a row of zeros.
 
     Encoded bytes switch between lower case, upper case and digits at almost every other
     character; names and paths switch once per word.
     """
     core = run.rstrip("=")
-    if len(core) >= 80 and set(core.lower()) <= set("0123456789abcdef"):
+    if len(core) >= minimum and set(core.lower()) <= set("0123456789abcdef"):
         return len(set(core)) >= 8  # long hex, not a row of zeros
-    if len(core) < 80 or sum(core.count(c) for c in "/-_") > len(core) // 10:
+    if len(core) < minimum or sum(core.count(c) for c in "/-_") > len(core) // 10:
         return False
     switches = sum(_char_class(a) != _char_class(b) for a, b in pairwise(core))
     return switches >= 0.3 * (len(core) - 1)
@@ -719,16 +731,20 @@ def _compiled() -> dict[str, tuple[_Compiled, ...]]:
     return out
 
 
-def _family_match(family: str, views: _Views) -> str | None:
+def _family_match(family: str, seen: Views) -> str | None:
     """The first text of `family` in the views that no negation exempts."""
     for entry in _compiled()[family]:
         if entry.view == "raw":
-            runs = [(entry.pattern, views.raw)]
+            runs = [(entry.pattern, seen.raw)]
+            if entry.blob:  # short groups joined back into one run: shorter blobs count
+                found = next((b for b in seen.blobs if _blob_like(b, _GROUPED_BLOB)), None)
+                if found:
+                    return found
         elif entry.view == "commands":
-            runs = [(entry.pattern, text) for text in views.commands]
+            runs = [(entry.pattern, text) for text in seen.commands]
         else:
-            runs = [(entry.pattern, text) for text in views.words]
-            runs += [(entry.loose, text) for text in views.squashed]
+            runs = [(entry.pattern, text) for text in seen.words]
+            runs += [(entry.loose, text) for text in seen.squashed]
         for pattern, text in runs:
             for m in pattern.finditer(text):  # type: ignore[union-attr]
                 if entry.blob and not _blob_like(m.group(0)):
@@ -749,7 +765,7 @@ def _not_an_address(found: str) -> bool:
     range (10.0.0.0/16), or a label key ending in a colon (app.kubernetes.io/name:)."""
     if _CIDR.match(found) or ("://" not in found and found.endswith(":")):
         return True
-    host = re.sub(r"^[a-z]+:/*", "", found)
+    host = re.sub(r"^(?:[a-z]+:)?/*", "", found)
     host = re.split(r"[/?#]", host, maxsplit=1)[0].split("@")[-1]
     return bool(host) and bool(_RESERVED_HOSTS.match(host))
 
@@ -761,16 +777,16 @@ def risky_wording(text: str) -> RiskyMatch | None:
 
 def _all_matches(text: str) -> list[RiskyMatch]:
     """Every family the text matches, not just the first (for the benchmark's per-family count)."""
-    views = _views(text)
-    found = ((family, _family_match(family, views)) for family in FAMILIES)
+    seen = views(text)
+    found = ((family, _family_match(family, seen)) for family in FAMILIES)
     return [RiskyMatch(family, _excerpt(m)) for family, m in found if m is not None]
 
 
 @lru_cache(maxsize=4096)
 def _risky(text: str) -> RiskyMatch | None:
-    views = _views(text)
+    seen = views(text)
     for family in FAMILIES:
-        found = _family_match(family, views)
+        found = _family_match(family, seen)
         if found is not None:
             return RiskyMatch(family, _excerpt(found))
     return None

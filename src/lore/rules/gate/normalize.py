@@ -1,0 +1,381 @@
+"""One normalisation pass for the gate's wording checks: what a text says once disguises are off.
+
+An attacker does not need new words to get past a pattern, only new spellings of the old ones:
+small capitals (ꜱʏꜱᴛᴇᴍ), Cyrillic look-alikes, fullwidth letters, letters spaced or hyphenated
+apart ("s y s t e m", "Ig-nore"), a shell hidden behind a wrapper (`| env sh`, `| /bin/sh`,
+`| tee f | sh`), the home folder spelled five ways (`$HOME`, `${HOME:?}`, `"$HOME"`, `~`), or a
+base64 blob cut into short groups. Each disguise is undone here, once, so that every family's
+patterns only need the plain spelling, and a new spelling of a disguise is fixed in one place.
+
+The result is a few *views* of the text, because undoing a disguise can also glue ordinary
+prose ("well-known" -> "wellknown"): a variant is only added next to the plain text, never
+instead of it, so a family matches the variant only when the variant reads as an attack.
+
+- `fold(text)`: compatibility forms (NFKC), confusables to ASCII (a table built from the Unicode
+  names of Latin letters, small capitals and symbol letters, plus a hand table of Cyrillic,
+  Greek, Armenian and Cherokee look-alikes), accents off, invisible characters dropped and
+  blank-looking ones turned into spaces, lower case. The contradiction check reads text through
+  it too.
+- `views(text)`: the views the wording families read (`Views`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Look-alikes that no Unicode name or decomposition ties to a Latin letter: they must be listed.
+_SCRIPT_LOOKALIKES = {
+    # Cyrillic
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "ё": "e",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "т": "t",
+    "у": "y",
+    "х": "x",
+    "ѕ": "s",
+    "і": "i",
+    "ї": "i",
+    "ј": "j",
+    "һ": "h",
+    "ԁ": "d",
+    "ԛ": "q",
+    "ԝ": "w",
+    "ӏ": "l",
+    "ո": "n",
+    "ս": "u",
+    "ɑ": "a",
+    "ь": "b",
+    "г": "r",
+    "п": "n",
+    "л": "n",
+    "и": "u",
+    "ш": "w",
+    "ц": "u",
+    "ԍ": "g",
+    "ҽ": "e",
+    "ү": "y",
+    "ɡ": "g",
+    # Greek
+    "α": "a",
+    "β": "b",
+    "ε": "e",
+    "η": "n",
+    "ι": "i",
+    "κ": "k",
+    "ν": "v",
+    "ο": "o",
+    "ρ": "p",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "ς": "s",
+    "γ": "y",
+    "μ": "m",
+    "ϲ": "c",
+    "ϳ": "j",
+    "ω": "w",
+    "δ": "d",
+    # Armenian
+    "օ": "o",
+    "հ": "h",
+    "ց": "g",
+    "զ": "q",
+    "ա": "w",
+    # Cherokee capitals (their small forms are handled through str.upper)
+    "Ꭺ": "a",
+    "Ᏼ": "b",
+    "Ꮯ": "c",
+    "Ꭰ": "d",
+    "Ꭼ": "e",
+    "Ꮐ": "g",
+    "Ꮋ": "h",
+    "Ꭵ": "i",
+    "Ꮶ": "k",
+    "Ꮮ": "l",
+    "Ꮇ": "m",
+    "Ꮲ": "p",
+    "Ꮪ": "s",
+    "Ꭲ": "t",
+    "Ꮩ": "v",
+    "Ꮃ": "w",
+    # punctuation that reads the same
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201b": "'",
+    "\u02bc": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2033": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+    "\u2215": "/",
+    "\u2044": "/",
+    "\u29f8": "/",
+    "\u2024": ".",
+    "\uff0e": ".",
+    "\u00a0": " ",
+    "\u00ad": "",  # soft hyphen: a word broken where nobody sees it
+}
+# Blocks whose letters carry their Latin letter in their Unicode name.
+_NAMED_BLOCKS = (
+    (0x00C0, 0x02FF),  # Latin-1, Latin Extended-A/B, IPA (small capitals ɪ ʏ ɴ ...)
+    (0x1D00, 0x1DBF),  # phonetic extensions (small capitals ᴛ ᴇ ᴍ ...)
+    (0x1E00, 0x1EFF),
+    (0x2C60, 0x2C7F),
+    (0xA720, 0xA7FF),  # Latin Extended-D (ꜱ)
+    (0xAB30, 0xAB6F),
+    (0x1F100, 0x1F1FF),  # enclosed letters, regional indicators
+)
+_LATIN_NAME = re.compile(
+    r"(?:^|\s)(?:LATIN|REGIONAL INDICATOR SYMBOL)\s+(?:(SMALL|CAPITAL)\s+)?LETTER\s+"
+    r"(?:(SMALL CAPITAL|SMALL|CAPITAL|DOTLESS|SCRIPT|LONG|TURNED|REVERSED|CLOSED|OPEN|BARRED)\s+)?"
+    r"([A-Z])(?:\s+WITH\s.*|\s+BAR|\s+STROKE)?$"
+)
+
+
+def ignorable(ch: str) -> bool:
+    """Default-ignorable code points (Unicode's derived property, which `unicodedata` lacks):
+    format characters, variation selectors, the tag block, and a few letters with no ink."""
+    code = ord(ch)
+    return (
+        unicodedata.category(ch) == "Cf"
+        or code in (0x034F, 0x17B4, 0x17B5, 0x180E, 0x2028, 0x2029)
+        or 0x180B <= code <= 0x180F
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xFFF0 <= code <= 0xFFF8
+        or 0x1BCA0 <= code <= 0x1BCA3
+        or 0xE0000 <= code <= 0xE0FFF
+    )
+
+
+def blank_looking(ch: str) -> bool:
+    """A letter or symbol that is drawn as nothing: Hangul fillers (U+3164, U+115F, U+1160,
+    U+FFA0), the braille blank (U+2800) and their kind, found by their Unicode names."""
+    if ch.isascii() or ch.isspace():
+        return False
+    name = unicodedata.name(ch, "")
+    return name.endswith(" FILLER") or name.endswith(" BLANK") or "NULL NOTEHEAD" in name
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[int, str]:
+    """The confusables table: named Latin letters in every block above, then the hand table
+    (both cases), then invisible and blank-looking characters. Built once, on first use."""
+    table: dict[int, str] = {}
+    for low, high in _NAMED_BLOCKS:
+        for code in range(low, high + 1):
+            ch = chr(code)
+            m = _LATIN_NAME.search(unicodedata.name(ch, ""))
+            if m:
+                upper = m.group(1) == "CAPITAL" and m.group(2) != "SMALL CAPITAL"
+                regional = "REGIONAL" in unicodedata.name(ch)
+                table[code] = m.group(3) if upper and not regional else m.group(3).lower()
+    for ch, latin in _SCRIPT_LOOKALIKES.items():
+        table[ord(ch)] = latin
+        for other in (ch.upper(), ch.lower()):
+            if len(other) == 1 and other != ch and ord(other) not in table:
+                table[ord(other)] = latin.upper() if other == ch.upper() and latin.isalpha() else latin
+    return table
+
+
+def _strip_marks(text: str) -> str:
+    """Accents off (NFD, combining marks dropped), invisible characters dropped, blank-looking
+    ones turned into spaces."""
+    out = []
+    for ch in unicodedata.normalize("NFD", text):
+        if ch.isascii():
+            out.append(ch)
+        elif unicodedata.category(ch) == "Mn" or ignorable(ch):
+            continue
+        elif blank_looking(ch):
+            out.append(" ")
+        else:
+            out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+@lru_cache(maxsize=8192)
+def unmask(text: str) -> str:
+    """The text with compatibility forms, confusables, accents and invisible characters undone,
+    case kept (encoded data is case-sensitive)."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text).translate(_table())
+    return _strip_marks(text).translate(_table())
+
+
+def fold(text: str) -> str:
+    """`unmask`, lower-cased: the spelling every word pattern is written for."""
+    return unmask(text).lower()
+
+
+# -- letters spaced, dotted or hyphenated apart ------------------------------------------------
+_SPACED = re.compile(
+    r"(?<![\w@$])([a-z0-9@$])([ \t]*[.\-_*/|+~,:][ \t]*|[ \t])(?:[a-z0-9@$]\2)*[a-z0-9@$](?![\w@$])"
+)
+# a hyphen (or a hyphen and a line break) inside a word: "Ig-nore pre-vious in-structions"
+_HYPHEN_IN_WORD = re.compile(r"(?<=[a-z])-[ \t]?\n?(?=[a-z])")
+_BLANKS = re.compile(r"[^\S\n]+")
+
+
+def _join_spaced(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if sum(ch.isalpha() for ch in run) < 2:
+        return run
+    sep = match.group(2)
+    return run.replace(sep, "") if sep.strip() else re.sub(r"[ \t]", "", run)
+
+
+def join_spaced(text: str) -> str:
+    """Letters written one by one ("s y s t e m   p r o m p t", "i.g.n.o.r.e") joined into
+    words. The gap between such words is wider than the gap between their letters, so words
+    stay apart; a run that holds fewer than two letters is left alone."""
+    return _BLANKS.sub(" ", _SPACED.sub(_join_spaced, text))
+
+
+def join_hyphenated(text: str) -> str:
+    """Words broken by hyphens joined again. Only a variant: it also glues compounds."""
+    return _HYPHEN_IN_WORD.sub("", text)
+
+
+# -- shell spellings ------------------------------------------------------------------------
+_HOME = re.compile(
+    r"[\"']?(?:\$\{home(?:[:?=+\-][^}]*)?\}|\$home\b|\$\{?env:(?:home|userprofile)\}?|%userprofile%|%homepath%|"
+    r"/home/\$\{?user\}?|/users/\$\{?user\}?|~(?=/|[\s\"';&|)]|$))[\"']?"
+)
+_QUOTED_PATH = re.compile(r"([\"'])([~/.*][^\s\"']*)\1")
+# a command that only runs the next one: env, sudo, nohup, /bin/, ... in front of a shell
+_WRAPPER = re.compile(
+    r"(?:(?:sudo|doas|su\s+-c)(?:\s+-{1,2}[\w=-]+(?:\s+[a-z]\w*(?=\s+-))?)*\s+|env(?:\s+-{1,2}\S+|\s+\w+=\S*)*\s+|"
+    r"(?:command|exec|nohup|nice|time|busybox|builtin)\s+|timeout\s+\S+\s+|stdbuf(?:\s+-\S+)+\s+|"
+    r"(?:/usr)?(?:/local)?/s?bin/)"
+)
+_AFTER_PIPE = re.compile(r"(\|\s*|<\(\s*|\$\(\s*|`\s*)((?:" + _WRAPPER.pattern + r")+)")
+# a stage that passes its input on unchanged: `| tee /tmp/x |`, `| cat |`, `| tr -d '\r' |`
+_PASS_THROUGH = re.compile(
+    r"\|\s*(?:tee|cat|dos2unix|tr|sed|head|tail|grep|awk|iconv|pv|buffer|stdbuf)\b[^|\n;&]*(?=\|)"
+)
+
+
+def shell_canonical(text: str) -> str:
+    """A lower-cased command line with the spellings that mean the same thing made the same:
+    every spelling of the home folder becomes `~`, quotes around a path go, wrappers in front
+    of a command after a pipe go (`| env sh`, `| sudo -E bash`, `| /bin/sh`), and stages that
+    pass their input on unchanged go (`| tee /tmp/x | sh` -> `| sh`)."""
+    out = _HOME.sub("~", text)
+    out = _QUOTED_PATH.sub(r"\2", out)
+    for _ in range(3):  # wrappers nest: `| sudo env /bin/sh`
+        changed = _AFTER_PIPE.sub(r"\1", out)
+        changed = _PASS_THROUGH.sub("", changed)
+        if changed == out:
+            break
+        out = changed
+    return out
+
+
+# -- encoded data cut into short groups -------------------------------------------------------
+_GROUPED = re.compile(r"(?:[A-Za-z0-9+/]{2,16}[ \t\n.\-_,:|]{1,3}){5,}[A-Za-z0-9+/]{2,16}={0,2}")
+
+
+def _mixed(group: str) -> bool:
+    """A group that mixes character kinds inside itself, as encoded data does ("aWdu", "b3Jl");
+    a capitalised word ("Use") or a plain word does not."""
+    body = group[1:]
+    return (any(c.isdigit() for c in group) and any(c.isalpha() for c in group)) or (
+        any(c.isupper() for c in body) and any(c.islower() for c in group)
+    )
+
+
+def grouped_runs(raw: str) -> tuple[str, ...]:
+    """Runs of short groups that read as one encoded blob once joined ("aWdu b3Jl IGFs ..."):
+    most groups of one length, or most groups mixing character kinds, which prose never does
+    for six words in a row."""
+    out = []
+    for m in _GROUPED.finditer(raw):
+        groups = re.split(r"[ \t\n.\-_,:|]+", m.group(0))
+        body = groups[:-1]
+        lengths = [len(g) for g in body]
+        uniform = max(lengths.count(n) for n in set(lengths)) >= 0.75 * len(body) and min(lengths) >= 3
+        digits = sum(any(c.isdigit() for c in g) for g in groups) >= 0.25 * len(groups)
+        mixed = digits and sum(_mixed(g) for g in groups) >= 0.6 * len(groups)
+        if uniform or mixed:
+            out.append("".join(groups))
+    return tuple(out)
+
+
+# -- the views --------------------------------------------------------------------------------
+_HXXP = re.compile(r"\bhxxp(s?)\b|\bh\s*t\s*t\s*p\s*(s?)\s*:\s*/\s*/")
+_DEFANG = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\s\[?dot\]?\s(?=[a-z]{2,6}\b)")
+_SLASH = re.compile(r"(\.[a-z]{2,6})\s(?:slash|\[/\])\s")
+_LEET = str.maketrans({"1": "i", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_ONE_AS_L = str.maketrans(
+    {"1": "l", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+)
+# words where letters and digits (or @ $) touch: "1gn0r3", not "2024" or "$(curl"
+_LEET_TOKEN = re.compile(r"(?<![a-z0-9@$])[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
+_DECORATION = re.compile(r"[*`~\"()\[\]{}<>|#=+\\^]+|(?<!\w)_+|_+(?!\w)")
+_LONG_WORD = re.compile(r"[a-z]{25,}")
+
+
+def _unleet(text: str, table: dict[int, str]) -> str:
+    return _LEET_TOKEN.sub(lambda m: m.group(0).translate(table), text)
+
+
+@dataclass(frozen=True)
+class Views:
+    """The text as each kind of pattern reads it.
+
+    raw: unmasked, case kept (encoded data); blobs: short groups joined into one run.
+    commands: lower case, defanged addresses restored, blanks collapsed; plus the shell-canonical
+    form and the form with spaced letters joined, when they differ.
+    words: the commands text without markdown decoration and with leetspeak undone; plus the
+    form with hyphenated words joined, when it differs.
+    squashed: the words views again when letters were spaced apart, for patterns whose gaps
+    between words are optional ("ignoreallpreviousinstructions").
+    """
+
+    raw: str
+    blobs: tuple[str, ...]
+    commands: tuple[str, ...]
+    words: tuple[str, ...]
+    squashed: tuple[str, ...]
+
+
+def _unique(*texts: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(texts))
+
+
+@lru_cache(maxsize=4096)
+def views(text: str) -> Views:
+    raw = unmask(text)
+    low = raw.lower()
+    low = _HXXP.sub(lambda m: "http" + (m.group(1) or m.group(2) or "") + "://", low)
+    low = _DEFANG.sub(".", low)
+    low = _SLASH.sub(r"\1/", low)
+    plain = _BLANKS.sub(" ", low)
+    joined = join_spaced(low)
+    commands = _unique(plain, shell_canonical(plain), joined)
+    base = _BLANKS.sub(" ", _DECORATION.sub(" ", joined))
+    words = [_unleet(base, _LEET)]
+    if "1" in base:
+        words.append(_unleet(base, _LEET_ONE_AS_L))
+    if "-" in base:
+        words += [join_hyphenated(w) for w in words]
+    unique = _unique(*words)
+    squashed = joined != plain or _LONG_WORD.search(unique[0]) is not None
+    return Views(raw, grouped_runs(raw), commands, unique, unique if squashed else ())
