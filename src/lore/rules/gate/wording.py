@@ -322,7 +322,7 @@ _FAKE_SYSTEM_MESSAGE = (
     ),
     # a role line after a sentence of an ordinary rule: "Use tabs. System: ..."
     _c(
-        r"[.!?]\s+[\[(<{\"'`*]*(?:system|assistant)(?:[ \t]+(?:message|prompt|note|notice|override|instructions?))?[\])>}\"'`*]*[ \t]*:(?!/)"
+        r"[.!?]\s+[\[(<{\"'`*]*system(?:[ \t]+(?:message|prompt|note|notice|override|instructions?))?[\])>}\"'`*]*[ \t]*:(?!/)"
     ),
 )
 
@@ -367,6 +367,13 @@ _SYSTEM_PROMPT_REQUEST = (
     ),
     _w(
         r"\b(?:your|the) (?:system|initial|hidden|original) (?:prompt|instructions) (?:verbatim|word for word|in full|exactly as written)\b"
+    ),
+    # the same request in other languages (folded: accents off)
+    _w(
+        r"\b(?:muestr\w*|imprim\w*|revel\w*|ensen\w*|dime|copi\w*|escrib\w*|zeig\w*|gib|verrat\w*|druck\w*|nenn\w*|"
+        r"montr\w*|affich\w*|donn\w*|ecri\w*|mostr\w*|rivel\w*|stamp\w*|dimmi|scriv\w*|diga|exib\w*)"
+        r"(?: \w+){0,3}? (?:system ?prompt|system ?anweisung\w*|(?:prompt|instruc\w*|istruzion\w*|indicac\w*|anweisung\w*|consignes) "
+        r"(?:del |di |do |du |des )?(?:sistema|systeme|system|inicial\w*|initial\w*|iniziali|ocult\w*|cache\w*|nascost\w*|versteckt\w*))"
     ),
 )
 
@@ -542,7 +549,7 @@ _CHECKS = (
 )
 _SKIP_REVIEW = (
     _c(
-        r"--no-verify\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"
+        r"--no-verify\b|\bgit\s+commit\b[^\n;&|]*?(?<!\S)-[a-z]*n[a-z]*\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"
     ),
     _w(
         r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* "
@@ -575,10 +582,10 @@ _SKIP_REVIEW = (
         r"\b(?:approv|merg|accept|lgtm)\w* (?:your|its|their|his|her|my|the agent's|our) own (?:pr|prs|pull requests?|merge requests?|mrs?|changes|code|commits?|patch\w*|work)\b|\bself ?-?approv\w*"
     ),
     _w(
-        r"\b(?:do not|don't|dont|never|no need to|without|stop|skip|avoid|there is no need to) (?:\w+ ){0,2}?(?:ask|asking|request|requesting|seek|seeking|wait|waiting|get|getting|prompt|prompting|check with|checking with)\w*(?: \w+){0,4}? (?:for )?(?:(?:their|the user's|user|human|explicit|any|my|your) )?(?:confirmation|permission|approval|consent|sign-?off|go-?ahead)\b"
+        r"\b(?:do not|don't|dont|never|no need to|without|stop|skip|avoid|there is no need to) (?:\w+\x20){0,2}?(?:ask|asking|request|requesting|seek|seeking|wait|waiting|get|getting|prompt|prompting|check with|checking with)\w*(?: \w+){0,4}? (?:for )?(?:(?:their|the user's|user|human|explicit|any|my|your) )?(?:confirmation|permission|approval|consent|sign-?off|go-?ahead)\b"
     ),
     _w(
-        r"\b(?:do not|don't|dont|never|no need to) (?:\w+ ){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"
+        r"\b(?:do not|don't|dont|never|no need to) (?:\w+\x20){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"
     ),
 )
 
@@ -613,6 +620,11 @@ _ENCODED_BLOB = (
         r"uudecode|gunzip|zcat|gzip\s+-d|bzip2\s+-d|xz\s+-d|rev\b|basenc\s+(?:-\S+\s+)*-d)[^|\n]*\|\s*(?:"
         + _SHELLS
         + r")"
+    ),
+    # running what a decoder returns, however far inside the call it sits
+    _c(
+        r"\b(?:eval|exec|execfile|compile|function|settimeout|setinterval|iex|invoke-expression|runpy\.run\w*)\s*\([^\n]{0,80}?"
+        r"(?:atob|unescape|b64decode|base64_decode|fromhex|decompress|frombase64string|fromcharcode|buffer\.from|decode\s*\(\s*[\"'](?:base64|hex|rot13))"
     ),
 )
 
