@@ -60,13 +60,14 @@ def test_4_risky_wording_waits(tmp_path: Path) -> None:
     assert "risky wording" in waiting_reason(reply)
 
 
-def test_5_contradiction_with_a_similar_rule_in_the_same_scope_waits(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "shop", {"a.py": "x"})
+def test_5_contradiction_with_a_similar_rule_in_an_overlapping_scope_waits(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"a.py": "x", "src/b.py": "x", "docs/c.md": "x"})
     project, _ = service.register_project(repo)
-    tabs = service.add_rule(project, "Use tabs for indentation")
+    tabs = service.add_rule(project, "Use tabs for indentation", scope=("src/",))
+    # a global rule covers src/ too, so it meets the src/ rule
     reply = propose(build_server(repo), "Use spaces for indentation", ["a.py"])
     assert waiting_reason(reply).startswith(f"contradicts rule {tabs.id}")
-    # the same words in another scope do not clash
+    # the same words in a scope no file of src/ falls under do not clash
     reply, _ = call(
         build_server(repo),
         "propose_rules",

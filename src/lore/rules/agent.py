@@ -19,7 +19,7 @@ from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import projects as proj
 from lore.rules import service
-from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.decision import Decision, decide
 from lore.rules.gate.trust import trust_state
 from lore.rules.gate.validation import refusal_reason
 from lore.rules.gate.wording import risky_wording
@@ -54,12 +54,6 @@ class Resolution:
                 f"{', '.join(self.outside[:5])}"
             )
         return notes
-
-
-@dataclass(frozen=True)
-class Decision:
-    activate: bool
-    reason: str
 
 
 def instructions(approval: str) -> str:
@@ -434,29 +428,20 @@ class AgentSession:
     def screen(
         self, project: Project, text: str, scope: tuple[str, ...], shown: Sequence[str] = ()
     ) -> Decision:
-        """The gate, in the spec's order; the first match decides."""
+        """The gate (`lore.rules.gate.decision.decide`) with this session's facts."""
         settings = self.settings
-        if settings.approval == "manual":
-            return Decision(False, "approval is manual")
-        if project.id not in self._working_projects():
-            return Decision(False, f"wrong project: this session has not worked on `{project.name}`")
-        trust = trust_state(project.path)
-        if not trust.yours:
-            return Decision(False, f"not your repository ({trust.reason})")
-        for part in (text, *shown):  # a title or trigger is read by agents too
-            risky = risky_wording(part) if part else None
-            if risky:
-                return Decision(False, risky.reason())
-        for other in service.list_rules(project, status="active"):
-            if other.scope == scope and (why := contradicts(text, other.text)):
-                named = why.replace("a similar rule", f"rule {other.id}", 1)
-                return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
-        if self.sessions.activated_count(self.id) >= settings.auto_limit:
-            return Decision(
-                False,
-                f"session limit: {settings.auto_limit} rules already activated in this session (auto_limit)",
-            )
-        return Decision(True, "passed screening")
+        return decide(
+            project,
+            text,
+            scope,
+            shown,
+            approval=settings.approval,
+            auto_limit=settings.auto_limit,
+            working_projects=self._working_projects(),
+            active_rules=lambda: service.list_rules(project, status="active"),
+            activated_in_session=lambda: self.sessions.activated_count(self.id),
+            trust=lambda: trust_state(project.path),
+        )
 
     # -- candidates for the agent to judge -------------------------------------------------------
     def discover_conventions(self, path: str | None = None) -> str:

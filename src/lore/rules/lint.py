@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-import re
 import subprocess
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -29,7 +28,7 @@ from lore.rules import service
 from lore.rules.gate.contradiction import contradicts
 from lore.rules.intake.candidates import normalize_text
 from lore.rules.models import Project, Rule
-from lore.rules.scopes import entry_coverage
+from lore.rules.scopes import entry_coverage, scopes_overlap
 
 ALWAYS_BUDGET = 1000
 NEAR_DUPLICATE = 0.8
@@ -306,31 +305,5 @@ def _terms(text: str) -> frozenset[str]:
 
 
 def _scopes_overlap(a: Rule, b: Rule) -> bool:
-    """Whether some file could fall under both rules (global overlaps everything)."""
-    if not a.scope or not b.scope:
-        return True
-    return any(_entries_overlap(x, y) for x in a.scope for y in b.scope)
-
-
-def _folder(entry: str) -> str:
-    """The literal folder an entry starts with (`src/db/**/*.py` -> `src/db/`; `**/*.py` -> ``)."""
-    if entry.endswith("/"):
-        return entry
-    head = re.split(r"[*?\[{]", entry, maxsplit=1)[0]
-    return head.rsplit("/", 1)[0] + "/" if "/" in head else ""
-
-
-def _entries_overlap(x: str, y: str) -> bool:
-    if x == y:
-        return True
-    fx, fy = _folder(x), _folder(y)
-    if not (fx.startswith(fy) or fy.startswith(fx)):
-        return False
-    if x.endswith("/") or y.endswith("/"):
-        return True
-    return bool(_extensions(x) & _extensions(y))
-
-
-def _extensions(entry: str) -> set[str]:
-    match = re.search(r"\.([\w{},]+)$", entry)
-    return set(match.group(1).strip("{}").split(",")) if match else set()
+    """Whether some file could fall under both rules: the gate's test (`scopes_overlap`)."""
+    return scopes_overlap(a.scope, b.scope)

@@ -132,3 +132,56 @@ def coverage(scope: tuple[str, ...], paths: Iterable[str]) -> Coverage | None:
 def scope_words(scope: tuple[str, ...]) -> str:
     """The words of a scope, for search (a rule scoped to `db/` is about databases)."""
     return " ".join(scope).replace("/", " ").replace("*", " ")
+
+
+def scopes_overlap(a: tuple[str, ...] | list[str], b: tuple[str, ...] | list[str]) -> bool:
+    """Whether some file could fall under both scopes (global overlaps everything).
+
+    The one test of "same subject area" for rules: the screening gate compares a new rule only
+    with active rules whose scopes overlap its own, and `lore review lint` reports contradictions
+    and near-duplicates over the same pairs, so the two never disagree about which rules meet.
+    It errs towards overlap: `src/*.py` and `src/a/b.py` are said to overlap, since telling them
+    apart would need the repository's files, and a missed clash is worse than an extra look.
+    """
+    if not a or not b:
+        return True
+    return any(_entries_overlap(x, y) for x in a for y in b)
+
+
+def _folder(entry: str) -> str:
+    """The literal folder an entry starts with (`src/db/**/*.py` -> `src/db/`; `**/*.py` -> ``)."""
+    if entry.endswith("/"):
+        return entry
+    head = re.split(r"[*?\[{]", entry, maxsplit=1)[0]
+    return head.rsplit("/", 1)[0] + "/" if "/" in head else ""
+
+
+def _entries_overlap(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    fx, fy = _folder(x), _folder(y)
+    if not (fx.startswith(fy) or fy.startswith(fx)):
+        return False
+    if x.endswith("/") or y.endswith("/"):
+        return True
+    return _names_overlap(x.rsplit("/", 1)[-1], y.rsplit("/", 1)[-1])
+
+
+def _names_overlap(x: str, y: str) -> bool:
+    """Whether two last path components could name the same file: a literal name against a glob
+    is matched; two globs overlap unless both name extensions and share none."""
+    if not is_glob(x) and not is_glob(y):
+        return x == y
+    if not is_glob(x) or not is_glob(y):
+        literal, pattern = (x, y) if not is_glob(x) else (y, x)
+        try:
+            return bool(compile_glob(pattern).match(literal))
+        except re.error:
+            return True
+    ex, ey = _extensions(x), _extensions(y)
+    return not (ex and ey) or bool(ex & ey)
+
+
+def _extensions(name: str) -> set[str]:
+    match = re.search(r"\.([\w{},]+)$", name)
+    return set(match.group(1).strip("{}").split(",")) if match else set()

@@ -1,0 +1,81 @@
+"""The gate's decision: whether a rule an agent saves is activated now or waits for a person.
+
+The checks run in the spec's order and the first that holds decides, so the reason an agent
+reads is always the most basic one (manual approval before anything the text says):
+
+1. approval is manual;
+2. wrong project: not one this session works on;
+3. not your repository (`trust_state`);
+4. risky wording, in the text or in its title and trigger words (agents read those too);
+5. contradiction with an active rule whose scope overlaps the new one's (`scopes_overlap`, the
+   test `lore review lint` uses, so the gate never activates a pair lint would report);
+6. the session already activated `auto_limit` rules.
+
+Everything the checks need comes in as arguments, and the slow facts (trust, the active rules,
+the session's count) as callables asked only when their check is reached, so the decision is
+one function that the MCP session, tests and benchmarks call the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.trust import TrustState, trust_state
+from lore.rules.gate.wording import risky_wording
+from lore.rules.models import Project, Rule
+from lore.rules.scopes import scopes_overlap
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Activate or wait, and the one line the agent is told why."""
+
+    activate: bool
+    reason: str
+
+
+def conflicting_rule(text: str, scope: Sequence[str], active: Iterable[Rule]) -> tuple[Rule, str] | None:
+    """The first active rule in an overlapping scope that the new text contradicts, and why."""
+    for other in active:
+        if scopes_overlap(tuple(scope), other.scope) and (why := contradicts(text, other.text)):
+            return other, why
+    return None
+
+
+def decide(
+    project: Project,
+    text: str,
+    scope: Sequence[str],
+    shown: Sequence[str] = (),
+    *,
+    approval: str,
+    auto_limit: int,
+    working_projects: Iterable[int],
+    active_rules: Callable[[], Iterable[Rule]],
+    activated_in_session: Callable[[], int],
+    trust: Callable[[], TrustState] | None = None,
+) -> Decision:
+    """The gate, in the spec's order; the first check that holds decides."""
+    if approval == "manual":
+        return Decision(False, "approval is manual")
+    if project.id not in set(working_projects):
+        return Decision(False, f"wrong project: this session has not worked on `{project.name}`")
+    state = trust() if trust is not None else trust_state(project.path)
+    if not state.yours:
+        return Decision(False, f"not your repository ({state.reason})")
+    for part in (text, *shown):  # a title or trigger is read by agents too
+        risky = risky_wording(part) if part else None
+        if risky:
+            return Decision(False, risky.reason())
+    found = conflicting_rule(text, scope, active_rules())
+    if found:
+        other, why = found
+        named = why.replace("a similar rule", f"rule {other.id}", 1)
+        return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
+    if activated_in_session() >= auto_limit:
+        return Decision(
+            False, f"session limit: {auto_limit} rules already activated in this session (auto_limit)"
+        )
+    return Decision(True, "passed screening")
