@@ -124,3 +124,14 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path, lore_home: Path) -> N
         assert p.exitcode == 0
     rules = service.list_rules(service.find_project("shop"))
     assert len(rules) == 48 and len({r.id for r in rules}) == 48
+
+
+def test_5b_a_pinned_file_glob_rule_holds_a_clashing_global_or_section_rule(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "shop", {"src/a.py": "x", "README.md": "x"})
+    project, _ = service.register_project(repo)
+    spaces = service.add_rule(project, "Use spaces for indentation", scope="**/*.py", always=True)
+    for scope in (None, "src/**"):
+        item = {"text": "Use tabs for indentation", **({"scope": scope} if scope else {})}
+        reply, error = call(build_server(repo), "propose_rules", {"rules": [item], "paths": ["src/a.py"]})
+        assert not error, reply
+        assert waiting_reason(reply).startswith(f"contradicts rule {spaces.id}"), (scope, reply)

@@ -143,7 +143,7 @@ _NAMED_BLOCKS = (
 )
 _LATIN_NAME = re.compile(
     r"(?:^|\s)(?:LATIN|REGIONAL INDICATOR SYMBOL)\s+(?:(SMALL|CAPITAL)\s+)?LETTER\s+"
-    r"(?:(SMALL CAPITAL|SMALL|CAPITAL|DOTLESS|SCRIPT|LONG|TURNED|REVERSED|CLOSED|OPEN|BARRED)\s+)?"
+    r"(?:(SMALL CAPITAL|SMALL|CAPITAL)\s+)?(?:[A-Z]+\s+)?"
     r"([A-Z])(?:\s+WITH\s.*|\s+BAR|\s+STROKE)?$"
 )
 
@@ -261,7 +261,7 @@ _HOME = re.compile(
 _QUOTED_PATH = re.compile(r"([\"'])([~/.*][^\s\"']*)\1")
 # a command that only runs the next one: env, sudo, nohup, /bin/, ... in front of a shell
 _WRAPPER = re.compile(
-    r"(?:(?:sudo|doas|su\s+-c)(?:\s+-{1,2}[\w=-]+(?:\s+[a-z]\w*(?=\s+-))?)*\s+|env(?:\s+-{1,2}\S+|\s+\w+=\S*)*\s+|"
+    r"(?:(?:sudo|doas|su\s+-c)(?:\s+(?:-[ugpcr]\s+\S+|-{1,2}[\w=-]+))*\s+|env(?:\s+-{1,2}\S+|\s+\w+=\S*)*\s+|"
     r"(?:command|exec|nohup|nice|time|busybox|builtin)\s+|timeout\s+\S+\s+|stdbuf(?:\s+-\S+)+\s+|"
     r"(?:/usr)?(?:/local)?/s?bin/)"
 )
