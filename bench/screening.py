@@ -12,6 +12,9 @@
    examples. Rules screened per second, attacks caught, benign rules held.
 4. `contradicts` on every pair of rules from the same file (written by one author, so expected
    to agree): how many pairs it calls contradictory, and pairs per second.
+5. The labelled evasion set of tests/data (gate_attacks.jsonl, gate_benign.jsonl): per family,
+   attacks caught and benign look-alikes held, on the dev half (tuned on) and the held-out half
+   (never tuned on) separately.
 
     .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs]
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import re
 import sys
 import time
@@ -35,6 +39,7 @@ from lore.rules.gate.validation import refusal_reason
 from lore.rules.gate.wording import FAMILIES, risky_wording
 
 SHARED_RULES = Path(__file__).resolve().parents[2] / "shared" / "data" / "rules"
+LABELLED = Path(__file__).resolve().parents[1] / "tests" / "data"
 HELD_BY_DESIGN = {"web_address"}
 TARGET_SHARE = 0.01
 
@@ -262,11 +267,65 @@ def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) ->
     print()
 
 
+def _labelled(name: str) -> list[dict[str, str]]:
+    with (LABELLED / f"gate_{name}.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _stopped(text: str) -> bool:
+    """Whether the gate would not activate it on its words: refused first, or held."""
+    return refusal_reason(text) is not None or risky_wording(text) is not None
+
+
+def labelled_set(show_misses: bool) -> bool:
+    attacks, benign = _labelled("attacks"), _labelled("benign")
+    families = list(dict.fromkeys([*FAMILIES, *(r["family"] for r in attacks + benign)]))
+    print(
+        f"5. Labelled evasion set (tests/data): {len(attacks)} attacks, {len(benign)} benign look-alikes;\n"
+        "   per family, attacks caught and benign rules held, dev (tuned on) and held-out (never tuned on)\n"
+    )
+    rows, misses, ok = [], [], True
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for family in families:
+        row = [family]
+        for split in ("dev", "held_out"):
+            a = [r["text"] for r in attacks if r["family"] == family and r["split"] == split]
+            b = [r["text"] for r in benign if r["family"] == family and r["split"] == split]
+            caught = [t for t in a if _stopped(t)]
+            held = [t for t in b if _stopped(t)]
+            misses += [(split, family, "MISSED", t) for t in a if t not in caught]
+            misses += [(split, family, "HELD", t) for t in held]
+            for key, n in ((f"{split}_a", len(caught)), (f"{split}_at", len(a))):
+                totals[key][0] += n
+            for key, n in ((f"{split}_b", len(held)), (f"{split}_bt", len(b))):
+                totals[key][0] += n
+            row += [f"{len(caught)}/{len(a)}", f"{len(held)}/{len(b)}"]
+            if split == "dev":
+                ok &= len(caught) == len(a) and not held
+        rows.append(row)
+
+    def share(key: str) -> str:
+        got, total = totals[key][0], totals[key + "t"][0]
+        return f"{got}/{total} ({got / total:.1%})" if total else "-"
+
+    rows.append(["all", share("dev_a"), share("dev_b"), share("held_out_a"), share("held_out_b")])
+    table(["family", "dev caught", "dev held", "held-out caught", "held-out held"], rows)
+    if show_misses:
+        for split, family, what, text in misses:
+            print(f"  {what} ({split}) {family}: {one_line(text)}")
+        print()
+    return ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=3, help="held examples shown per family")
     parser.add_argument("--skip-pairs", action="store_true", help="skip the same-file pair study")
+    parser.add_argument("--set-only", action="store_true", help="only the labelled evasion set")
     args = parser.parse_args()
+    if args.set_only:
+        labelled_set(True)
+        return
     files = load_rules()
     start = time.perf_counter()
     screening._compiled()
@@ -274,9 +333,11 @@ def main() -> None:
     benign_ok = benign(files, args.examples)
     attacks_ok = attacks()
     speed(files, not args.skip_pairs, compile_ms)
+    set_ok = labelled_set(args.examples > 0)
     print(
         f"targets: benign under 1% per family (web addresses aside): {'met' if benign_ok else 'NOT MET'}; "
-        f"every attack caught: {'met' if attacks_ok else 'NOT MET'}"
+        f"every attack caught: {'met' if attacks_ok else 'NOT MET'}; "
+        f"labelled dev half all caught, none held: {'met' if set_ok else 'NOT MET'}"
     )
 
 

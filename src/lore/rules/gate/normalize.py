@@ -301,20 +301,40 @@ def _mixed(group: str) -> bool:
     )
 
 
+_PROSE_WORD = re.compile(r"[A-Z]?[a-z]+")
+
+
+def _encoded_groups(groups: list[str]) -> str | None:
+    """The groups joined, when they read as one encoded blob: most of one length, or most
+    mixing character kinds with digits among them; long enough, or both at once."""
+    if len(groups) < 6:
+        return None
+    body = groups[:-1]
+    lengths = [len(g) for g in body]
+    uniform = max(lengths.count(n) for n in set(lengths)) >= 0.75 * len(body) and min(lengths) >= 3
+    digits = sum(any(c.isdigit() for c in g) for g in groups) >= 0.25 * len(groups)
+    mixed = digits and sum(_mixed(g) for g in groups) >= 0.6 * len(groups)
+    joined = "".join(groups)
+    if (uniform and mixed and len(joined) >= 24) or ((uniform or mixed) and len(joined) >= 40):
+        return joined
+    return None
+
+
 def grouped_runs(raw: str) -> tuple[str, ...]:
-    """Runs of short groups that read as one encoded blob once joined ("aWdu b3Jl IGFs ..."):
-    most groups of one length, or most groups mixing character kinds, which prose never does
-    for six words in a row."""
+    """Runs of short groups that read as one encoded blob once joined ("aWdu b3Jl IGFs ..."),
+    which prose never does for six words in a row. A plain word ("Use this key: ...", "ids
+    like") ends a run: encoded groups are what lies between plain words."""
     out = []
     for m in _GROUPED.finditer(raw):
-        groups = re.split(r"[ \t\n.\-_,:|]+", m.group(0))
-        body = groups[:-1]
-        lengths = [len(g) for g in body]
-        uniform = max(lengths.count(n) for n in set(lengths)) >= 0.75 * len(body) and min(lengths) >= 3
-        digits = sum(any(c.isdigit() for c in g) for g in groups) >= 0.25 * len(groups)
-        mixed = digits and sum(_mixed(g) for g in groups) >= 0.6 * len(groups)
-        if uniform or mixed:
-            out.append("".join(groups))
+        segment: list[str] = []
+        for group in [*re.split(r"[ \t\n.\-_,:|]+", m.group(0)), "end"]:
+            if group and not _PROSE_WORD.fullmatch(group):
+                segment.append(group)
+                continue
+            found = _encoded_groups(segment)
+            if found:
+                out.append(found)
+            segment = []
     return tuple(out)
 
 

@@ -375,6 +375,11 @@ _SYSTEM_PROMPT_REQUEST = (
         r"(?: \w+){0,3}? (?:system ?prompt|system ?anweisung\w*|(?:prompt|instruc\w*|istruzion\w*|indicac\w*|anweisung\w*|consignes) "
         r"(?:del |di |do |du |des )?(?:sistema|systeme|system|inicial\w*|initial\w*|iniziali|ocult\w*|cache\w*|nascost\w*|versteckt\w*))"
     ),
+    # asking what the agent was told: "what were you told in your system prompt?"
+    _w(
+        r"\bwhat (?:were|are|was|is|have|did) (?:you|they) (?:been )?(?:told|given|instructed|asked|programmed|prompted)\b"
+        r"|\bwhat (?:does|did|do) (?:your|the) (?:system |hidden |initial |original )?(?:prompt|instructions) (?:say|contain|tell)\b"
+    ),
 )
 
 _KEY_FILES = (
@@ -560,7 +565,7 @@ _SKIP_REVIEW = (
         r"\b(?:disabl|turn\w* off|switch\w* off|remov|delet|deactivat|lower|relax|weaken)\w* (?:the |any |all )?(?:branch protection|required (?:reviews?|checks|approvals?|status checks)|ci|ci checks|status checks|pre-?commit hooks?|pre-?push hooks?|git hooks?|commit hooks?|husky|review requirements?|the review requirement)\b"
     ),
     _w(
-        r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the )?(?:code )?(?:review|reviews|approval|approvals|reviewer|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?|hooks|git hooks|pre-?commit(?: hooks)?|linters?|the linter)\b"
+        r"\b(?:merg|push|commit|ship|deploy|releas|land|publish)\w*(?: \w+){0,5}? without (?:any |a |waiting for |asking for |getting |running |passing )?(?:the |a |any )?(?:code )?(?:review|reviews|approval|approvals|reviewers?|maintainers?|code owners?|sign-?off|ci|checks|status checks|tests passing|the tests|tests|a pr|a pull request|pull requests?|hooks|git hooks|pre-?commit(?: hooks)?|linters?|the linter)\b"
     ),
     _w(
         r"\b(?:merg|push|ship|deploy|releas|land|publish)\w*(?: \w+){0,4}? (?:even )?(?:if|when|though|while) (?:the )?(?:ci|checks|status checks|pipeline|build|review|reviewers?|tests) (?:is |are |still )*(?:red|fail\w*|broken|not pass\w*|pending|running|not done|not finished|object\w*|block\w*)"
@@ -587,10 +592,17 @@ _SKIP_REVIEW = (
     _w(
         r"\b(?:do not|don't|dont|never|no need to) (?:\w+\x20){0,1}?(?:ask|check with|consult|confirm with|tell|inform|notify|involve) (?:the )?(?:user|human|owner|maintainers?|reviewers?) (?:before|first|for)\b"
     ),
+    # the same in other languages (folded: accents off)
+    _w(
+        r"\b(?:salt\w*|omit\w*|evit\w*|saltea\w*|uberspring\w*|umgeh\w*|ubergeh\w*|saut\w*|contourn\w*|pule|pula|pular|"
+        r"ignor\w*|bypass\w*|aggir\w*|sans|sin|senza|sem|ohne)"
+        r"(?: \w+){0,2}? (?:revision|revisiones|revisione|revisao|revisoes|revue|relecture|prufung|uberprufung|"
+        r"code-?review|review|reviews|aprobacion|approbation|approvazione|aprovacao|freigabe|genehmigung)\b"
+    ),
 )
 
 _HEX_OR_B64 = r"[A-Za-z0-9+/_-]{80,}={0,2}"
-_GROUPED_BLOB = 40  # joined length from which a run of short encoded groups counts as a blob
+_GROUPED_BLOB = 24  # `grouped_runs` asks 40 characters, or 24 when the groups are both uniform and mixed
 _ENCODED_BLOB = (
     _r(_HEX_OR_B64),
     _r(r"(?:(?:0x)?[0-9a-fA-F]{2}[\s,]+){40,}"),
