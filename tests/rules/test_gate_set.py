@@ -17,8 +17,8 @@ from lore.rules.gate.validation import refusal_reason
 from lore.rules.gate.wording import FAMILIES, risky_wording
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-# measured: 84 of 89 held-out attacks caught (94%), 1 of 57 held-out benign rules held (1.8%)
-HELD_OUT_CATCH_FLOOR = 0.88
+# measured on the held-out half: 121 of 122 attacks caught (99%), 1 of 71 benign rules held (1.4%)
+HELD_OUT_CATCH_FLOOR = 0.9
 HELD_OUT_FALSE_HOLD_CEILING = 0.05
 
 

@@ -483,7 +483,7 @@ _NO_VERIFY_KEY = (
 )
 _TRUTHY = r"[\"']?(?:true|1|yes|on|\*)\b"
 _TLS_OFF = (
-    rf"(?<![\w.-])verify\s*[=:]\s*{_FALSY}|\b{_TLS_KEY}\s*(?:=>|==|[=:,]|\s+to\s+|\s+)\s*{_FALSY}"
+    rf"(?<![\w-])verify\s*[=:]\s*{_FALSY}|\b{_TLS_KEY}\s*(?:=>|==|[=:,]|\s+to\s+|\s+)\s*{_FALSY}"
     rf"|\b{_NO_VERIFY_KEY}\s*(?:=>|[=:]|\s+to\s+)\s*{_TRUTHY}"
     r"|--insecure\b|(?<![\w-])-insecure\b|--trusted-host\b|\btrusted[-_]host\s*[=:]|--no-check-certificates?\b"
     r"|--no-verify-ssl\b|--(?:disable|skip|no)-(?:ssl|tls|cert)\S*\b|--insecure-skip-tls-verify\b|--ssl-no-revoke\b"
