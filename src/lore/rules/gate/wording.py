@@ -84,20 +84,25 @@ class RiskyMatch:
 _GAP = r"[\s,.:;!?'\-/]"
 
 
-def _w(pattern: str) -> tuple[str, str, int]:
+# (view, pattern, flags, needs): `needs` is a cheap regex a text must contain for the pattern to
+# match at all, so a long alternation is only run on the few texts that could hold it
+_Entry = tuple[str, str, int, "str | None"]
+
+
+def _w(pattern: str, needs: str | None = None) -> _Entry:
     """A word pattern: a space stands for a run of spaces or punctuation between words (" ?" for
     an optional one)."""
-    return ("words", pattern, re.S)
+    return ("words", pattern, re.S, needs)
 
 
-def _c(pattern: str, flags: int = 0) -> tuple[str, str, int]:
+def _c(pattern: str, flags: int = 0, needs: str | None = None) -> _Entry:
     """A command pattern, read literally on the lower-cased text (and on it with letters joined)."""
-    return ("commands", pattern, flags)
+    return ("commands", pattern, flags, needs)
 
 
-def _r(pattern: str) -> tuple[str, str, int]:
+def _r(pattern: str, needs: str | None = None) -> _Entry:
     """A pattern on the text as written (case kept): encoded data."""
-    return ("raw", pattern, 0)
+    return ("raw", pattern, 0, needs)
 
 
 _SHELLS = r"(?:sudo (?:-\S+ )*)?(?:ba|z|da|k|fi|tc|c)?sh\b|python[0-9.]*\b|perl\b|ruby\b|node\b|php\b|iex\b|invoke-expression\b|pwsh\b|powershell\b|source\b"
@@ -111,7 +116,7 @@ _SCRIPT = r"(?:the |a |this |that |an |their |any )?(?:remote |downloaded |insta
 _PIPE_TO_SHELL = (
     _c(_FETCHERS + r"[^|\n;&]{0,300}?\|\s*(?:" + _SHELLS + r")"),
     # process substitution: any interpreter reading a download as a file
-    _c(r"(?:(?<!\S)\.|" + _SHELLS + r")\s*(?:-\S+\s+)*<\(\s*" + _FETCHERS),
+    _c(r"(?:(?<!\S)\.|" + _SHELLS + r")\s*(?:-\S+\s+)*<\(\s*" + _FETCHERS, needs=r"<\("),
     _c(
         r"(?:(?:ba|z|k)?sh|python[0-9.]*|perl|eval|exec)\s+(?:-\w+\s+)*[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|fetch)\b"
     ),
@@ -155,7 +160,7 @@ _PIPE_TO_SHELL = (
         r"\b(?:run|execut|exec|eval|source)\w* (?:whatever|what) (?:\w+ ){0,3}?(?:curl|wget|download|fetch)\w* (?:returns|gives|prints|outputs)"
     ),
     # a download handed over as a here-string
-    _c(r"(?:" + _SHELLS + r")[^\n|]{0,40}<<<\s*[\"']?(?:\$\(|`)\s*" + _FETCHERS),
+    _c(r"(?:" + _SHELLS + r")[^\n|]{0,40}<<<\s*[\"']?(?:\$\(|`)\s*" + _FETCHERS, needs="<<<"),
     # a download saved to a script file, then that file run
     _c(
         _FETCHERS
@@ -402,7 +407,8 @@ _KEY_FILES = (
         r"\.kube[/\\]config\b|(?<![\w-])\.gnupg\b|\bgpg\s+--export-secret-keys?\b|/etc/(?:shadow|passwd|sudoers|gshadow|master\.passwd)\b|/proc/(?:self|\d+)/environ\b|\.(?:bash|zsh)_history\b"
     ),
     _c(
-        r"(?:login|system|\w+)\.keychain(?:-db)?\b|\bsecurity\s+(?:find|dump)-(?:generic-password|internet-password|keychain)|\bdump-keychain\b|\bkeychain\s+(?:dump|export|contents|passwords?|secrets)\b|\b(?:dump|export|read|extract|steal|copy|print)\w*\s+(?:\w+\s+){0,2}?(?:keychain|credential manager|password manager|key ?store)\b"
+        r"(?:login|system|\w+)\.keychain(?:-db)?\b|\bsecurity\s+(?:find|dump)-(?:generic-password|internet-password|keychain)|\bdump-keychain\b|\bkeychain\s+(?:dump|export|contents|passwords?|secrets)\b|\b(?:dump|export|read|extract|steal|copy|print)\w*\s+(?:\w+\s+){0,2}?(?:keychain|credential manager|password manager|key ?store)\b",
+        needs=r"keychain|security\s|credential manager|password manager|key ?store",
     ),
     _c(
         r"\bwallet\.dat\b|\b(?:metamask|electrum|exodus|phantom)\b[^\n]{0,40}\b(?:vault|wallet|seed|keys?)\b|\b(?:seed|mnemonic|recovery) phrases?\b|\bprivate keys?\s+(?:of|from|in)\s+(?:the\s+|your\s+|my\s+)?(?:crypto\s+)?wallets?\b|\bkeystore[/\\]utc--"
@@ -424,7 +430,8 @@ _KEY_FILES = (
         r"\.config[/\\]gcloud\b|(?:~|\$home|/root|/home/[\w.-]+|/users/[\w.-]+)[/\\]\.(?:aws|azure|kube|docker|gnupg)\b|"
         r"\.boto\b|\.s3cfg\b|\.config[/\\]rclone\b|\.password-store\b|\.local[/\\]share[/\\]keyrings|\.config[/\\]op[/\\]|"
         r"\.oci[/\\]config|\.config[/\\]doctl|(?<![\w-])_netrc\b|\.yarnrc(?:\.yml)?\b[^\n]{0,60}\b(?:token|auth|password)|"
-        r"\.huggingface[/\\]token|\.config[/\\]github-copilot[/\\](?:hosts|apps)\.json|\.config[/\\]containers[/\\]auth\.json"
+        r"\.huggingface[/\\]token|\.config[/\\]github-copilot[/\\](?:hosts|apps)\.json|\.config[/\\]containers[/\\]auth\.json",
+        needs=r"credential|vault|\.m2|gradle|composer|gcloud|\.aws|azure|kube|docker|gnupg|boto|s3cfg|rclone|password-store|keyrings|/op/|\.oci|doctl|netrc|yarnrc|huggingface|copilot|containers",
     ),
 )
 
@@ -472,19 +479,20 @@ _GIT_PUSH = r"\bgit\s+(?:-c\s+\S+\s+)*push\b[^\n;&|]*?"
 _TLS_WORD = r"(?:ssl|tls|cert|certificate|https|peer|hostname)"
 _CHECK_WORD = r"(?:verif|validat|check|strict|reject)"
 _IDENT = r"[a-z0-9_.-]*"
+_ID_START = r"(?<![a-z0-9_.-])"  # an identifier is tried once, from its start
 _TLS_KEY = (
-    rf"(?:{_IDENT}{_TLS_WORD}{_IDENT}{_CHECK_WORD}{_IDENT}|{_IDENT}{_CHECK_WORD}{_IDENT}{_TLS_WORD}{_IDENT}"
-    r"|rejectunauthorized|reject_unauthorized)"
+    rf"{_ID_START}(?=[a-z0-9_.-]*{_TLS_WORD})(?=[a-z0-9_.-]*{_CHECK_WORD}){_IDENT}"
+    r"|rejectunauthorized|reject_unauthorized"
 )
 _FALSY = r"[\"']?(?:false|0|no|off|none|disabled?|verify_none|cert_none)\b"
 _NO_VERIFY_KEY = (
-    rf"{_IDENT}(?:no[_-]?verify|skip{_IDENT}verif|insecure|disable{_IDENT}{_TLS_WORD}|ignore{_IDENT}{_TLS_WORD}|"
-    rf"trust[_-]?all|accept[_-]?(?:all|any|invalid){_IDENT}){_IDENT}"
+    rf"{_ID_START}(?={_IDENT}(?:no[_-]?verify|skip{_IDENT}verif|insecure|disable{_IDENT}{_TLS_WORD}|"
+    rf"ignore{_IDENT}{_TLS_WORD}|trust[_-]?all|accept[_-]?(?:all|any|invalid))){_IDENT}"
 )
 _TRUTHY = r"[\"']?(?:true|1|yes|on|\*)\b"
 _TLS_OFF = (
-    rf"(?<![\w-])verify\s*[=:]\s*{_FALSY}|\b{_TLS_KEY}\s*(?:=>|==|[=:,]|\s+to\s+|\s+)\s*{_FALSY}"
-    rf"|\b{_NO_VERIFY_KEY}\s*(?:=>|[=:]|\s+to\s+)\s*{_TRUTHY}"
+    rf"(?<![\w-])verify\s*[=:]\s*{_FALSY}|(?:{_TLS_KEY})\s*(?:=>|==|[=:,]|\s+to\s+|\s+)\s*{_FALSY}"
+    rf"|{_NO_VERIFY_KEY}\s*(?:=>|[=:]|\s+to\s+)\s*{_TRUTHY}"
     r"|--insecure\b|(?<![\w-])-insecure\b|--trusted-host\b|\btrusted[-_]host\s*[=:]|--no-check-certificates?\b"
     r"|--no-verify-ssl\b|--(?:disable|skip|no)-(?:ssl|tls|cert)\S*\b|--insecure-skip-tls-verify\b|--ssl-no-revoke\b"
     r"|\bcurl\s+(?:[^\n|;&]*\s)?-[a-z]*k[a-z]*\b|\b(?:wget|http|httpie)\s+(?:[^\n|;&]*\s)?--verify[= ]no\b"
@@ -497,9 +505,13 @@ _DANGEROUS_COMMAND = (
     _c(_RM),
     _c(r"\brm\s+(?:-{1,2}[a-z-]+\s+)*--no-preserve-root\b"),
     _c(
-        r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b"
+        r"\bmkfs(?:\.\w+)?\b|\bdd\s+[^\n]*\bof=/dev/(?:sd|nvme|hd|disk|mmcblk|xvd|vd|rdisk)|>\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d)|\bshred\s+[^\n]*/dev/|\bwipefs\b",
+        needs=r"mkfs|dd\s|/dev/|shred|wipefs",
     ),
-    _c(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:|\b(\w+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"),
+    _c(
+        r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:|\b(\w+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}",
+        needs=r"\(\s*\)\s*\{",
+    ),
     # chmod or chown of the root or the home folder, its flags before or after the mode
     _c(
         r"\b(?:chmod|chown|chgrp)\s+(?:-{1,2}[a-z-]+\s+)*(?:0?777|0?666|a\+rwx|ugo\+rwx|a\+w|o\+w|[\w.-]+(?::[\w.-]*)?)\s+"
@@ -510,7 +522,10 @@ _DANGEROUS_COMMAND = (
     _c(
         r"\bfind\s+(?:-\w+\s+)*(?:/|~|~/|/home|/users|\.\.)/?\s[^\n;&|]*?(?:-delete\b|-exec\s+(?:sudo\s+)?(?:rm|shred|chmod)\b)"
     ),
-    _c(_TLS_OFF),
+    _c(
+        _TLS_OFF,
+        needs=r"verif|ssl|tls|cert|insecure|trust|-[a-z]*k|hostname|peer|reject|goinsecure|gonosum|ca_bundle|validation|strict",
+    ),
     _c(
         r"\bsudo\s+(?:-\S+\s+)*(?:rm\s+-\w*r|rm\s+-\w*f|mkfs|dd\s|chmod\s+-r|chown\s+-r|shutdown|reboot|halt|poweroff|init\s+0|kill\s+-9\s+-?1\b|userdel|passwd|visudo|iptables\s+-f|systemctl\s+(?:stop|disable|mask)\s+(?:ssh|firewalld|ufw|auditd|apparmor)|ufw\s+disable|setenforce\s+0|tee\s+/etc/)"
     ),
@@ -554,7 +569,8 @@ _CHECKS = (
 )
 _SKIP_REVIEW = (
     _c(
-        r"--no-verify\b|\bgit\s+commit\b[^\n;&|]*?(?<!\S)-[a-z]*n[a-z]*\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false"
+        r"--no-verify\b|\bgit\s+commit\b[^\n;&|]*?(?<!\S)-[a-z]*n[a-z]*\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false",
+        needs=r"verify|commit|husky|skip|ci\]|actions|gh\s|enforce_admins|no-gpg",
     ),
     _w(
         r"\b(?:skip|bypass|circumvent|sidestep|evade|dodge|get around|work around|go around|avoid|overrid|ignor)\w* "
@@ -607,7 +623,8 @@ _ENCODED_BLOB = (
     _r(_HEX_OR_B64),
     _r(r"(?:(?:0x)?[0-9a-fA-F]{2}[\s,]+){40,}"),
     _r(
-        r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u00[0-9a-fA-F]{2}){8,}|(?:&#x?[0-9a-fA-F]{2,4};){8,}|(?:%[0-9a-fA-F]{2}){12,}|(?:\\[0-7]{3}){8,}"
+        r"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u00[0-9a-fA-F]{2}){8,}|(?:&#x?[0-9a-fA-F]{2,4};){8,}|(?:%[0-9a-fA-F]{2}){12,}|(?:\\[0-7]{3}){8,}",
+        needs=r"\\x|\\u00|&#|%[0-9a-fA-F]{2}|\\[0-7]",
     ),
     _c(
         r"\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]{0,80}\|\s*(?:"
@@ -640,7 +657,7 @@ _ENCODED_BLOB = (
     ),
 )
 
-_PATTERNS: dict[str, tuple[tuple[str, str, int], ...]] = {
+_PATTERNS: dict[str, tuple[_Entry, ...]] = {
     "pipe_to_shell": _PIPE_TO_SHELL,
     "ignore_instructions": _IGNORE_INSTRUCTIONS,
     "fake_system_message": _FAKE_SYSTEM_MESSAGE,
@@ -736,6 +753,7 @@ class _Compiled:
     pattern: re.Pattern[str]
     loose: re.Pattern[str] | None  # word patterns with gaps optional, for squashed text
     blob: bool
+    needs: re.Pattern[str] | None
 
 
 @lru_cache(maxsize=1)
@@ -744,13 +762,15 @@ def _compiled() -> dict[str, tuple[_Compiled, ...]]:
     out: dict[str, tuple[_Compiled, ...]] = {}
     for family, entries in _PATTERNS.items():
         compiled = []
-        for view, source, flags in entries:
+        for view, source, flags, needs in entries:
+            need = re.compile(needs) if needs else None
             if view == "words":
                 strict = re.compile(source.replace(" ?", _GAP + "*").replace(" ", _GAP + "+"), flags)
                 loose = re.compile(source.replace(" ?", _GAP + "*").replace(" ", _GAP + "*"), flags)
-                compiled.append(_Compiled(view, strict, loose, False))
+                compiled.append(_Compiled(view, strict, loose, False, need))
             else:
-                compiled.append(_Compiled(view, re.compile(source, flags), None, source == _HEX_OR_B64))
+                blob = source == _HEX_OR_B64
+                compiled.append(_Compiled(view, re.compile(source, flags), None, blob, need))
         out[family] = tuple(compiled)
     return out
 
@@ -770,6 +790,8 @@ def _family_match(family: str, seen: Views) -> str | None:
             runs = [(entry.pattern, text) for text in seen.words]
             runs += [(entry.loose, text) for text in seen.squashed]
         for pattern, text in runs:
+            if entry.needs is not None and not entry.needs.search(text):
+                continue
             for m in pattern.finditer(text):  # type: ignore[union-attr]
                 if entry.blob and not _blob_like(m.group(0)):
                     continue
