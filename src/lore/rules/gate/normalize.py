@@ -266,7 +266,7 @@ _WRAPPER = re.compile(
     r"(?:/usr)?(?:/local)?/s?bin/)"
 )
 _AFTER_PIPE = re.compile(r"(\|\s*|<\(\s*|\$\(\s*|`\s*)((?:" + _WRAPPER.pattern + r")+)")
-# a stage that passes its input on unchanged: `| tee /tmp/x |`, `| cat |`, `| tr -d '\r' |`
+# a stage that passes its input on, at most filtered: `| tee /tmp/x |`, `| cat |`, `| tr -d '\r' |`
 _PASS_THROUGH = re.compile(
     r"\|\s*(?:tee|cat|dos2unix|tr|sed|head|tail|grep|awk|iconv|pv|buffer|stdbuf)\b[^|\n;&]*(?=\|)"
 )
@@ -276,7 +276,7 @@ def shell_canonical(text: str) -> str:
     """A lower-cased command line with the spellings that mean the same thing made the same:
     every spelling of the home folder becomes `~`, quotes around a path go, wrappers in front
     of a command after a pipe go (`| env sh`, `| sudo -E bash`, `| /bin/sh`), and stages that
-    pass their input on unchanged go (`| tee /tmp/x | sh` -> `| sh`)."""
+    pass their input on, at most filtered, go (`| tee /tmp/x | sh` -> `| sh`)."""
     out = _HOME.sub("~", text)
     out = _QUOTED_PATH.sub(r"\2", out)
     for _ in range(3):  # wrappers nest: `| sudo env /bin/sh`

@@ -4,12 +4,13 @@ A rule an agent saves is read by every later agent session as an instruction, so
 attacks the agent (a download piped into a shell, "ignore previous instructions", a fake system
 message, ...) must wait for a person. `risky_wording` names the first family a text falls into.
 
-Text is normalised before matching so that obfuscation does not help: fullwidth letters (NFKC),
-accents, Cyrillic and Greek look-alikes, letters spaced or dotted apart ("i g n o r e"), defanged
-addresses ("evil[.]com", "hxxp"), and, for the families that are words rather than commands,
-leetspeak ("1gn0r3"). Hidden characters and HTML comments are refused earlier
-(`lore.rules.gate.validation.refusal_reason`); they are also dropped here, so this module is safe to
-call on its own.
+Patterns are written for the plain spelling only: `lore.rules.gate.normalize` undoes every
+disguise once (confusables and small capitals, spaced, dotted or hyphenated letters, defanged
+addresses, leetspeak, shell wrappers after a pipe, the spellings of the home folder, encoded data
+cut into groups) and hands each pattern the views it reads. A new disguise is fixed there, not
+here. Hidden characters and HTML comments are refused earlier
+(`lore.rules.gate.validation.refusal_reason`); they are also dropped by the normalisation, so this
+module is safe to call on its own.
 
 Negation. Benign rules often name the danger to forbid it ("Never push directly to main",
 "Do not use --no-verify", "Never commit ~/.ssh keys"). For the families of actions an agent might
