@@ -29,7 +29,15 @@ class SafeConsole(Console):
     """A rich Console that cannot print terminal control sequences from the text it is given.
 
     Its own styling (colours, a progress bar's cursor moves) is added after the text is
-    cleaned, so it keeps working."""
+    cleaned, so it keeps working. Its size is read when it prints, not when it is made: the
+    consoles live for the whole process, and `COLUMNS` may change after they were made."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if kwargs.get("width") is None:
+            self._width = None
+        if kwargs.get("height") is None:
+            self._height = None
 
     def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
         return super().render_str(safe_text(text), *args, **kwargs)
