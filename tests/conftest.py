@@ -21,7 +21,18 @@ def lore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test User")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LORE_MODEL", "GITHUB_TOKEN"):
+    # the user's global git identity, which is all trust believes: one file per test
+    gitconfig = tmp_path / "global.gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    for key in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "LORE_MODEL",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+    ):
         monkeypatch.delenv(key, raising=False)
     forget_stores()
     yield home

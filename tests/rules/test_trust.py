@@ -1,84 +1,255 @@
-"""Trust decided by asking git, with real repositories."""
+"""Trust from evidence a repository cannot carry with it, with real repositories made here.
+
+The fixture's global git config (GIT_CONFIG_GLOBAL) says the user is test@example.com.
+"""
+
+from __future__ import annotations
 
 import json
 import os
 import subprocess
+import tarfile
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import git, make_repo
-from lore.rules.gate.trust import check_with_git, set_override, trust_state
+from lore.core.store import forget_stores
+from lore.rules.gate.trust import (
+    BY_GITHUB_OWNER,
+    BY_LOCAL_COMMITS,
+    BY_OVERRIDE,
+    check_with_git,
+    set_override,
+    trust_state,
+)
+from lore.rules.models import TrustRecord
+from lore.rules.store.rules import rules_store
+from support.fake_github import FakeGitHub
+
+DAY = 86400
 
 
-def other_clone(root: Path) -> Path:
-    """A repository with a remote whose commits are all by someone else."""
-    make_repo(root)
-    (root / "a.py").write_text("x")
+def git_as(cwd: Path, who: str, *args: str, at: float | None = None) -> None:
+    """git with a given committer and author identity (and date), as an attacker would commit."""
     env = {
         **os.environ,
-        "GIT_AUTHOR_NAME": "Someone Else",
-        "GIT_AUTHOR_EMAIL": "else@example.org",
-        "GIT_COMMITTER_NAME": "Someone Else",
-        "GIT_COMMITTER_EMAIL": "else@example.org",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": who,
+        "GIT_AUTHOR_EMAIL": who,
+        "GIT_COMMITTER_NAME": who,
+        "GIT_COMMITTER_EMAIL": who,
     }
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
-    subprocess.run(["git", "commit", "-qm", "theirs"], cwd=root, check=True, env=env)
-    git(root, "remote", "add", "origin", "https://github.com/someone/else.git")
-    return root
+    if at is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(at)} +0000"
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
-def test_no_remote_is_yours(tmp_path: Path) -> None:
+def bare_of(repo: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(where)], check=True, capture_output=True)
+    return where
+
+
+def clone_of(source: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(source), str(where)], check=True, capture_output=True)
+    return where
+
+
+def test_own_repository_with_commits_made_here_is_yours(tmp_path: Path) -> None:
     state = check_with_git(make_repo(tmp_path / "mine", {"a.py": "x"}))
-    assert state.yours and "no remote" in state.reason
+    assert state.yours and state.evidence == BY_LOCAL_COMMITS
+    assert state.summary == "yours: 1 commit made in this clone by test@example.com"
 
 
-def test_remote_with_your_commits_is_yours(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "mine", {"a.py": "x"})
-    git(repo, "remote", "add", "origin", "https://github.com/me/mine.git")
-    state = check_with_git(repo)
-    assert state.yours and "your git identity" in state.reason
-
-
-def test_someone_elses_clone_is_not_yours(tmp_path: Path) -> None:
-    state = check_with_git(other_clone(tmp_path / "theirs"))
+def test_fresh_clone_of_your_own_commits_is_not_yours_until_you_commit(tmp_path: Path) -> None:
+    """Every commit in it is authored by the user's email, and still: a clone is not yours."""
+    source = make_repo(tmp_path / "upstream", {"a.py": "x", "b.py": "y"})
+    clone = clone_of(bare_of(source, tmp_path / "up.git"), tmp_path / "clone")
+    state = check_with_git(clone)
     assert not state.yours
+    assert state.summary == "not yours: cloned, and no commit here is yours"
+    (clone / "c.py").write_text("z")
+    git(clone, "add", "c.py")
+    git(clone, "commit", "-qm", "mine now")
+    git(clone, "commit", "-q", "--amend", "-m", "mine now, reworded")
+    state = check_with_git(clone)
+    assert state.yours and state.reason == "2 commits made in this clone by test@example.com"
+
+
+def test_clone_whose_authors_claim_your_email_is_not_yours(tmp_path: Path) -> None:
+    source = tmp_path / "forged"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    (source / "a.py").write_text("x")
+    git_as(source, "test@example.com", "add", "-A")
+    git_as(source, "test@example.com", "commit", "-qm", "looks like yours")
+    clone = clone_of(bare_of(source, tmp_path / "forged.git"), tmp_path / "clone")
+    git(clone, "remote", "set-url", "origin", "https://github.com/someone/else.git")
+    assert not check_with_git(clone).yours
+
+
+def _archive(tmp_path: Path, built_at: float) -> Path:
+    """An attacker's repository, packed with its whole `.git`: commits, reflog and a config all
+    naming the user's email, built two days ago, plus one reflog line dated tomorrow."""
+    src = tmp_path / "attacker" / "repo"
+    src.mkdir(parents=True)
+    git(src, "init", "-q", "-b", "main")
+    git(src, "config", "user.email", "test@example.com")
+    git(src, "config", "user.name", "Test User")
+    for n in range(3):
+        (src / f"f{n}.py").write_text(str(n))
+        git_as(src, "test@example.com", "add", "-A", at=built_at + n)
+        git_as(src, "test@example.com", "commit", "-qm", f"commit {n}", at=built_at + n)
+    head = git(src, "rev-parse", "HEAD").strip()
+    with (src / ".git" / "logs" / "HEAD").open("a") as log:
+        log.write(
+            f"{head} {head} Test User <test@example.com> {int(time.time()) + DAY} +0000\tcommit: later\n"
+        )
+    packed = tmp_path / "attacker" / "repo.tar"
+    with tarfile.open(packed, "w") as tar:
+        tar.add(src, arcname="repo")
+    return packed
+
+
+def test_archive_with_its_own_config_and_reflog_is_not_yours(tmp_path: Path) -> None:
+    packed = _archive(tmp_path, time.time() - 2 * DAY)
+    target = tmp_path / "received"
+    with tarfile.open(packed) as tar:
+        tar.extractall(target, filter="fully_trusted")  # keeps the archive's modification times
+    repo = target / "repo"
+    state = check_with_git(repo)
+    assert not state.yours, state
+    assert "no commit" in state.reason
+    # working in it yourself makes it yours, counting only what you did here
+    (repo / "mine.py").write_text("y")
+    git(repo, "add", "mine.py")
+    git(repo, "commit", "-qm", "my own change")
+    assert check_with_git(repo).reason == "1 commit made in this clone by test@example.com"
+
+
+def test_no_remote_and_no_commits_is_not_yours(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "empty", {"a.py": "x"}, commit=False)
+    state = check_with_git(repo)
+    assert not state.yours
+    assert state.summary == "not yours: no remote, and no commit has been made in this clone by you"
+
+
+def test_identity_comes_from_the_global_config_only(tmp_path: Path, monkeypatch) -> None:
+    repo = make_repo(tmp_path / "mine", {"a.py": "x"})  # its own config says test@example.com
+    other = tmp_path / "other.gitconfig"
+    other.write_text("[user]\n\temail = someone@example.org\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(other))
+    assert not check_with_git(repo).yours
+    other.write_text("[user]\n\tname = Test User\n")  # a name alone is no identity
+    state = check_with_git(repo)
+    assert not state.yours and "git config --global user.email" in state.reason
+    other.write_text("[user]\n\temail = Test@Example.com\n")  # emails compare without case
+    assert check_with_git(repo).yours
 
 
 def test_folder_git_does_not_recognise_is_not_yours(tmp_path: Path) -> None:
     fake = tmp_path / "fake"
     (fake / ".git").mkdir(parents=True)  # looks like a repository, is not one
-    assert not check_with_git(fake).yours
+    state = check_with_git(fake)
+    assert not state.yours and "does not recognise" in state.reason
 
 
-def test_answer_remembered_for_a_week_and_overrides_win(tmp_path: Path, lore_home: Path) -> None:
-    repo = other_clone(tmp_path / "theirs")
-    assert not trust_state(repo).yours
-    data = json.loads((lore_home / "trust.json").read_text())
-    key = str(repo.resolve())
-    assert data[key]["yours"] is False
-    # a remembered answer is used as is while fresh (pretend it said yes), re-checked when old
-    data[key]["yours"] = True
-    (lore_home / "trust.json").write_text(json.dumps(data))
-    assert trust_state(repo).yours
-    data[key]["checked_at"] = time.time() - 8 * 86400
-    (lore_home / "trust.json").write_text(json.dumps(data))
-    assert not trust_state(repo).yours
-    assert set_override(repo, "trust").yours and trust_state(repo).override == "trust"
-    assert not set_override(repo, "untrust").yours
-    assert not set_override(repo, None).yours and trust_state(repo).override is None
+@pytest.fixture
+def github_clone(tmp_path: Path, monkeypatch):
+    """A fresh clone (no commits of yours) whose origin is github.com/tester/widget."""
+    source = make_repo(tmp_path / "upstream", {"a.py": "x"})
+    clone = clone_of(bare_of(source, tmp_path / "up.git"), tmp_path / "widget")
+    git(clone, "remote", "set-url", "origin", "git@github.com:tester/widget.git")
+    with FakeGitHub("tester", "widget") as gh:
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "token-of-tester")
+        yield clone, gh
 
 
-def test_unreadable_trust_file_is_rechecked(tmp_path: Path, lore_home: Path) -> None:
+def test_github_remote_owned_by_your_login_is_yours(github_clone) -> None:
+    clone, gh = github_clone
+    gh.viewer = "Tester"
+    state = check_with_git(clone)
+    assert state.yours and state.evidence == BY_GITHUB_OWNER
+    assert state.reason == "its GitHub remote tester/widget is owned by your login Tester (GITHUB_TOKEN)"
+    assert gh.auth_seen[-1] == "Bearer token-of-tester"
+
+
+def test_github_remote_of_another_login_is_not_yours(github_clone) -> None:
+    clone, gh = github_clone
+    gh.viewer = "someone-else"
+    state = check_with_git(clone)
+    assert not state.yours
+    assert state.reason.endswith("its GitHub remote (tester/widget) is not owned by your login someone-else")
+
+
+def test_github_unreachable_is_not_yours_and_asked_again_soon(github_clone, monkeypatch) -> None:
+    clone, _ = github_clone
+    monkeypatch.setenv("LORE_GITHUB_API", "http://127.0.0.1:9")  # nothing listens there
+    state = trust_state(clone)
+    assert not state.yours and "GitHub could not be asked" in state.reason
+    record = rules_store().trust(str(clone.resolve()))
+    assert record is not None and record.recheck_at - record.checked_at == 3600
+
+
+def test_without_a_token_github_is_not_asked(github_clone, monkeypatch) -> None:
+    clone, gh = github_clone
+    monkeypatch.delenv("GITHUB_TOKEN")
+    gh.viewer = "tester"
+    state = check_with_git(clone)
+    assert not state.yours and "no GitHub token" in state.reason
+    assert gh.requests("/user") == []
+
+
+def test_verdict_remembered_for_a_week_and_overrides_win(tmp_path: Path) -> None:
+    clone = clone_of(bare_of(make_repo(tmp_path / "up", {"a.py": "x"}), tmp_path / "up.git"), tmp_path / "c")
+    assert not trust_state(clone).yours
+    key = str(clone.resolve())
+    record = rules_store().trust(key)
+    assert record is not None and record.recheck_at - record.checked_at == 7 * DAY
+    # a remembered verdict is used as is while fresh (pretend it said yes), checked again when old
+    now = time.time()
+    rules_store().save_trust_verdict(TrustRecord(key, None, True, "remembered yes", "x", now, now + 60))
+    assert trust_state(clone).reason == "remembered yes"
+    rules_store().save_trust_verdict(TrustRecord(key, None, True, "remembered yes", "x", now - 9, now - 1))
+    assert not trust_state(clone).yours
+    state = set_override(clone, "trust")
+    assert state.yours and state.evidence == BY_OVERRIDE and trust_state(clone).override == "trust"
+    assert state.summary == "yours: set by hand (lore review trust)"
+    assert not set_override(clone, "untrust").yours
+    state = set_override(clone, None)
+    assert not state.yours and state.override is None and "cloned" in state.reason
+
+
+def test_overrides_of_an_old_trust_json_are_imported_once(tmp_path: Path, lore_home: Path) -> None:
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    for folder in (mine, theirs):
+        folder.mkdir()
+    lore_home.mkdir(parents=True, exist_ok=True)
+    legacy = {
+        str(mine.resolve()): {"override": "trust", "yours": False, "checked_at": time.time()},
+        str(theirs.resolve()): {
+            "yours": True,
+            "reason": "the repository has no remote",
+            "checked_at": time.time(),
+        },
+        "junk": ["not", "an", "entry"],
+    }
+    (lore_home / "trust.json").write_text(json.dumps(legacy))
+    assert trust_state(mine).override == "trust"
+    assert not trust_state(theirs).yours  # an old verdict is not believed: the check runs again
+    # the file is left alone, and a later change to it is not imported again
+    (lore_home / "trust.json").write_text(json.dumps({str(theirs.resolve()): {"override": "trust"}}))
+    forget_stores()
+    assert trust_state(theirs).override is None
+    assert json.loads((lore_home / "trust.json").read_text()) == {
+        str(theirs.resolve()): {"override": "trust"}
+    }
+
+
+def test_unreadable_trust_json_is_ignored(tmp_path: Path, lore_home: Path) -> None:
     lore_home.mkdir(parents=True, exist_ok=True)
     (lore_home / "trust.json").write_text("{broken")
-    assert trust_state(make_repo(tmp_path / "mine", {"a.py": "x"})).yours
-
-
-def test_a_name_that_only_contains_yours_is_not_you(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))  # no global git identity
-    root = other_clone(tmp_path / "theirs")
-    git(root, "config", "--unset", "user.email")
-    git(root, "config", "user.name", "Someone")  # commits are by "Someone Else"
-    assert not check_with_git(root).yours
-    git(root, "config", "user.name", "Someone Else")
-    assert check_with_git(root).yours
+    state = trust_state(make_repo(tmp_path / "mine", {"a.py": "x"}))
+    assert state.yours and state.evidence == BY_LOCAL_COMMITS

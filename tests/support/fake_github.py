@@ -69,6 +69,7 @@ class FakeGitHub:
         reset_in: float = 3600,
     ):
         self.owner, self.repo = owner, repo
+        self.viewer: str | None = None  # the login `GET /user` names
         self.per_page = per_page
         self.rate_limit = rate_limit
         self.remaining = rate_limit
@@ -381,6 +382,8 @@ class FakeGitHub:
         return None
 
     def route(self, path: str, query: dict[str, str]) -> Any:
+        if path == "/user":  # who the token belongs to; set `viewer` to answer
+            return _user(self.viewer) if self.viewer else None
         base = f"/repos/{self.slug}"
         if path == base:
             return {"full_name": self.slug, "default_branch": "main", "private": False}

@@ -108,6 +108,27 @@ def discover_token(base_url: str | None = None) -> tuple[str | None, str]:
     return None, "none"
 
 
+def viewer_login(token: str, base_url: str | None = None, timeout: float = 5.0) -> str | None:
+    """The login a token belongs to (`GET /user`), or None when GitHub cannot say.
+
+    One short request, no retries and no cache: it answers a yes/no question (is this remote
+    the user's?) whose verdict the caller remembers, and an offline machine must not wait.
+    """
+    url = (base_url or api_base()).rstrip("/") + "/user"
+    headers = {
+        "Accept": "application/vnd.github+json",
+        "Authorization": f"Bearer {token}",
+        "User-Agent": "lore-trust",
+    }
+    try:
+        resp = httpx.get(url, headers=headers, timeout=timeout, follow_redirects=False)
+        data = resp.json() if resp.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    login = data.get("login") if isinstance(data, dict) else None
+    return login if isinstance(login, str) and login else None
+
+
 _LINK = re.compile(r'<([^>]+)>\s*;\s*rel="([^"]+)"')
 
 

@@ -81,3 +81,20 @@ class Rule:
             "served_count": self.served_count,
             "last_served_at": self.last_served_at,
         }
+
+
+@dataclass(frozen=True)
+class TrustRecord:
+    """What the store knows about one repository folder's trust.
+
+    `override` is the user's own word (`trust` / `untrust`) and always wins; the rest is the
+    remembered verdict of the evidence check, used until `recheck_at`.
+    """
+
+    path: str
+    override: str | None = None
+    yours: bool | None = None
+    reason: str = ""
+    evidence: str = ""
+    checked_at: float | None = None
+    recheck_at: float | None = None

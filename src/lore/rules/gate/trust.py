@@ -1,34 +1,78 @@
-"""Whether a repository is yours, decided by asking git and remembered for a week.
+"""Whether a repository is yours, from evidence the repository cannot bring with it.
 
-Lore activates rules by itself only in your repositories: anyone can publish a repository whose
-own text says anything. A repository is yours when it has no remote, or when commits in it are
-by your configured git identity; a folder git does not recognise is not yours. The answer is
-cached in `$LORE_HOME/trust.json`, and a manual override (trust / untrust) always wins.
+Lore activates an agent's rules by itself only in your repositories, because anyone can publish
+a repository whose own text says anything. The answer therefore must not rest on anything an
+attacker can put inside the folder you receive.
+
+Threat model. The attacker controls every byte of a repository you clone or unpack: commit
+authors and committers (your public email included), `.git/config` (a `user.email` of yours),
+and, in an archive, the whole `.git` folder, so also `.git/logs/HEAD` (a reflog saying
+"commit: ..." by you) and file modification times (tar and zip restore them). What they cannot
+set is the *change time* (ctime) of the files as they land on your disk: unpacking, copying or
+cloning stamps every file with the moment it was written here. They also cannot sign in to
+GitHub as you. The evidence, in the order it decides:
+
+1. Commits made in this clone. Git appends a line to `logs/HEAD` for every commit, amend, merge
+   and rebase step, with the committer identity and time; a fresh clone holds only `clone:`.
+   An entry counts when its identity is your *global* email and its time lies between the
+   moment this git folder arrived on the disk (the oldest ctime among its entries) and the last
+   time git wrote the reflog here (its ctime), with two seconds of slack. Lines an archive
+   ships were dated before it was unpacked, so they fall outside; to pass, a forged line would
+   have to name the second you unpacked the archive.
+2. Your identity comes only from your own git config (`git config --global`, which reads
+   `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL`), never from the
+   repository's config.
+3. A GitHub remote whose owner is your login, as GitHub itself says for your token
+   (`GITHUB_TOKEN`, `GH_TOKEN` or `gh auth token`) at `GET /user`.
+
+Nothing else makes a repository yours: not a missing remote, not commits authored with your
+email, not a `user.email` in the repository's config. What is left: a disk image or network
+share prepared elsewhere keeps its ctimes; a copy of your own repository (`cp -r`) counts only
+from your next commit in it; committing with a `GIT_COMMITTER_DATE` in the past is not counted.
+`lore review trust` settles any of these by hand.
+
+The verdict and the overrides live in the rules store (`trust` table): a verdict is remembered
+for a week (an hour when GitHub could not be asked), an override until it is reset.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
-import re
-import subprocess
-import threading
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lore.core.config import warn
-from lore.core.home import ensure_home, lore_home
+from lore.core import git
+from lore.core.errors import InvalidInput
+from lore.core.github import api_base, discover_token, viewer_login
+from lore.rules.models import TrustRecord
+from lore.rules.store.rules import rules_store
 
-TRUST_FILE = "trust.json"
 CACHE_SECONDS = 7 * 24 * 3600
+RETRY_SECONDS = 3600  # when GitHub could not be asked, ask again sooner
+SLACK_SECONDS = 2  # reflog times are whole seconds; ctimes are not
+MAX_ENTRIES = 4000  # entries of the git folder looked at for its arrival time
+# reflog actions that write a new commit here (a fast-forward merge writes none)
+LOCAL_ACTIONS = ("commit", "merge", "rebase", "cherry-pick", "revert")
+NO_COMMIT_STEPS = ("(start)", "(finish)", "(abort)", "-i (start)", "-i (finish)", "-i (abort)")
+# which evidence decided, as stored and shown
+BY_OVERRIDE, BY_LOCAL_COMMITS, BY_GITHUB_OWNER, BY_NONE, BY_NOT_A_REPOSITORY = (
+    "override",
+    "local commits",
+    "github owner",
+    "none",
+    "not a repository",
+)
 
 
 @dataclass(frozen=True)
 class TrustState:
     yours: bool
-    reason: str
+    reason: str  # which evidence decided, in words: "3 commits made in this clone by you@..."
     override: str | None = None  # "trust", "untrust" or None
+    evidence: str = BY_NONE
 
     @property
     def label(self) -> str:
@@ -36,90 +80,159 @@ class TrustState:
             return "trusted (override)" if self.override == "trust" else "untrusted (override)"
         return "yours" if self.yours else "not yours"
 
+    @property
+    def summary(self) -> str:
+        """`yours: <reason>` or `not yours: <reason>`, the line replies and the CLI show."""
+        return f"{'yours' if self.yours else 'not yours'}: {self.reason}"
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
-    try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return None
+
+@dataclass(frozen=True)
+class _GitHubAnswer:
+    yours: bool
+    reason: str
+    asked: bool = True  # False when GitHub could not be reached: remember the verdict briefly
 
 
 def check_with_git(root: Path) -> TrustState:
-    """Ask git (no cache): is this repository yours?"""
-    inside = _git(root, "rev-parse", "--is-inside-work-tree")
-    if inside is None or inside.returncode != 0 or inside.stdout.strip() != "true":
-        return TrustState(False, "git does not recognise this folder as a repository")
-    remotes = _git(root, "remote")
-    if remotes is not None and remotes.returncode == 0 and not remotes.stdout.strip():
-        return TrustState(True, "the repository has no remote")
-    email, name = _config(root, "user.email"), _config(root, "user.name")
-    if email:  # git matches --author against "Name <email>": the brackets make it exact
-        pattern, args, ident = f"<{email}>", ["--fixed-strings"], email
-    elif name:
-        pattern, args, ident = f"^{re.escape(name)} <", ["--extended-regexp"], name
+    """Weigh the evidence now (no cache): is this repository yours?"""
+    return _evaluate(Path(root))[0]
+
+
+def _evaluate(root: Path) -> tuple[TrustState, bool]:
+    """The verdict, and whether it may be remembered for the full week."""
+    if not root.is_dir() or not git.is_work_tree(root):
+        return TrustState(
+            False, "git does not recognise this folder as a repository", None, BY_NOT_A_REPOSITORY
+        ), True
+    email = git.config_get_global("user.email").lower()
+    entries = git.reflog(root)
+    if email:
+        made_here = _commits_made_here(root, entries, email)
+        if made_here:
+            noun = "commit" if made_here == 1 else "commits"
+            return TrustState(
+                True, f"{made_here} {noun} made in this clone by {email}", None, BY_LOCAL_COMMITS
+            ), True
+    remotes = git.remotes(root)
+    github = _github_owner(remotes)
+    if github is not None and github.yours:
+        return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True
+    if not email:
+        why = "no git identity of yours is configured (git config --global user.email), so no commit here is yours"
+    elif entries and entries[0].action == "clone":
+        why = "cloned, and no commit here is yours"
+    elif not remotes:
+        why = "no remote, and no commit has been made in this clone by you"
     else:
-        return TrustState(False, "it has a remote and no git identity is configured")
-    found = _git(root, "log", "--all", "-1", "--format=%H", *args, f"--author={pattern}")
-    if found is not None and found.returncode == 0 and found.stdout.strip():
-        return TrustState(True, f"it has commits by your git identity ({ident})")
-    return TrustState(False, "it has a remote and no commits by your git identity")
+        why = "it has a remote, and no commit made in this clone is yours"
+    if github is not None:
+        why += f"; {github.reason}"
+    return TrustState(False, why, None, BY_NONE), github is None or github.asked
 
 
-def _config(root: Path, key: str) -> str:
-    value = _git(root, "config", "--get", key)
-    return value.stdout.strip() if value is not None and value.returncode == 0 else ""
-
-
-def _path() -> Path:
-    return lore_home() / TRUST_FILE
-
-
-def _load() -> dict[str, dict]:
-    path = _path()
-    if not path.exists():
-        return {}
+def _commits_made_here(root: Path, entries: list[git.ReflogEntry], email: str) -> int:
+    """Reflog entries that wrote a commit here, by `email`, dated while this git folder existed
+    on this disk (see the module docstring for why the dates are bounded by ctimes)."""
+    folder = git.git_dir(root)
+    if folder is None or not entries:
+        return 0
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        warn(f"{path} is unreadable; checking trust with git again")
-        return {}
+        log = os.lstat(folder / "logs" / "HEAD")
+    except OSError:
+        return 0
+    if not stat.S_ISREG(log.st_mode):
+        return 0  # a link could borrow another file's times
+    arrived = _arrived_at(folder)
+    earliest = math.floor(arrived) - SLACK_SECONDS
+    latest = min(log.st_ctime, time.time()) + SLACK_SECONDS
+    count = 0
+    for entry in entries:
+        action, _, step = entry.action.partition(" ")
+        if action not in LOCAL_ACTIONS or step in NO_COMMIT_STEPS or "fast-forward" in entry.message.lower():
+            continue
+        if entry.email.lower() == email and earliest <= entry.at <= latest:
+            count += 1
+    return count
 
 
-def _save(data: dict[str, dict]) -> None:
-    ensure_home()
-    tmp = _path().with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")  # one per thread
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(_path())
+def _arrived_at(folder: Path) -> float:
+    """When this git folder came to be on this disk: the oldest change time (ctime) among its
+    entries and those of a few folders git fills when it creates a repository. ctime cannot be
+    set by an archive or a copy, so the answer is never earlier than the unpacking."""
+    times = []
+    seen = 0
+    for place in (folder, folder / "hooks", folder / "info", folder / "refs", folder / "logs"):
+        try:
+            times.append(os.lstat(place).st_ctime)
+            with os.scandir(place) as listing:
+                for item in listing:
+                    times.append(item.stat(follow_symlinks=False).st_ctime)
+                    seen += 1
+                    if seen >= MAX_ENTRIES:
+                        return min(times)
+        except OSError:
+            continue
+    return min(times) if times else time.time()
+
+
+def _github_owner(remotes: dict[str, str]) -> _GitHubAnswer | None:
+    """Whether a GitHub remote belongs to the login GitHub gives for your token; None when the
+    repository has no GitHub remote at all."""
+    base = api_base()
+    owners = []
+    for url in remotes.values():
+        remote = git.parse_remote(url)
+        if remote is not None and (remote.host == "github.com" or base != "https://api.github.com"):
+            owners.append(remote)
+    if not owners:
+        return None
+    token, source = discover_token(base)
+    if not token:
+        return _GitHubAnswer(False, "no GitHub token or `gh` login says whose the GitHub remote is")
+    login = viewer_login(token, base)
+    if login is None:
+        return _GitHubAnswer(False, f"GitHub could not be asked whose token {source} is", asked=False)
+    for remote in owners:
+        if remote.owner.lower() == login.lower():
+            return _GitHubAnswer(
+                True, f"its GitHub remote {remote.slug} is owned by your login {login} ({source})"
+            )
+    slugs = ", ".join(sorted({r.slug for r in owners}))
+    return _GitHubAnswer(False, f"its GitHub remote ({slugs}) is not owned by your login {login}")
+
+
+def _key(root: Path) -> str:
+    return str(Path(root).resolve())
 
 
 def trust_state(root: Path) -> TrustState:
-    """The override if set, else the cached answer if under a week old, else ask git."""
-    key = str(Path(root).resolve())
-    data = _load()
-    entry = data.get(key, {})
-    override = entry.get("override")
-    if override in ("trust", "untrust"):
-        return TrustState(override == "trust", f"set by hand ({override})", override)
-    if time.time() - float(entry.get("checked_at", 0)) < CACHE_SECONDS and "yours" in entry:
-        return TrustState(bool(entry["yours"]), entry.get("reason", "remembered"))
-    state = check_with_git(Path(root))
-    data = _load()  # re-read: another process may have written meanwhile
-    data[key] = {**data.get(key, {}), "yours": state.yours, "reason": state.reason, "checked_at": time.time()}
-    _save(data)
+    """The override if set, else the remembered verdict while fresh, else the evidence now."""
+    key = _key(root)
+    store = rules_store()
+    record = store.trust(key)
+    if record is not None and record.override in ("trust", "untrust"):
+        word = "lore review trust" if record.override == "trust" else "lore review untrust"
+        return TrustState(record.override == "trust", f"set by hand ({word})", record.override, BY_OVERRIDE)
+    now = time.time()
+    if record is not None and record.yours is not None and record.recheck_at and now < record.recheck_at:
+        return TrustState(record.yours, record.reason or "remembered", None, record.evidence or BY_NONE)
+    state, lasting = _evaluate(Path(root))
+    store.save_trust_verdict(
+        TrustRecord(
+            path=key,
+            yours=state.yours,
+            reason=state.reason,
+            evidence=state.evidence,
+            checked_at=now,
+            recheck_at=now + (CACHE_SECONDS if lasting else RETRY_SECONDS),
+        )
+    )
     return state
 
 
 def set_override(root: Path, override: str | None) -> TrustState:
-    """`trust`, `untrust`, or None to let the git check decide again."""
-    key = str(Path(root).resolve())
-    data = _load()
-    entry = data.get(key, {})
-    entry.pop("override", None)
-    if override is None:
-        entry.pop("checked_at", None)
-    else:
-        entry["override"] = override
-    data[key] = entry
-    _save(data)
+    """`trust`, `untrust`, or None to let the evidence decide again (checked at once)."""
+    if override not in (None, "trust", "untrust"):
+        raise InvalidInput(f"unknown trust override {override!r}: use trust, untrust or reset")
+    rules_store().set_trust_override(_key(root), override)
     return trust_state(Path(root))

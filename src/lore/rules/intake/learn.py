@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lore.core import git
 from lore.core.config import load_settings
 from lore.core.errors import InvalidInput, LoreError
+from lore.core.git import Remote, parse_remote
 from lore.core.github import GitHubClient, GitHubError, api_base, discover_token
 from lore.core.text import build_tokenizer
 from lore.rules import service
@@ -40,47 +41,19 @@ MIN_CHARS = 15
 SIMILAR = 0.5  # token overlap (Jaccard) at which two comments say the same thing
 MAX_PAGES = 20  # 2,000 comments, newest first
 MAX_WAIT_SECONDS = 30.0  # what an agent's tool call waits for GitHub at most, in all
-_REMOTE = re.compile(
-    r"^(?:https?://(?:[^@/]+@)?|ssh://(?:[^@/]+@)?|git@|git://)?(?P<host>[^/:]+)(?::\d+)?[/:]"
-    r"(?P<owner>[^/]+)/(?P<repo>[^/]+?)(?:\.git)?/?$"
-)
 _SUGGESTION = re.compile(r"```suggestion\b.*?```", re.S)
 _CODE = re.compile(r"```.*?```", re.S)
 _QUOTE = re.compile(r"^>.*$", re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
-@dataclass(frozen=True)
-class Remote:
-    host: str
-    owner: str
-    repo: str
-
-    @property
-    def slug(self) -> str:
-        return f"{self.owner}/{self.repo}"
-
-
-def parse_remote(url: str) -> Remote | None:
-    """owner/repo of a git remote URL (https, ssh, scp-like `git@host:owner/repo.git`)."""
-    match = _REMOTE.match(url.strip())
-    if not match:
-        return None
-    return Remote(match.group("host").lower(), match.group("owner"), match.group("repo"))
-
-
 def github_remote(root: Path) -> Remote:
-    try:
-        out = subprocess.run(
-            ["git", "remote", "get-url", "origin"], cwd=root, capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise InvalidInput(f"cannot ask git for the origin remote: {exc}") from None
-    if out.returncode != 0:
+    url = git.remote_url(root, "origin")
+    if not url:
         raise InvalidInput(f"{root} has no `origin` remote; learn reads review comments from GitHub")
-    remote = parse_remote(out.stdout)
+    remote = parse_remote(url)
     if remote is None:
-        raise InvalidInput(f"cannot read owner/repo from the origin URL {out.stdout.strip()!r}")
+        raise InvalidInput(f"cannot read owner/repo from the origin URL {url!r}")
     if remote.host != "github.com" and api_base() == "https://api.github.com":
         raise InvalidInput(f"origin is on {remote.host}, not github.com; set LORE_GITHUB_API to its API URL")
     return remote

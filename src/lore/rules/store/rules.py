@@ -17,7 +17,45 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.store import Migration, Store, open_store
-from lore.rules.models import Project, Rule
+from lore.rules.models import Project, Rule, TrustRecord
+
+
+def _trust_in_store(tx: sqlite3.Connection) -> None:
+    """Frozen migration 0003: a `trust` table, and the overrides of an old `trust.json` once.
+
+    Only the overrides (the user's own word) are imported: the remembered verdicts in that file
+    came from a check a repository could forge, so they are dropped and checked again. The file
+    sits next to the store file; it is read, never written or removed. Self-contained: no
+    application code, so later changes cannot alter what this step did.
+    """
+    tx.execute(
+        """
+        CREATE TABLE trust (
+            path TEXT PRIMARY KEY,
+            override TEXT CHECK (override IN ('trust', 'untrust')),
+            yours INTEGER,
+            reason TEXT NOT NULL DEFAULT '',
+            evidence TEXT NOT NULL DEFAULT '',
+            checked_at REAL,
+            recheck_at REAL
+        )
+        """
+    )
+    main = [row[2] for row in tx.execute("PRAGMA database_list") if row[1] == "main"]
+    if not main or not main[0]:
+        return  # an in-memory store has no folder and so no trust.json
+    legacy = Path(main[0]).parent / "trust.json"
+    try:
+        data = json.loads(legacy.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # missing or unreadable: nothing to import
+    if not isinstance(data, dict):
+        return
+    for key, entry in data.items():
+        override = entry.get("override") if isinstance(entry, dict) else None
+        if isinstance(key, str) and override in ("trust", "untrust"):
+            tx.execute("INSERT OR IGNORE INTO trust (path, override) VALUES (?, ?)", (key, override))
+
 
 MIGRATIONS = [
     Migration(
@@ -92,7 +130,9 @@ MIGRATIONS = [
         CREATE INDEX review_attempts_by_project ON review_attempts(project_id, at);
         """,
     ),
+    Migration("rules/0003_trust_in_store", _trust_in_store),
 ]
+
 
 SETUP_PENDING = "*setup*"  # a session id no real session has: marks projects awaiting set-up
 
@@ -342,6 +382,55 @@ class RulesStore:
             tx.executemany(
                 "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
                 [(session_id, project_id, n, now) for n in items],
+            )
+
+    # -- trust: the user's overrides and the remembered verdict, keyed by repository folder -------
+    def trust(self, path: str) -> TrustRecord | None:
+        row = self._conn().execute("SELECT * FROM trust WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return None
+        return TrustRecord(
+            path=row["path"],
+            override=row["override"],
+            yours=None if row["yours"] is None else bool(row["yours"]),
+            reason=row["reason"],
+            evidence=row["evidence"],
+            checked_at=row["checked_at"],
+            recheck_at=row["recheck_at"],
+        )
+
+    def set_trust_override(self, path: str, override: str | None) -> None:
+        """Set (`trust` / `untrust`) or clear the override; clearing also forgets the verdict, so
+        the evidence is checked again."""
+        with self.store.transaction() as tx:
+            if override is None:
+                tx.execute(
+                    "UPDATE trust SET override = NULL, checked_at = NULL, recheck_at = NULL WHERE path = ?",
+                    (path,),
+                )
+            else:
+                tx.execute(
+                    "INSERT INTO trust (path, override) VALUES (?, ?) "
+                    "ON CONFLICT(path) DO UPDATE SET override = excluded.override",
+                    (path, override),
+                )
+
+    def save_trust_verdict(self, record: TrustRecord) -> None:
+        """Remember the evidence check's verdict; an override set meanwhile is kept."""
+        with self.store.transaction() as tx:
+            tx.execute(
+                "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET yours = excluded.yours, "
+                "reason = excluded.reason, evidence = excluded.evidence, "
+                "checked_at = excluded.checked_at, recheck_at = excluded.recheck_at",
+                (
+                    record.path,
+                    None if record.yours is None else int(record.yours),
+                    record.reason,
+                    record.evidence,
+                    record.checked_at,
+                    record.recheck_at,
+                ),
             )
 
     # -- review-feedback attempts (lore learn / learn_from_reviews) ------------------------------
