@@ -173,7 +173,9 @@ def run(
     return GitResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
 
 
-def stream(args: Sequence[str], cwd: Path | str, stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+def stream(
+    args: Sequence[str], cwd: Path | str, stderr: IO[bytes], config: Sequence[tuple[str, str]] = ()
+) -> subprocess.Popen[bytes]:
     """Start a long-running git command whose stdout the caller reads as a byte stream.
 
     Same options and environment as `run`; no timeout, because the caller decides when to stop
@@ -181,7 +183,7 @@ def stream(args: Sequence[str], cwd: Path | str, stderr: IO[bytes]) -> subproces
     """
     try:
         return subprocess.Popen(
-            command(args),
+            command(args, config),
             cwd=str(cwd),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore.core import git
 from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import projects as proj
@@ -521,13 +522,7 @@ def _norm(text: str) -> str:
 
 
 def _github_remote(root: Path) -> bool:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True, timeout=10
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "github.com" in out
+    return any("github.com" in url for url in git.remotes(root).values())
 
 
 def _gh_works() -> bool:

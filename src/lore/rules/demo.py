@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from lore.core import git
+from lore.core.errors import LoreError
 from lore.core.home import lore_home
 from lore.rules import service
 from lore.rules.models import Project
@@ -147,10 +148,13 @@ def ensure_demo_project(folder: Path | None = None) -> Project:
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-        env_args = ["-c", "user.name=Lore Demo", "-c", "user.email=demo@lore.invalid"]
-        subprocess.run(["git", "init", "-q", str(folder)], check=True)
-        subprocess.run(["git", *env_args, "-C", str(folder), "add", "-A"], check=True)
-        subprocess.run(["git", *env_args, "-C", str(folder), "commit", "-qm", "demo shop"], check=True)
+        identity = (("user.name", "Lore Demo"), ("user.email", "demo@lore.invalid"))
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "demo shop"]):
+            done = git.run(args, folder, config=identity)
+            if not done.ok:
+                raise LoreError(
+                    f"cannot create the demo repository in {folder}: git {args[0]}: {done.error_line}"
+                )
     project, _ = service.register_project(folder)
     if not service.list_rules(project):
         for text, title, triggers, always, scope in RULES:

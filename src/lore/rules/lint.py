@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-import subprocess
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
+from lore.core import git
 from lore.core.config import load_settings
 from lore.core.text import Tokenizer, build_tokenizer, estimate_tokens
 from lore.rules import service
@@ -72,7 +72,7 @@ class LintReport:
 def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
     rules = service.list_rules(project, status=None if include_pending else "active")
     findings: list[Finding] = []
-    findings += dead_scopes(rules, repository_files(project))
+    findings += dead_scopes(rules, git.ls_files(project.path))
     findings += duplicates(rules)
     findings += contradictions(rules)
     untagged = [r for r in rules if not r.tagged]
@@ -102,29 +102,8 @@ def lint_rules(project: Project, include_pending: bool = False) -> LintReport:
     return LintReport(project, len(rules), cost, findings)
 
 
-def repository_files(project: Project) -> list[str] | None:
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=project.path,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return [p for p in out.decode("utf-8", "replace").split("\0") if p]
-
-
-def dead_scopes(rules: list[Rule], files: list[str] | None) -> list[Finding]:
-    if files is None:
-        return [
-            Finding(
-                "dead_scope",
-                "info",
-                "could not list the repository's files with git; scopes were not checked",
-            )
-        ]
+def dead_scopes(rules: list[Rule], files: list[str]) -> list[Finding]:
+    """Scope entries no file of the project matches (files from `core.git.ls_files`)."""
     out: list[Finding] = []
     live: dict[str, bool] = {}
     for rule in rules:

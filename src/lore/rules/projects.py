@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path, PurePosixPath
 
+from lore.core import git
 from lore.core.errors import InvalidInput
 from lore.core.home import lore_home
 
@@ -151,44 +151,16 @@ def unique_name(root: Path, taken: set[str]) -> str:
     raise InvalidInput(f"cannot find a free name for {root}")
 
 
-def _listed_files(root: Path) -> list[str] | None:
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=30,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return [p for p in out.decode("utf-8", "replace").split("\0") if p]
-
-
 def sections_of(root: Path) -> list[str]:
     """The project map: top-level folders and one level under container folders."""
-    files = _listed_files(root)
     folders: set[str] = set()
-    if files is not None:
-        for rel in files:
-            parts = PurePosixPath(rel).parts[:-1]
-            if parts:
-                folders.add(parts[0])
-                if len(parts) >= 2 and parts[0] in CONTAINERS:
-                    folders.add(f"{parts[0]}/{parts[1]}")
-    else:
-        for top in _subdirs(root):
-            folders.add(top.name)
-            if top.name in CONTAINERS:
-                folders.update(f"{top.name}/{sub.name}" for sub in _subdirs(top))
+    for rel in git.ls_files(root):
+        parts = PurePosixPath(rel).parts[:-1]
+        if parts:
+            folders.add(parts[0])
+            if len(parts) >= 2 and parts[0] in CONTAINERS:
+                folders.add(f"{parts[0]}/{parts[1]}")
     return sorted(f for f in folders if not _skipped(f))
-
-
-def _subdirs(folder: Path) -> list[Path]:
-    try:
-        return [p for p in folder.iterdir() if p.is_dir()]
-    except OSError:
-        return []
 
 
 def _skipped(section: str) -> bool:

@@ -9,16 +9,15 @@ machine over the tokens, so memory stays flat and parsing overlaps git's own wor
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import re
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lore.core import git
 from lore.core.errors import InvalidInput
 
 # header: RS + sha, then parents, author name/email/time, committer name/email/time, message
@@ -56,14 +55,12 @@ class GitCommit:
         return self.message.split("\n", 1)[0].strip()
 
 
-def log_command(revs: Sequence[str], since: str | None = None, until: str | None = None) -> list[str]:
-    """The exact `git log` invocation ingest reads (benchmarks time it bare as the floor)."""
-    cmd = [
-        "git",
-        "-c",
-        "core.quotepath=off",
-        "-c",
-        "diff.renameLimit=2000",
+LOG_CONFIG = (("diff.renameLimit", "2000"),)
+
+
+def log_arguments(revs: Sequence[str], since: str | None = None, until: str | None = None) -> list[str]:
+    """The arguments of the one `git log` ingest reads (after `git`)."""
+    args = [
         "log",
         "--reverse",
         "-z",
@@ -72,15 +69,18 @@ def log_command(revs: Sequence[str], since: str | None = None, until: str | None
         "-M",
         "--no-abbrev",
         "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
         f"--format={_FORMAT}",
     ]
     if since:
-        cmd.append(f"--since={since}")
+        args.append(f"--since={since}")
     if until:
-        cmd.append(f"--until={until}")
-    return [*cmd, *revs, "--"]
+        args.append(f"--until={until}")
+    return [*args, *revs, "--"]
+
+
+def log_command(revs: Sequence[str], since: str | None = None, until: str | None = None) -> list[str]:
+    """The exact argv ingest runs, safe options included (benchmarks time it bare as the floor)."""
+    return git.command(log_arguments(revs, since, until), LOG_CONFIG)
 
 
 def read_log(
@@ -88,13 +88,12 @@ def read_log(
 ) -> Iterator[GitCommit]:
     """Yield commits oldest first, each with its touched files and line counts.
 
-    A reader thread drains git's pipe into a queue, so git computes diffs while we parse and
-    write instead of blocking on a full 64 KiB pipe.
+    git runs through `core.git.stream`, so a hostile repository's config cannot make it run a
+    program. A reader thread drains git's pipe into a queue, so git computes diffs while we
+    parse and write instead of blocking on a full 64 KiB pipe.
     """
-    cmd = log_command(revs, since, until)
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=errors, env=env)
+        proc = git.stream(log_arguments(revs, since, until), repo, errors, LOG_CONFIG)
         chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=256)
         stop = threading.Event()
 
@@ -239,13 +238,11 @@ def _finish(commit: GitCommit, by_path: dict[str, FileChange]) -> GitCommit:
 
 
 def git_output(repo: Path, *args: str) -> str:
-    """Run a small git query in `repo`; a clear error when it is not a repository."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env, check=False)
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        raise InvalidInput(f"git {args[0]} failed in {repo}: {lines[-1] if lines else proc.returncode}")
-    return proc.stdout
+    """Run a small git query in `repo` (through `core.git`); a clear error when it fails."""
+    result = git.run(args, repo, timeout=120)
+    if not result.ok:
+        raise InvalidInput(f"git {args[0]} failed in {repo}: {result.error_line}")
+    return result.text
 
 
 def repo_root(path: Path) -> Path:

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
 import tokenize
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from lore.core import git
 from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.intake.candidates import Candidate, Saved, save_candidates
@@ -119,24 +119,6 @@ class SourceFile:
 
 
 # -- reading the repository --------------------------------------------------------------------------
-def repository_files(root: Path) -> list[str]:
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        ).stdout
-        return sorted(p for p in out.decode("utf-8", "replace").split("\0") if p)
-    except (OSError, subprocess.SubprocessError):
-        return sorted(
-            p.relative_to(root).as_posix()
-            for p in root.rglob("*")
-            if p.is_file() and ".git" not in p.relative_to(root).parts
-        )
-
-
 def _sample(items: list[str], size: int) -> list[str]:
     if len(items) <= size:
         return items
@@ -711,7 +693,7 @@ def _root(path_or_project: str | Path | Project) -> Path:
 def discover_conventions(path_or_project: str | Path | Project) -> list[Candidate]:
     """Candidate conventions of a repository with their evidence; nothing is saved."""
     root = _root(path_or_project)
-    files = repository_files(root)
+    files = git.ls_files(root)
     file_set = set(files)
     declared = declared_conventions(root, file_set)
     out = [

@@ -11,11 +11,11 @@ They wait for approval because the person importing them is not reviewing each o
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lore.core import git
 from lore.core.errors import InvalidInput
 from lore.core.globs import parse_patterns
 from lore.rules import service
@@ -125,18 +125,7 @@ def kind_of(rel: str) -> tuple[str, str] | None:
 def instruction_files(root: Path) -> list[str]:
     """Relative paths of the instruction files under `root`, git's view first, then a walk for
     dot folders git may ignore."""
-    found: set[str] = set()
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        ).stdout.decode("utf-8", "replace")
-        found.update(p for p in out.split("\0") if p and kind_of(p))
-    except (OSError, subprocess.SubprocessError):
-        pass
+    found = {p for p in git.ls_files(root) if kind_of(p)}
     files, _ = _walk(root)
     for rel in files:
         if kind_of(rel):
