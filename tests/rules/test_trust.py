@@ -56,6 +56,21 @@ def clone_of(source: Path, where: Path) -> Path:
     return where
 
 
+def other_clone(root: Path) -> Path:
+    """A repository with a remote whose commits are all by someone else (other tests use it)."""
+    make_repo(root)
+    (root / "a.py").write_text("x")
+    git_as(root, "else@example.org", "add", "-A")
+    git_as(root, "else@example.org", "commit", "-qm", "theirs")
+    git(root, "remote", "add", "origin", "https://github.com/someone/else.git")
+    return root
+
+
+def test_someone_elses_repository_is_not_yours(tmp_path: Path) -> None:
+    state = check_with_git(other_clone(tmp_path / "theirs"))
+    assert not state.yours and state.reason.startswith("it has a remote, and no commit made in this clone")
+
+
 def test_own_repository_with_commits_made_here_is_yours(tmp_path: Path) -> None:
     state = check_with_git(make_repo(tmp_path / "mine", {"a.py": "x"}))
     assert state.yours and state.evidence == BY_LOCAL_COMMITS

@@ -87,7 +87,7 @@ def test_projects_show_trust_and_counts(ui, shop) -> None:
     assert item["path"] == str(shop.path)
     assert item["trust"] == {
         "yours": True,
-        "reason": "the repository has no remote",
+        "reason": "1 commit made in this clone by test@example.com",
         "override": None,
         "label": "yours",
     }
