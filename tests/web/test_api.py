@@ -88,6 +88,7 @@ def test_projects_show_trust_and_counts(ui, shop) -> None:
     assert item["trust"] == {
         "yours": True,
         "reason": "1 commit made in this clone by test@example.com",
+        "evidence": "local commits",
         "override": None,
         "label": "yours",
     }

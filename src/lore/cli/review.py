@@ -247,7 +247,7 @@ def trust(
 
     project = _project(ctx)
     state = set_override(project.path, None if reset else "trust")
-    console.print(f"{esc(project.name)}: {state.label} ({esc(state.reason)})", highlight=False)
+    console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)
 
 
 @app.command("untrust")
@@ -258,4 +258,4 @@ def untrust(ctx: typer.Context) -> None:
 
     project = _project(ctx)
     state = set_override(project.path, "untrust")
-    console.print(f"{esc(project.name)}: {state.label}", highlight=False)
+    console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)

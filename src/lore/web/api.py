@@ -57,7 +57,13 @@ class ResolveRequest(BaseModel):
 
 
 def _trust(state: TrustState) -> dict[str, Any]:
-    return {"yours": state.yours, "reason": state.reason, "override": state.override, "label": state.label}
+    return {
+        "yours": state.yours,
+        "reason": state.reason,
+        "evidence": state.evidence,
+        "override": state.override,
+        "label": state.label,
+    }
 
 
 def _project_view(project: Project) -> dict[str, Any]:

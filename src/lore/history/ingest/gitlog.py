@@ -249,11 +249,10 @@ def repo_root(path: Path) -> Path:
     """The top folder of the git repository containing `path`."""
     if not path.exists():
         raise InvalidInput(f"no such folder: {path}")
-    try:
-        out = git_output(path if path.is_dir() else path.parent, "rev-parse", "--show-toplevel")
-    except InvalidInput:
-        raise InvalidInput(f"{path} is not inside a git repository") from None
-    return Path(out.strip()).resolve()
+    top = git.toplevel(path)
+    if top is None:
+        raise InvalidInput(f"{path} is not inside a git repository")
+    return top
 
 
 _GITHUB_REMOTE = re.compile(r"github\.com[:/]+([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
@@ -266,10 +265,7 @@ def github_slug(remote_url: str) -> str | None:
 
 
 def origin_url(repo: Path) -> str:
-    try:
-        return git_output(repo, "config", "--get", "remote.origin.url").strip()
-    except InvalidInput:
-        return ""
+    return git.remote_url(repo, "origin")
 
 
 def first_parent_line(repo: Path, head: str) -> set[str]:
