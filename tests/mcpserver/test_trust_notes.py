@@ -28,4 +28,5 @@ def test_your_own_repository_says_which_commits_made_it_yours(tmp_path: Path) ->
     repo = make_repo(tmp_path / "mine", {"a.py": "x"})
     text, error = call(build_server(repo), "get_rules", {"paths": ["a.py"]})
     assert not error
-    assert "was just registered (yours: 1 commit made in this clone by test@example.com)" in text
+    assert "was just registered. Set it up" in text
+    assert "It is your repository (1 commit made in this clone by test@example.com)." in text

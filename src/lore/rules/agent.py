@@ -234,11 +234,10 @@ class AgentSession:
                 else ""
             )
             notes.append(
-                f"Project `{name}` was just registered ({trust.summary}). Set it up: 1. call "
-                "discover_conventions and "
+                f"Project `{name}` was just registered. Set it up: 1. call discover_conventions and "
                 f"keep the conventions a new contributor should follow;{github} then save what you "
                 "kept with propose_rules (a title, trigger words and always for each) and tell the "
-                "user in one line."
+                f"user in one line. It is your repository ({trust.reason})."
             )
             self._once(project, "reviews")
         untagged = service.untagged_covering(project, res.inside)
