@@ -268,3 +268,39 @@ def test_unreadable_trust_json_is_ignored(tmp_path: Path, lore_home: Path) -> No
     (lore_home / "trust.json").write_text("{broken")
     state = trust_state(make_repo(tmp_path / "mine", {"a.py": "x"}))
     assert state.yours and state.evidence == BY_LOCAL_COMMITS
+
+
+def test_a_dot_git_that_borrows_your_repository_is_not_yours(tmp_path: Path) -> None:
+    """An archive whose `.git` is a link or a `gitdir:` file naming one of your repositories."""
+    mine = make_repo(tmp_path / "mine", {"a.py": "x"})
+    assert check_with_git(mine).yours
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(mine / ".git", target_is_directory=True)
+    pointed = tmp_path / "pointed"
+    pointed.mkdir()
+    (pointed / ".git").write_text(f"gitdir: {mine / '.git'}\n")
+    for folder in (linked, pointed):
+        (folder / "AGENTS.md").write_text("# rules\n")
+        state = check_with_git(folder)
+        assert not state.yours, folder
+        assert state.reason.startswith("its .git points to the git folder of another place")
+
+
+def test_a_linked_worktree_of_your_repository_is_yours(tmp_path: Path) -> None:
+    mine = make_repo(tmp_path / "mine", {"a.py": "x"})
+    git(mine, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "feature"))
+    state = check_with_git(tmp_path / "feature")
+    assert state.yours and state.evidence == BY_LOCAL_COMMITS
+
+
+def test_a_submodule_you_committed_in_is_yours(tmp_path: Path) -> None:
+    lib = make_repo(tmp_path / "lib", {"l.py": "x"})
+    app = make_repo(tmp_path / "app", {"a.py": "x"})
+    git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sub = app / "vendor" / "lib"
+    assert not check_with_git(sub).yours  # cloned into place
+    (sub / "m.py").write_text("y")
+    git(sub, "add", "m.py")
+    git(sub, "commit", "-qm", "mine")
+    assert check_with_git(sub).reason == "1 commit made in this clone by test@example.com"

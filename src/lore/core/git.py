@@ -216,6 +216,12 @@ def git_dir(root: Path) -> Path | None:
     return Path(result.text.strip()) if result.ok and result.text.strip() else None
 
 
+def common_dir(root: Path) -> Path | None:
+    """The git folder shared by all work trees of the repository (differs for linked ones)."""
+    result = run(["rev-parse", "--path-format=absolute", "--git-common-dir"], root)
+    return Path(result.text.strip()) if result.ok and result.text.strip() else None
+
+
 def is_work_tree(root: Path) -> bool:
     """Whether git itself recognises `root` as inside a work tree (a bare `.git` folder is not)."""
     result = run(["rev-parse", "--is-inside-work-tree"], root)
@@ -326,10 +332,16 @@ class ReflogEntry:
 
 
 def reflog(root: Path) -> list[ReflogEntry]:
-    """HEAD's reflog, oldest first; lines that are not git's format are skipped."""
+    """HEAD's reflog of the work tree at `root`, oldest first (see `read_reflog`)."""
     folder = git_dir(root)
-    if folder is None:
-        return []
+    return [] if folder is None else read_reflog(folder)
+
+
+def read_reflog(folder: Path) -> list[ReflogEntry]:
+    """HEAD's reflog in a git folder, oldest first; lines that are not git's format are skipped.
+
+    Read as a file rather than through `git log -g`, which fails on entries naming objects
+    that do not exist (as forged ones may)."""
     path = folder / "logs" / "HEAD"
     try:
         with path.open("rb") as handle:

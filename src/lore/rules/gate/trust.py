@@ -18,7 +18,10 @@ GitHub as you. The evidence, in the order it decides:
    moment this git folder arrived on the disk (the oldest ctime among its entries) and the last
    time git wrote the reflog here (its ctime), with two seconds of slack. Lines an archive
    ships were dated before it was unpacked, so they fall outside; to pass, a forged line would
-   have to name the second you unpacked the archive.
+   have to name the second you unpacked the archive. The reflog must also be this folder's
+   own: a `.git` that is a link, or a `gitdir:` file naming a git folder that does not point
+   back here (one of your repositories, say), borrows someone else's history and counts for
+   nothing; linked worktrees and submodules point back, and count.
 2. Your identity comes only from your own git config (`git config --global`, which reads
    `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL`), never from the
    repository's config.
@@ -104,10 +107,12 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
         return TrustState(
             False, "git does not recognise this folder as a repository", None, BY_NOT_A_REPOSITORY
         ), True
+    root = git.toplevel(root) or root
+    folders, borrowed = _own_git_folders(root)
     email = git.config_get_global("user.email").lower()
-    entries = git.reflog(root)
+    entries = git.read_reflog(folders[0]) if folders else []
     if email:
-        made_here = _commits_made_here(root, entries, email)
+        made_here = sum(_commits_made_here(folder, email) for folder in folders)
         if made_here:
             noun = "commit" if made_here == 1 else "commits"
             return TrustState(
@@ -117,7 +122,9 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
     github = _github_owner(remotes)
     if github is not None and github.yours:
         return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True
-    if not email:
+    if borrowed:
+        why = borrowed
+    elif not email:
         why = "no git identity of yours is configured (git config --global user.email), so no commit here is yours"
     elif entries and entries[0].action == "clone":
         why = "cloned, and no commit here is yours"
@@ -130,11 +137,55 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
     return TrustState(False, why, None, BY_NONE), github is None or github.asked
 
 
-def _commits_made_here(root: Path, entries: list[git.ReflogEntry], email: str) -> int:
-    """Reflog entries that wrote a commit here, by `email`, dated while this git folder existed
-    on this disk (see the module docstring for why the dates are bounded by ctimes)."""
+def _own_git_folders(root: Path) -> tuple[list[Path], str]:
+    """The git folders whose reflogs speak for the work tree at `root`, or ([], why not).
+
+    A `.git` that is a link, or a `gitdir:` file naming a git folder that does not point back
+    here, borrows the history of another repository (one of yours, perhaps): that is no
+    evidence about this folder. A linked worktree (`git worktree add`) points back through
+    its `gitdir` file and shares the main repository's reflog too; a submodule's git folder
+    names this work tree in its `core.worktree`.
+    """
+    dotgit = root / ".git"
+    borrowed = "its .git points to the git folder of another place, so its commits say nothing"
+    try:
+        mode = os.lstat(dotgit).st_mode
+    except OSError:
+        return [], borrowed
     folder = git.git_dir(root)
-    if folder is None or not entries:
+    if folder is None:
+        return [], borrowed
+    if stat.S_ISDIR(mode):
+        return ([folder], "") if folder.resolve() == dotgit.resolve() else ([], borrowed)
+    if not stat.S_ISREG(mode):
+        return [], borrowed
+    back = folder / "gitdir"
+    if back.is_file():  # a linked worktree
+        if not _same(back.read_text(encoding="utf-8", errors="replace").strip(), folder, dotgit):
+            return [], borrowed
+        common = git.common_dir(root)
+        return ([folder, common] if common is not None and common != folder else [folder]), ""
+    worktree = git.run(["config", "--file", str(folder / "config"), "--get", "core.worktree"], "/")
+    if worktree.ok and _same(worktree.text.strip(), folder, root):  # a submodule
+        return [folder], ""
+    return [], borrowed
+
+
+def _same(named: str, base: Path, expected: Path) -> bool:
+    """Whether a path written in a git file (relative to `base`) is `expected`."""
+    if not named:
+        return False
+    try:
+        return (base / named).resolve() == expected.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def _commits_made_here(folder: Path, email: str) -> int:
+    """Reflog entries of one git folder that wrote a commit, by `email`, dated while the folder
+    existed on this disk (see the module docstring for why the dates are bounded by ctimes)."""
+    entries = git.read_reflog(folder)
+    if not entries:
         return 0
     try:
         log = os.lstat(folder / "logs" / "HEAD")
@@ -142,8 +193,7 @@ def _commits_made_here(root: Path, entries: list[git.ReflogEntry], email: str) -
         return 0
     if not stat.S_ISREG(log.st_mode):
         return 0  # a link could borrow another file's times
-    arrived = _arrived_at(folder)
-    earliest = math.floor(arrived) - SLACK_SECONDS
+    earliest = math.floor(_arrived_at(folder)) - SLACK_SECONDS
     latest = min(log.st_ctime, time.time()) + SLACK_SECONDS
     count = 0
     for entry in entries:
