@@ -172,10 +172,17 @@ def test_folder_git_does_not_recognise_is_not_yours(tmp_path: Path) -> None:
 
 @pytest.fixture
 def github_clone(tmp_path: Path, monkeypatch):
-    """A fresh clone (no commits of yours) whose origin is github.com/tester/widget."""
+    """A fresh clone (no commits of yours) made from git@github.com:tester/widget.git (git's
+    `insteadOf` serves it from a local bare repository, so no network is needed)."""
     source = make_repo(tmp_path / "upstream", {"a.py": "x"})
-    clone = clone_of(bare_of(source, tmp_path / "up.git"), tmp_path / "widget")
-    git(clone, "remote", "set-url", "origin", "git@github.com:tester/widget.git")
+    bare = bare_of(source, tmp_path / "up.git")
+    clone = tmp_path / "widget"
+    url = "git@github.com:tester/widget.git"
+    subprocess.run(
+        ["git", "-c", f"url.{bare}.insteadOf={url}", "clone", "-q", url, str(clone)],
+        check=True,
+        capture_output=True,
+    )
     with FakeGitHub("tester", "widget") as gh:
         monkeypatch.setenv("LORE_GITHUB_API", gh.url)
         monkeypatch.setenv("GITHUB_TOKEN", "token-of-tester")
@@ -187,7 +194,7 @@ def test_github_remote_owned_by_your_login_is_yours(github_clone) -> None:
     gh.viewer = "Tester"
     state = check_with_git(clone)
     assert state.yours and state.evidence == BY_GITHUB_OWNER
-    assert state.reason == "its GitHub remote tester/widget is owned by your login Tester (GITHUB_TOKEN)"
+    assert state.reason == "cloned from tester/widget on GitHub, owned by your login Tester (GITHUB_TOKEN)"
     assert gh.auth_seen[-1] == "Bearer token-of-tester"
 
 
@@ -196,7 +203,7 @@ def test_github_remote_of_another_login_is_not_yours(github_clone) -> None:
     gh.viewer = "someone-else"
     state = check_with_git(clone)
     assert not state.yours
-    assert state.reason.endswith("its GitHub remote (tester/widget) is not owned by your login someone-else")
+    assert state.reason.endswith("cloned from tester/widget on GitHub, not owned by your login someone-else")
 
 
 def test_github_unreachable_is_not_yours_and_asked_again_soon(github_clone, monkeypatch) -> None:
@@ -304,3 +311,16 @@ def test_a_submodule_you_committed_in_is_yours(tmp_path: Path) -> None:
     git(sub, "add", "m.py")
     git(sub, "commit", "-qm", "mine")
     assert check_with_git(sub).reason == "1 commit made in this clone by test@example.com"
+
+
+def test_a_github_remote_written_into_the_config_proves_nothing(tmp_path: Path, monkeypatch) -> None:
+    """An archive (or any repository) whose `.git/config` names a repository of your account."""
+    clone = clone_of(bare_of(make_repo(tmp_path / "up", {"a.py": "x"}), tmp_path / "up.git"), tmp_path / "c")
+    git(clone, "remote", "set-url", "origin", "https://github.com/tester/widget.git")
+    with FakeGitHub("tester", "widget") as gh:
+        gh.viewer = "tester"
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "token-of-tester")
+        state = check_with_git(clone)
+        assert not state.yours and state.reason == "cloned, and no commit here is yours"
+        assert gh.requests("/user") == []

@@ -25,8 +25,10 @@ GitHub as you. The evidence, in the order it decides:
 2. Your identity comes only from your own git config (`git config --global`, which reads
    `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL`), never from the
    repository's config.
-3. A GitHub remote whose owner is your login, as GitHub itself says for your token
-   (`GITHUB_TOKEN`, `GH_TOKEN` or `gh auth token`) at `GET /user`.
+3. A clone of a GitHub repository whose owner is your login, as GitHub itself says for your
+   token (`GITHUB_TOKEN`, `GH_TOKEN` or `gh auth token`) at `GET /user`. The URL is the one in
+   the reflog's `clone: from` line, under the same date bounds, never the remote in
+   `.git/config`: an archive could name a repository of your account there.
 
 Nothing else makes a repository yours: not a missing remote, not commits authored with your
 email, not a `user.email` in the repository's config. What is left: a disk image or network
@@ -119,7 +121,7 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
                 True, f"{made_here} {noun} made in this clone by {email}", None, BY_LOCAL_COMMITS
             ), True
     remotes = git.remotes(root)
-    github = _github_owner(remotes)
+    github = _github_owner([url for folder in folders[:1] for url in _cloned_from(folder, email)])
     if github is not None and github.yours:
         return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True
     if borrowed:
@@ -182,27 +184,42 @@ def _same(named: str, base: Path, expected: Path) -> bool:
 
 
 def _commits_made_here(folder: Path, email: str) -> int:
-    """Reflog entries of one git folder that wrote a commit, by `email`, dated while the folder
-    existed on this disk (see the module docstring for why the dates are bounded by ctimes)."""
-    entries = git.read_reflog(folder)
-    if not entries:
-        return 0
-    try:
-        log = os.lstat(folder / "logs" / "HEAD")
-    except OSError:
-        return 0
-    if not stat.S_ISREG(log.st_mode):
-        return 0  # a link could borrow another file's times
-    earliest = math.floor(_arrived_at(folder)) - SLACK_SECONDS
-    latest = min(log.st_ctime, time.time()) + SLACK_SECONDS
+    """Reflog entries of one git folder that wrote a commit, by `email`, made on this disk."""
     count = 0
-    for entry in entries:
+    for entry in _entries_made_here(folder, email):
         action, _, step = entry.action.partition(" ")
         if action not in LOCAL_ACTIONS or step in NO_COMMIT_STEPS or "fast-forward" in entry.message.lower():
             continue
-        if entry.email.lower() == email and earliest <= entry.at <= latest:
-            count += 1
+        count += 1
     return count
+
+
+def _cloned_from(folder: Path, email: str) -> list[str]:
+    """The URL this clone was made from, when git wrote that here (`clone: from URL`)."""
+    return [
+        entry.message.partition("clone: from ")[2].strip()
+        for entry in _entries_made_here(folder, email)
+        if entry.action == "clone" and "clone: from " in entry.message
+    ][:1]
+
+
+def _entries_made_here(folder: Path, email: str) -> list[git.ReflogEntry]:
+    """Reflog entries of one git folder by `email`, dated while the folder existed on this disk
+    (see the module docstring for why the dates are bounded by ctimes)."""
+    if not email:
+        return []
+    entries = git.read_reflog(folder)
+    if not entries:
+        return []
+    try:
+        log = os.lstat(folder / "logs" / "HEAD")
+    except OSError:
+        return []
+    if not stat.S_ISREG(log.st_mode):
+        return []  # a link could borrow another file's times
+    earliest = math.floor(_arrived_at(folder)) - SLACK_SECONDS
+    latest = min(log.st_ctime, time.time()) + SLACK_SECONDS
+    return [e for e in entries if e.email.lower() == email and earliest <= e.at <= latest]
 
 
 def _arrived_at(folder: Path) -> float:
@@ -225,12 +242,15 @@ def _arrived_at(folder: Path) -> float:
     return min(times) if times else time.time()
 
 
-def _github_owner(remotes: dict[str, str]) -> _GitHubAnswer | None:
-    """Whether a GitHub remote belongs to the login GitHub gives for your token; None when the
-    repository has no GitHub remote at all."""
+def _github_owner(urls: list[str]) -> _GitHubAnswer | None:
+    """Whether the GitHub repository this clone was made from belongs to the login GitHub gives
+    for your token; None when it was not cloned (here) from GitHub.
+
+    The URL comes from the reflog's `clone: from` line written on this disk, never from
+    `.git/config`, which an archive could fill with a remote of your account."""
     base = api_base()
     owners = []
-    for url in remotes.values():
+    for url in urls:
         remote = git.parse_remote(url)
         if remote is not None and (remote.host == "github.com" or base != "https://api.github.com"):
             owners.append(remote)
@@ -238,17 +258,19 @@ def _github_owner(remotes: dict[str, str]) -> _GitHubAnswer | None:
         return None
     token, source = discover_token(base)
     if not token:
-        return _GitHubAnswer(False, "no GitHub token or `gh` login says whose the GitHub remote is")
+        return _GitHubAnswer(
+            False, "no GitHub token or `gh` login says whose GitHub repository it was cloned from"
+        )
     login = viewer_login(token, base)
     if login is None:
         return _GitHubAnswer(False, f"GitHub could not be asked whose token {source} is", asked=False)
     for remote in owners:
         if remote.owner.lower() == login.lower():
             return _GitHubAnswer(
-                True, f"its GitHub remote {remote.slug} is owned by your login {login} ({source})"
+                True, f"cloned from {remote.slug} on GitHub, owned by your login {login} ({source})"
             )
     slugs = ", ".join(sorted({r.slug for r in owners}))
-    return _GitHubAnswer(False, f"its GitHub remote ({slugs}) is not owned by your login {login}")
+    return _GitHubAnswer(False, f"cloned from {slugs} on GitHub, not owned by your login {login}")
 
 
 def _key(root: Path) -> str:
