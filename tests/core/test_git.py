@@ -103,6 +103,18 @@ def test_failures_are_returned_with_git_s_reason(tmp_path: Path) -> None:
     result = git.run(["rev-parse", "--show-toplevel"], tmp_path)
     assert not result.ok and "not a git repository" in result.error_line
     assert git.toplevel(tmp_path / "missing" / "file.py") is None
+    gone = git.run(["status"], tmp_path / "deleted-project")  # a registered folder removed since
+    assert not gone.ok and gone.error_line.endswith("no such folder")
+    assert git.remotes(tmp_path / "deleted-project") == {}
+
+
+def test_a_caller_cannot_undo_the_safe_options(hostile: HostileRepo) -> None:
+    result = git.run(
+        ["ls-files", "--others"],
+        hostile.root,
+        config=(("core.fsmonitor", str(hostile.marker.parent / "payload.sh")),),
+    )
+    assert result.ok and hostile.fired() == ""
 
 
 def test_reflog_lines_that_are_not_git_s_are_skipped(tmp_path: Path) -> None:

@@ -134,7 +134,7 @@ def environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 def command(args: Sequence[str], config: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The argv for `git <args>` with the safe options (benchmarks time exactly this)."""
     argv = ["git", "--no-pager"]
-    for key, value in (*SAFE_CONFIG, *config):
+    for key, value in (*config, *SAFE_CONFIG):  # the last -c wins: a caller cannot undo these
         argv += ["-c", f"{key}={value}"]
     args = list(args)
     if args and args[0] in DIFF_COMMANDS:
@@ -156,6 +156,8 @@ def run(
     """
     argv = command(args, config)
     where = str(cwd) if cwd is not None else "/"
+    if not os.path.isdir(where):  # what git itself answers for `git -C missing ...`
+        return GitResult(tuple(args), 128, b"", f"fatal: cannot change to '{where}': no such folder".encode())
     try:
         proc = subprocess.run(
             argv,
