@@ -324,3 +324,22 @@ def test_a_github_remote_written_into_the_config_proves_nothing(tmp_path: Path, 
         state = check_with_git(clone)
         assert not state.yours and state.reason == "cloned, and no commit here is yours"
         assert gh.requests("/user") == []
+
+
+def test_a_work_email_from_your_own_include_if_counts(tmp_path: Path, monkeypatch) -> None:
+    """`includeIf "gitdir:~/work/"` in the user's own config gives that folder its own email."""
+    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(var)  # commit as git config says
+    work = tmp_path / "work"
+    (tmp_path / "work.gitconfig").write_text("[user]\n\temail = me@work.example\n")
+    Path(os.environ["GIT_CONFIG_GLOBAL"]).write_text(
+        f'[user]\n\tname = Test User\n\temail = test@example.com\n[includeIf "gitdir:{work}/"]\n'
+        f"\tpath = {tmp_path / 'work.gitconfig'}\n"
+    )
+    repo = work / "app"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "a.py").write_text("x")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-qm", "at work")
+    assert check_with_git(repo).reason == "1 commit made in this clone by me@work.example"

@@ -230,10 +230,14 @@ def is_work_tree(root: Path) -> bool:
     return result.ok and result.text.strip() == "true"
 
 
-def config_get_global(key: str) -> str:
+def config_get_global(key: str, where: Path | None = None) -> str:
     """A value from the user's own git config only (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
-    or `$GIT_CONFIG_GLOBAL`), never a repository's: run outside any repository, with `--global`."""
-    result = run(["config", "--global", "--get", key], "/")
+    or `$GIT_CONFIG_GLOBAL`, and the files it includes), never a repository's.
+
+    `--global` reads no repository config; running in `where` lets the user's own
+    `includeIf "gitdir:..."` sections apply (a work email for `~/work/`), as git would there.
+    """
+    result = run(["config", "--global", "--includes", "--get", key], where if where is not None else "/")
     return result.text.strip() if result.ok else ""
 
 

@@ -22,9 +22,9 @@ GitHub as you. The evidence, in the order it decides:
    own: a `.git` that is a link, or a `gitdir:` file naming a git folder that does not point
    back here (one of your repositories, say), borrows someone else's history and counts for
    nothing; linked worktrees and submodules point back, and count.
-2. Your identity comes only from your own git config (`git config --global`, which reads
-   `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL`), never from the
-   repository's config.
+2. Your identity comes only from your own git config (`git config --global --includes`, which
+   reads `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL` and the files
+   they include, `includeIf "gitdir:..."` work emails too), never from the repository's config.
 3. A clone of a GitHub repository whose owner is your login, as GitHub itself says for your
    token (`GITHUB_TOKEN`, `GH_TOKEN` or `gh auth token`) at `GET /user`. The URL is the one in
    the reflog's `clone: from` line, under the same date bounds, never the remote in
@@ -33,8 +33,9 @@ GitHub as you. The evidence, in the order it decides:
 Nothing else makes a repository yours: not a missing remote, not commits authored with your
 email, not a `user.email` in the repository's config. What is left: a disk image or network
 share prepared elsewhere keeps its ctimes; a copy of your own repository (`cp -r`) counts only
-from your next commit in it; committing with a `GIT_COMMITTER_DATE` in the past is not counted.
-`lore review trust` settles any of these by hand.
+from your next commit in it; a commit made with a `GIT_COMMITTER_DATE` in the past, or under
+another email (a `user.email` in the repository's config, `GIT_COMMITTER_EMAIL`), is not
+counted. `lore review trust` settles any of these by hand.
 
 The verdict and the overrides live in the rules store (`trust` table): a verdict is remembered
 for a week (an hour when GitHub could not be asked), an override until it is reset.
@@ -111,7 +112,7 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
         ), True
     root = git.toplevel(root) or root
     folders, borrowed = _own_git_folders(root)
-    email = git.config_get_global("user.email").lower()
+    email = git.config_get_global("user.email", root).lower()
     entries = git.read_reflog(folders[0]) if folders else []
     if email:
         made_here = sum(_commits_made_here(folder, email) for folder in folders)
