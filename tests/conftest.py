@@ -25,14 +25,8 @@ def lore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     gitconfig = tmp_path / "global.gitconfig"
     gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n", encoding="utf-8")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    for key in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "GEMINI_API_KEY",
-        "LORE_MODEL",
-        "GITHUB_TOKEN",
-        "GH_TOKEN",
-    ):
+    monkeypatch.delenv("GH_TOKEN", raising=False)  # trust asks GitHub whose a token is
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LORE_MODEL", "GITHUB_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     forget_stores()
     yield home
