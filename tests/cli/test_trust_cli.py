@@ -34,3 +34,15 @@ def test_trust_commands_on_a_fresh_clone(tmp_path: Path) -> None:
     assert not trust_state(clone).yours
     reset = lore("review", "--name", "shop", "trust", "--reset")
     assert reset == "shop: not yours: cloned, and no commit here is yours"
+
+
+def test_the_demo_repository_is_yours(tmp_path: Path, monkeypatch) -> None:
+    """Lore makes the demo here, committed under your global identity: so it is yours."""
+    import tempfile
+
+    from lore.rules import service
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    lore("demo")
+    state = trust_state(service.find_project("shop").path)
+    assert state.yours and state.reason == "1 commit made in this clone by test@example.com"

@@ -148,7 +148,12 @@ def ensure_demo_project(folder: Path | None = None) -> Project:
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-        identity = (("user.name", "Lore Demo"), ("user.email", "demo@lore.invalid"))
+        # committed as you when git knows who you are, so the demo is yours (see trust)
+        identity: tuple[tuple[str, str], ...] = (
+            ()
+            if git.config_get_global("user.email")
+            else (("user.name", "Lore Demo"), ("user.email", "demo@lore.invalid"))
+        )
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "demo shop"]):
             done = git.run(args, folder, config=identity)
             if not done.ok:
