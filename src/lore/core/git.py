@@ -384,3 +384,18 @@ def _reflog_line(line: str) -> ReflogEntry | None:
         at=int(when[0]),
         message=message.strip(),
     )
+
+
+# -- where an object is stored ---------------------------------------------------------------------
+def loose_object(objects: Path, sha: str) -> Path | None:
+    """The loose file of object `sha` in one objects folder, or None (packed, or absent here;
+    alternates are not followed).
+
+    Read directly, not through git: the question is which file on this disk holds the object,
+    since its change time says when it was written here.
+    """
+    sha = sha.lower()
+    if len(sha) not in (40, 64) or any(c not in "0123456789abcdef" for c in sha):
+        return None
+    path = objects / sha[:2] / sha[2:]
+    return path if path.is_file() else None

@@ -185,14 +185,36 @@ def _same(named: str, base: Path, expected: Path) -> bool:
 
 
 def _commits_made_here(folder: Path, email: str) -> int:
-    """Reflog entries of one git folder that wrote a commit, by `email`, made on this disk."""
+    """Reflog entries of one git folder that wrote a commit here, by `email`.
+
+    Besides the date bounds of `_entries_made_here`, the commit must sit in a loose object file
+    written (ctime) within seconds of the time its reflog line claims: git writes both in the
+    same command, while an archive's objects all get the moment of unpacking, which a forged
+    line cannot know in advance. Commits already packed by `git gc` no longer count.
+    """
+    objects = _objects_of(folder)
     count = 0
     for entry in _entries_made_here(folder, email):
         action, _, step = entry.action.partition(" ")
         if action not in LOCAL_ACTIONS or step in NO_COMMIT_STEPS or "fast-forward" in entry.message.lower():
             continue
-        count += 1
+        stored = git.loose_object(objects, entry.new)
+        try:
+            written = os.lstat(stored).st_ctime if stored is not None else None
+        except OSError:
+            written = None
+        if written is not None and abs(written - entry.at) <= SLACK_SECONDS + 1:
+            count += 1
     return count
+
+
+def _objects_of(folder: Path) -> Path:
+    """The objects folder of a git folder (a linked worktree's lives in the common folder)."""
+    common = folder / "commondir"
+    if common.is_file():
+        named = common.read_text(encoding="utf-8", errors="replace").strip()
+        return (folder / named).resolve() / "objects"
+    return folder / "objects"
 
 
 def _cloned_from(folder: Path, email: str) -> list[str]:
