@@ -104,9 +104,10 @@ def test_clone_whose_authors_claim_your_email_is_not_yours(tmp_path: Path) -> No
     assert not check_with_git(clone).yours
 
 
-def _archive(tmp_path: Path, built_at: float) -> Path:
+def _archive(tmp_path: Path, built_at: float, forged: range = range(0)) -> Path:
     """An attacker's repository, packed with its whole `.git`: commits, reflog and a config all
-    naming the user's email, built two days ago, plus one reflog line dated tomorrow."""
+    naming the user's email, built at `built_at`, plus forged reflog lines dated at each
+    second of `forged` (pointing at its last commit, a loose object)."""
     src = tmp_path / "attacker" / "repo"
     src.mkdir(parents=True)
     git(src, "init", "-q", "-b", "main")
@@ -118,29 +119,53 @@ def _archive(tmp_path: Path, built_at: float) -> Path:
         git_as(src, "test@example.com", "commit", "-qm", f"commit {n}", at=built_at + n)
     head = git(src, "rev-parse", "HEAD").strip()
     with (src / ".git" / "logs" / "HEAD").open("a") as log:
-        log.write(
-            f"{head} {head} Test User <test@example.com> {int(time.time()) + DAY} +0000\tcommit: later\n"
-        )
+        for at in forged:
+            log.write(f"{head} {head} Test User <test@example.com> {at} +0000\tcommit: forged\n")
     packed = tmp_path / "attacker" / "repo.tar"
     with tarfile.open(packed, "w") as tar:
         tar.add(src, arcname="repo")
     return packed
 
 
-def test_archive_with_its_own_config_and_reflog_is_not_yours(tmp_path: Path) -> None:
-    packed = _archive(tmp_path, time.time() - 2 * DAY)
-    target = tmp_path / "received"
+def _unpack(packed: Path, target: Path) -> Path:
     with tarfile.open(packed) as tar:
         tar.extractall(target, filter="fully_trusted")  # keeps the archive's modification times
-    repo = target / "repo"
+    return target / "repo"
+
+
+def test_archive_with_its_own_config_and_reflog_is_not_yours(tmp_path: Path) -> None:
+    repo = _unpack(_archive(tmp_path, time.time() - 2 * DAY), tmp_path / "received")
     state = check_with_git(repo)
     assert not state.yours, state
-    assert "no commit" in state.reason
+    assert state.reason == "no remote, and no commit has been made in this clone by you"
     # working in it yourself makes it yours, counting only what you did here
     (repo / "mine.py").write_text("y")
     git(repo, "add", "mine.py")
     git(repo, "commit", "-qm", "my own change")
     assert check_with_git(repo).reason == "1 commit made in this clone by test@example.com"
+
+
+def test_reflog_lines_dated_after_git_last_wrote_them_are_remembered(tmp_path: Path) -> None:
+    """An archive whose reflog has a forged commit line for every second around now: the ones
+    dated in the future show it was written elsewhere, and Lore keeps that in mind, because
+    once those dates have passed the lines near the unpacking would look like commits made here."""
+    now = int(time.time())
+    repo = _unpack(_archive(tmp_path, now - 2 * DAY, range(now - 300, now + 301)), tmp_path / "received")
+    state = trust_state(repo)
+    assert not state.yours and "so they were written elsewhere" in state.reason
+    # time passes: the future lines are now past, and the reflog is written here again
+    log = repo / ".git" / "logs" / "HEAD"
+    kept = [
+        line
+        for line in log.read_text().splitlines(keepends=True)
+        if int(line.split("\t")[0].split()[-2]) <= now
+    ]
+    log.write_text("".join(kept))
+    assert check_with_git(repo).yours  # without the memory, the lines near the unpacking pass
+    rules_store().set_trust_override(str(repo.resolve()), None)  # let the check run again
+    state = trust_state(repo)
+    assert not state.yours and "only commits made after" in state.reason
+    assert rules_store().trust(str(repo.resolve())).written_elsewhere == now + 300
 
 
 def test_no_remote_and_no_commits_is_not_yours(tmp_path: Path) -> None:

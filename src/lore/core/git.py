@@ -317,7 +317,7 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 # -- the reflog ------------------------------------------------------------------------------------
-REFLOG_TAIL = 4 << 20  # the newest 4 MiB of a reflog is plenty of evidence
+REFLOG_TAIL = 256 << 10  # the newest 256 KiB (over a thousand lines): recent evidence is enough
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,8 @@ class TrustRecord:
     """What the store knows about one repository folder's trust.
 
     `override` is the user's own word (`trust` / `untrust`) and always wins; the rest is the
-    remembered verdict of the evidence check, used until `recheck_at`.
+    remembered verdict of the evidence check, used until `recheck_at`, and one observation kept
+    for good: the newest date of reflog lines once seen to be written elsewhere.
     """
 
     path: str
@@ -98,3 +99,4 @@ class TrustRecord:
     evidence: str = ""
     checked_at: float | None = None
     recheck_at: float | None = None
+    written_elsewhere: float | None = None  # reflog lines up to this date were not written here

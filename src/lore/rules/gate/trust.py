@@ -14,14 +14,21 @@ GitHub as you. The evidence, in the order it decides:
 
 1. Commits made in this clone. Git appends a line to `logs/HEAD` for every commit, amend, merge
    and rebase step, with the committer identity and time; a fresh clone holds only `clone:`.
-   An entry counts when its identity is your *global* email and its time lies between the
+   A line counts when (a) its identity is your *global* email; (b) its time lies between the
    moment this git folder arrived on the disk (the oldest ctime among its entries) and the last
-   time git wrote the reflog here (its ctime), with two seconds of slack. Lines an archive
-   ships were dated before it was unpacked, so they fall outside; to pass, a forged line would
-   have to name the second you unpacked the archive. The reflog must also be this folder's
-   own: a `.git` that is a link, or a `gitdir:` file naming a git folder that does not point
-   back here (one of your repositories, say), borrows someone else's history and counts for
-   nothing; linked worktrees and submodules point back, and count.
+   time git wrote the reflog here (its ctime), two seconds of slack either way; (c) the commit
+   it names sits in a loose object file whose ctime is within three seconds of that time, as
+   git writes both in one command. An archive's lines were dated before it was unpacked (out
+   of (b)); a line dated later than unpacking points at an object stamped with the unpacking
+   (out of (c)). (d) A reflog holding any line dated after its own last write was written
+   elsewhere: no line up to its newest date counts, and Lore remembers that date in the store,
+   since once it has passed, forged lines close to the unpacking would look like work done
+   here. What remains for a forger: covering the moment of unpacking with a line per second
+   (the newest 256 KiB of a reflog is read, some 2,000 lines, so half an hour) *and* Lore
+   first looking only after those dates have passed and git wrote the reflog again. The
+   reflog must also be this folder's own: a `.git` that is a link, or a `gitdir:` file naming
+   a git folder that does not point back here (one of your repositories, say), borrows someone
+   else's history and counts for nothing; linked worktrees and submodules point back, and count.
 2. Your identity comes only from your own git config (`git config --global --includes`, which
    reads `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or `$GIT_CONFIG_GLOBAL` and the files
    they include, `includeIf "gitdir:..."` work emails too), never from the repository's config.
@@ -35,7 +42,8 @@ email, not a `user.email` in the repository's config. What is left: a disk image
 share prepared elsewhere keeps its ctimes; a copy of your own repository (`cp -r`) counts only
 from your next commit in it; a commit made with a `GIT_COMMITTER_DATE` in the past, or under
 another email (a `user.email` in the repository's config, `GIT_COMMITTER_EMAIL`), is not
-counted. `lore review trust` settles any of these by hand.
+counted, and neither is one `git gc` has since packed. `lore review trust` settles any of these
+by hand.
 
 The verdict and the overrides live in the rules store (`trust` table): a verdict is remembered
 for a week (an hour when GitHub could not be asked), an override until it is reset.
@@ -100,36 +108,52 @@ class _GitHubAnswer:
 
 
 def check_with_git(root: Path) -> TrustState:
-    """Weigh the evidence now (no cache): is this repository yours?"""
+    """Weigh the evidence now (no cache, nothing remembered): is this repository yours?"""
     return _evaluate(Path(root))[0]
 
 
-def _evaluate(root: Path) -> tuple[TrustState, bool]:
-    """The verdict, and whether it may be remembered for the full week."""
+def _evaluate(root: Path, written_elsewhere: float | None = None) -> tuple[TrustState, bool, float | None]:
+    """The verdict; whether it may be remembered for the full week; and the newest date of
+    reflog lines known to be written elsewhere (kept by the caller: see `_Reflog.elsewhere`)."""
     if not root.is_dir() or not git.is_work_tree(root):
-        return TrustState(
-            False, "git does not recognise this folder as a repository", None, BY_NOT_A_REPOSITORY
-        ), True
+        return (
+            TrustState(
+                False, "git does not recognise this folder as a repository", None, BY_NOT_A_REPOSITORY
+            ),
+            True,
+            written_elsewhere,
+        )
     root = git.toplevel(root) or root
     folders, borrowed = _own_git_folders(root)
     email = git.config_get_global("user.email", root).lower()
-    entries = git.read_reflog(folders[0]) if folders else []
+    logs = [_Reflog.of(folder) for folder in folders]
+    for log in logs:
+        if log.elsewhere is not None:
+            written_elsewhere = max(written_elsewhere or 0.0, log.elsewhere)
     if email:
-        made_here = sum(_commits_made_here(folder, email) for folder in folders)
+        made_here = sum(log.commits_made_here(email, written_elsewhere) for log in logs)
         if made_here:
             noun = "commit" if made_here == 1 else "commits"
-            return TrustState(
+            state = TrustState(
                 True, f"{made_here} {noun} made in this clone by {email}", None, BY_LOCAL_COMMITS
-            ), True
+            )
+            return state, True, written_elsewhere
     remotes = git.remotes(root)
-    github = _github_owner([url for folder in folders[:1] for url in _cloned_from(folder, email)])
+    cloned = logs[0].cloned_from(email, written_elsewhere) if logs else None
+    github = _github_owner([cloned] if cloned else [])
     if github is not None and github.yours:
-        return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True
+        return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True, written_elsewhere
+    first = logs[0].entries[0].action if logs and logs[0].entries else ""
     if borrowed:
         why = borrowed
+    elif written_elsewhere is not None:
+        why = (
+            "its reflog holds lines dated after git last wrote it here, so they were written "
+            f"elsewhere; only commits made after {_day(written_elsewhere)} can count"
+        )
     elif not email:
         why = "no git identity of yours is configured (git config --global user.email), so no commit here is yours"
-    elif entries and entries[0].action == "clone":
+    elif first == "clone":
         why = "cloned, and no commit here is yours"
     elif not remotes:
         why = "no remote, and no commit has been made in this clone by you"
@@ -137,7 +161,11 @@ def _evaluate(root: Path) -> tuple[TrustState, bool]:
         why = "it has a remote, and no commit made in this clone is yours"
     if github is not None:
         why += f"; {github.reason}"
-    return TrustState(False, why, None, BY_NONE), github is None or github.asked
+    return TrustState(False, why, None, BY_NONE), github is None or github.asked, written_elsewhere
+
+
+def _day(moment: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(moment))
 
 
 def _own_git_folders(root: Path) -> tuple[list[Path], str]:
@@ -184,28 +212,86 @@ def _same(named: str, base: Path, expected: Path) -> bool:
         return False
 
 
-def _commits_made_here(folder: Path, email: str) -> int:
-    """Reflog entries of one git folder that wrote a commit here, by `email`.
+@dataclass(frozen=True)
+class _Reflog:
+    """HEAD's reflog of one git folder, with the times that bound which lines were written here.
 
-    Besides the date bounds of `_entries_made_here`, the commit must sit in a loose object file
-    written (ctime) within seconds of the time its reflog line claims: git writes both in the
-    same command, while an archive's objects all get the moment of unpacking, which a forged
-    line cannot know in advance. Commits already packed by `git gc` no longer count.
+    `arrived`: when the folder came to be on this disk (`_arrived_at`); `last_write`: the
+    reflog file's ctime, the last time anything wrote it here; `elsewhere`: set when some line
+    is dated after `last_write`, which git on this disk cannot have written: the newest date in
+    the file, up to which no line counts, now or later (the caller remembers it, because once
+    that date has passed such lines would look ordinary).
     """
-    objects = _objects_of(folder)
-    count = 0
-    for entry in _entries_made_here(folder, email):
-        action, _, step = entry.action.partition(" ")
-        if action not in LOCAL_ACTIONS or step in NO_COMMIT_STEPS or "fast-forward" in entry.message.lower():
-            continue
-        stored = git.loose_object(objects, entry.new)
+
+    folder: Path
+    entries: tuple[git.ReflogEntry, ...] = ()
+    arrived: float = 0.0
+    last_write: float = 0.0
+    elsewhere: float | None = None
+
+    @classmethod
+    def of(cls, folder: Path) -> _Reflog:
+        entries = tuple(git.read_reflog(folder))
         try:
-            written = os.lstat(stored).st_ctime if stored is not None else None
+            log = os.lstat(folder / "logs" / "HEAD")
         except OSError:
-            written = None
-        if written is not None and abs(written - entry.at) <= SLACK_SECONDS + 1:
-            count += 1
-    return count
+            return cls(folder)
+        if not entries or not stat.S_ISREG(log.st_mode):  # a link could borrow another file's times
+            return cls(folder)
+        last_write = min(log.st_ctime, time.time())
+        future = any(e.at > last_write + SLACK_SECONDS for e in entries)
+        return cls(
+            folder,
+            entries,
+            _arrived_at(folder),
+            last_write,
+            float(max(e.at for e in entries)) if future else None,
+        )
+
+    def made_here(self, email: str, written_elsewhere: float | None) -> list[git.ReflogEntry]:
+        """Lines by `email` dated between the folder's arrival and the reflog's last write (and
+        after any line known to be written elsewhere)."""
+        if not email or not self.entries:
+            return []
+        earliest = math.floor(self.arrived) - SLACK_SECONDS
+        if written_elsewhere is not None:
+            earliest = max(earliest, written_elsewhere + 1)
+        latest = self.last_write + SLACK_SECONDS
+        return [e for e in self.entries if e.email.lower() == email and earliest <= e.at <= latest]
+
+    def commits_made_here(self, email: str, written_elsewhere: float | None) -> int:
+        """Lines of `made_here` that wrote a commit here.
+
+        The commit must also sit in a loose object file written (ctime) within seconds of the
+        time its line claims: git writes both in the same command, while an archive's objects
+        all get the moment of unpacking, which a forged line cannot know in advance. Commits
+        already packed by `git gc` no longer count.
+        """
+        objects = _objects_of(self.folder)
+        count = 0
+        for entry in self.made_here(email, written_elsewhere):
+            action, _, step = entry.action.partition(" ")
+            if (
+                action not in LOCAL_ACTIONS
+                or step in NO_COMMIT_STEPS
+                or "fast-forward" in entry.message.lower()
+            ):
+                continue
+            stored = git.loose_object(objects, entry.new)
+            try:
+                written = os.lstat(stored).st_ctime if stored is not None else None
+            except OSError:
+                written = None
+            if written is not None and abs(written - entry.at) <= SLACK_SECONDS + 1:
+                count += 1
+        return count
+
+    def cloned_from(self, email: str, written_elsewhere: float | None) -> str | None:
+        """The URL this clone was made from, when git wrote that line here (`clone: from URL`)."""
+        for entry in self.made_here(email, written_elsewhere):
+            if entry.action == "clone" and "clone: from " in entry.message:
+                return entry.message.partition("clone: from ")[2].strip()
+        return None
 
 
 def _objects_of(folder: Path) -> Path:
@@ -215,34 +301,6 @@ def _objects_of(folder: Path) -> Path:
         named = common.read_text(encoding="utf-8", errors="replace").strip()
         return (folder / named).resolve() / "objects"
     return folder / "objects"
-
-
-def _cloned_from(folder: Path, email: str) -> list[str]:
-    """The URL this clone was made from, when git wrote that here (`clone: from URL`)."""
-    return [
-        entry.message.partition("clone: from ")[2].strip()
-        for entry in _entries_made_here(folder, email)
-        if entry.action == "clone" and "clone: from " in entry.message
-    ][:1]
-
-
-def _entries_made_here(folder: Path, email: str) -> list[git.ReflogEntry]:
-    """Reflog entries of one git folder by `email`, dated while the folder existed on this disk
-    (see the module docstring for why the dates are bounded by ctimes)."""
-    if not email:
-        return []
-    entries = git.read_reflog(folder)
-    if not entries:
-        return []
-    try:
-        log = os.lstat(folder / "logs" / "HEAD")
-    except OSError:
-        return []
-    if not stat.S_ISREG(log.st_mode):
-        return []  # a link could borrow another file's times
-    earliest = math.floor(_arrived_at(folder)) - SLACK_SECONDS
-    latest = min(log.st_ctime, time.time()) + SLACK_SECONDS
-    return [e for e in entries if e.email.lower() == email and earliest <= e.at <= latest]
 
 
 def _arrived_at(folder: Path) -> float:
@@ -311,7 +369,7 @@ def trust_state(root: Path) -> TrustState:
     now = time.time()
     if record is not None and record.yours is not None and record.recheck_at and now < record.recheck_at:
         return TrustState(record.yours, record.reason or "remembered", None, record.evidence or BY_NONE)
-    state, lasting = _evaluate(Path(root))
+    state, lasting, elsewhere = _evaluate(Path(root), record.written_elsewhere if record else None)
     store.save_trust_verdict(
         TrustRecord(
             path=key,
@@ -320,6 +378,7 @@ def trust_state(root: Path) -> TrustState:
             evidence=state.evidence,
             checked_at=now,
             recheck_at=now + (CACHE_SECONDS if lasting else RETRY_SECONDS),
+            written_elsewhere=elsewhere,
         )
     )
     return state

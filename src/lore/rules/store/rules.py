@@ -37,7 +37,8 @@ def _trust_in_store(tx: sqlite3.Connection) -> None:
             reason TEXT NOT NULL DEFAULT '',
             evidence TEXT NOT NULL DEFAULT '',
             checked_at REAL,
-            recheck_at REAL
+            recheck_at REAL,
+            written_elsewhere REAL
         )
         """
     )
@@ -397,6 +398,7 @@ class RulesStore:
             evidence=row["evidence"],
             checked_at=row["checked_at"],
             recheck_at=row["recheck_at"],
+            written_elsewhere=row["written_elsewhere"],
         )
 
     def set_trust_override(self, path: str, override: str | None) -> None:
@@ -416,13 +418,18 @@ class RulesStore:
                 )
 
     def save_trust_verdict(self, record: TrustRecord) -> None:
-        """Remember the evidence check's verdict; an override set meanwhile is kept."""
+        """Remember the evidence check's verdict; an override set meanwhile is kept, and the
+        date of lines written elsewhere only ever moves later."""
         with self.store.transaction() as tx:
             tx.execute(
-                "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET yours = excluded.yours, "
+                "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at, written_elsewhere) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET yours = excluded.yours, "
                 "reason = excluded.reason, evidence = excluded.evidence, "
-                "checked_at = excluded.checked_at, recheck_at = excluded.recheck_at",
+                "checked_at = excluded.checked_at, recheck_at = excluded.recheck_at, "
+                "written_elsewhere = CASE WHEN trust.written_elsewhere IS NULL "
+                "OR excluded.written_elsewhere > trust.written_elsewhere "
+                "THEN COALESCE(excluded.written_elsewhere, trust.written_elsewhere) "
+                "ELSE trust.written_elsewhere END",
                 (
                     record.path,
                     None if record.yours is None else int(record.yours),
@@ -430,6 +437,7 @@ class RulesStore:
                     record.evidence,
                     record.checked_at,
                     record.recheck_at,
+                    record.written_elsewhere,
                 ),
             )
 
