@@ -368,3 +368,13 @@ def test_a_work_email_from_your_own_include_if_counts(tmp_path: Path, monkeypatc
     git(repo, "add", "a.py")
     git(repo, "commit", "-qm", "at work")
     assert check_with_git(repo).reason == "1 commit made in this clone by me@work.example"
+
+
+def test_a_reflog_line_whose_commit_is_not_stored_here_does_not_count(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mine", {"a.py": "x"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    with (repo / ".git" / "logs" / "HEAD").open("a") as log:
+        log.write(
+            f"{head} {'b' * 40} Test User <test@example.com> {int(time.time())} +0000\tcommit: no object\n"
+        )
+    assert check_with_git(repo).reason == "1 commit made in this clone by test@example.com"
