@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 import time
@@ -166,6 +167,11 @@ def test_reflog_lines_dated_after_git_last_wrote_them_are_remembered(tmp_path: P
     state = trust_state(repo)
     assert not state.yours and "only commits made after" in state.reason
     assert rules_store().trust(str(repo.resolve())).written_elsewhere == now + 300
+    # a new repository made at the same place is judged afresh
+    shutil.rmtree(repo)
+    make_repo(repo, {"a.py": "x"})
+    rules_store().set_trust_override(str(repo.resolve()), None)
+    assert trust_state(repo).reason == "1 commit made in this clone by test@example.com"
 
 
 def test_no_remote_and_no_commits_is_not_yours(tmp_path: Path) -> None:

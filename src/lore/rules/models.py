@@ -100,3 +100,4 @@ class TrustRecord:
     checked_at: float | None = None
     recheck_at: float | None = None
     written_elsewhere: float | None = None  # reflog lines up to this date were not written here
+    elsewhere_folder: str = ""  # ... in this git folder (device, inode, first line); a new one starts afresh

@@ -112,24 +112,30 @@ def check_with_git(root: Path) -> TrustState:
     return _evaluate(Path(root))[0]
 
 
-def _evaluate(root: Path, written_elsewhere: float | None = None) -> tuple[TrustState, bool, float | None]:
-    """The verdict; whether it may be remembered for the full week; and the newest date of
-    reflog lines known to be written elsewhere (kept by the caller: see `_Reflog.elsewhere`)."""
+Seen = tuple[float, str]  # reflog lines up to this date were written elsewhere, in this git folder
+
+
+def _evaluate(root: Path, remembered: Seen | None = None) -> tuple[TrustState, bool, Seen | None]:
+    """The verdict; whether it may be remembered for the full week; and what is known about
+    reflog lines written elsewhere, for the caller to keep (see `_Reflog.elsewhere`)."""
     if not root.is_dir() or not git.is_work_tree(root):
         return (
             TrustState(
                 False, "git does not recognise this folder as a repository", None, BY_NOT_A_REPOSITORY
             ),
             True,
-            written_elsewhere,
+            None,
         )
     root = git.toplevel(root) or root
     folders, borrowed = _own_git_folders(root)
     email = git.config_get_global("user.email", root).lower()
     logs = [_Reflog.of(folder) for folder in folders]
+    here = logs[0].folder_id if logs else ""
+    written_elsewhere = remembered[0] if remembered and here and remembered[1] == here else None
     for log in logs:
         if log.elsewhere is not None:
             written_elsewhere = max(written_elsewhere or 0.0, log.elsewhere)
+    seen = (written_elsewhere, here) if written_elsewhere is not None else None
     if email:
         made_here = sum(log.commits_made_here(email, written_elsewhere) for log in logs)
         if made_here:
@@ -137,12 +143,12 @@ def _evaluate(root: Path, written_elsewhere: float | None = None) -> tuple[Trust
             state = TrustState(
                 True, f"{made_here} {noun} made in this clone by {email}", None, BY_LOCAL_COMMITS
             )
-            return state, True, written_elsewhere
+            return state, True, seen
     remotes = git.remotes(root)
     cloned = logs[0].cloned_from(email, written_elsewhere) if logs else None
     github = _github_owner([cloned] if cloned else [])
     if github is not None and github.yours:
-        return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True, written_elsewhere
+        return TrustState(True, github.reason, None, BY_GITHUB_OWNER), True, seen
     first = logs[0].entries[0].action if logs and logs[0].entries else ""
     if borrowed:
         why = borrowed
@@ -161,7 +167,7 @@ def _evaluate(root: Path, written_elsewhere: float | None = None) -> tuple[Trust
         why = "it has a remote, and no commit made in this clone is yours"
     if github is not None:
         why += f"; {github.reason}"
-    return TrustState(False, why, None, BY_NONE), github is None or github.asked, written_elsewhere
+    return TrustState(False, why, None, BY_NONE), github is None or github.asked, seen
 
 
 def _day(moment: float) -> str:
@@ -224,6 +230,7 @@ class _Reflog:
     """
 
     folder: Path
+    folder_id: str = ""  # device, inode and first reflog line: the same folder while it lives
     entries: tuple[git.ReflogEntry, ...] = ()
     arrived: float = 0.0
     last_write: float = 0.0
@@ -231,17 +238,24 @@ class _Reflog:
 
     @classmethod
     def of(cls, folder: Path) -> _Reflog:
-        entries = tuple(git.read_reflog(folder))
         try:
+            info = os.stat(folder)
             log = os.lstat(folder / "logs" / "HEAD")
         except OSError:
             return cls(folder)
+        entries = tuple(git.read_reflog(folder))
+        # a folder made anew at the same place may get the same inode, never the same first line;
+        # that line changes only when `git gc` expires it, which also packs the objects forged
+        # lines point at, and packed objects never count
+        first = f"{entries[0].new}:{entries[0].at}" if entries else ""
+        folder_id = f"{info.st_dev}:{info.st_ino}:{first}"
         if not entries or not stat.S_ISREG(log.st_mode):  # a link could borrow another file's times
-            return cls(folder)
+            return cls(folder, folder_id)
         last_write = min(log.st_ctime, time.time())
         future = any(e.at > last_write + SLACK_SECONDS for e in entries)
         return cls(
             folder,
+            folder_id,
             entries,
             _arrived_at(folder),
             last_write,
@@ -369,7 +383,12 @@ def trust_state(root: Path) -> TrustState:
     now = time.time()
     if record is not None and record.yours is not None and record.recheck_at and now < record.recheck_at:
         return TrustState(record.yours, record.reason or "remembered", None, record.evidence or BY_NONE)
-    state, lasting, elsewhere = _evaluate(Path(root), record.written_elsewhere if record else None)
+    remembered = (
+        (record.written_elsewhere, record.elsewhere_folder)
+        if record is not None and record.written_elsewhere is not None
+        else None
+    )
+    state, lasting, seen = _evaluate(Path(root), remembered)
     store.save_trust_verdict(
         TrustRecord(
             path=key,
@@ -378,7 +397,8 @@ def trust_state(root: Path) -> TrustState:
             evidence=state.evidence,
             checked_at=now,
             recheck_at=now + (CACHE_SECONDS if lasting else RETRY_SECONDS),
-            written_elsewhere=elsewhere,
+            written_elsewhere=seen[0] if seen else None,
+            elsewhere_folder=seen[1] if seen else "",
         )
     )
     return state

@@ -38,7 +38,8 @@ def _trust_in_store(tx: sqlite3.Connection) -> None:
             evidence TEXT NOT NULL DEFAULT '',
             checked_at REAL,
             recheck_at REAL,
-            written_elsewhere REAL
+            written_elsewhere REAL,
+            elsewhere_folder TEXT NOT NULL DEFAULT ''
         )
         """
     )
@@ -399,6 +400,7 @@ class RulesStore:
             checked_at=row["checked_at"],
             recheck_at=row["recheck_at"],
             written_elsewhere=row["written_elsewhere"],
+            elsewhere_folder=row["elsewhere_folder"],
         )
 
     def set_trust_override(self, path: str, override: str | None) -> None:
@@ -418,18 +420,20 @@ class RulesStore:
                 )
 
     def save_trust_verdict(self, record: TrustRecord) -> None:
-        """Remember the evidence check's verdict; an override set meanwhile is kept, and the
-        date of lines written elsewhere only ever moves later."""
+        """Remember the evidence check's verdict; an override set meanwhile is kept. The
+        observation of lines written elsewhere is replaced only by a later date in the same git
+        folder, or by any observation about a new folder at that path."""
         with self.store.transaction() as tx:
             tx.execute(
-                "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at, written_elsewhere) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET yours = excluded.yours, "
-                "reason = excluded.reason, evidence = excluded.evidence, "
-                "checked_at = excluded.checked_at, recheck_at = excluded.recheck_at, "
-                "written_elsewhere = CASE WHEN trust.written_elsewhere IS NULL "
-                "OR excluded.written_elsewhere > trust.written_elsewhere "
-                "THEN COALESCE(excluded.written_elsewhere, trust.written_elsewhere) "
-                "ELSE trust.written_elsewhere END",
+                "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at, "
+                "written_elsewhere, elsewhere_folder) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET yours = excluded.yours, reason = excluded.reason, "
+                "evidence = excluded.evidence, checked_at = excluded.checked_at, "
+                "recheck_at = excluded.recheck_at, "
+                "written_elsewhere = CASE WHEN excluded.written_elsewhere IS NULL "
+                "THEN trust.written_elsewhere ELSE excluded.written_elsewhere END, "
+                "elsewhere_folder = CASE WHEN excluded.written_elsewhere IS NULL "
+                "THEN trust.elsewhere_folder ELSE excluded.elsewhere_folder END",
                 (
                     record.path,
                     None if record.yours is None else int(record.yours),
@@ -438,6 +442,7 @@ class RulesStore:
                     record.checked_at,
                     record.recheck_at,
                     record.written_elsewhere,
+                    record.elsewhere_folder,
                 ),
             )
 
