@@ -36,13 +36,10 @@ def test_trust_commands_on_a_fresh_clone(tmp_path: Path) -> None:
     assert reset == "shop: not yours: cloned, and no commit here is yours"
 
 
-def test_the_demo_repository_is_yours(tmp_path: Path, monkeypatch) -> None:
+def test_the_demo_repository_is_yours() -> None:
     """Lore makes the demo here, committed under your global identity: so it is yours."""
-    import tempfile
-
     from lore.rules import service
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     lore("demo")
     state = trust_state(service.find_project("shop").path)
     assert state.yours and state.reason == "1 commit made in this clone by test@example.com"

@@ -240,7 +240,7 @@ def search(
 @handle_errors
 def trust(
     ctx: typer.Context,
-    reset: bool = typer.Option(False, "--reset", help="Forget the override; let the git check decide."),
+    reset: bool = typer.Option(False, "--reset", help="Forget the override; weigh the evidence again."),
 ) -> None:
     """Treat the project's repository as yours: agents may activate rules there."""
     from lore.rules.gate.trust import set_override
