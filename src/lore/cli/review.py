@@ -103,13 +103,13 @@ def add(
 def check_scope(project: Project, scope: str | None, force: bool) -> None:
     """Refuse a scope naming a folder the project does not have (a typo would make the rule
     silently cover nothing), unless `force`; warn about globs no file matches yet."""
-    from lore.rules.lint import repository_files
+    from lore.core.git import ls_files
     from lore.rules.scopes import entry_coverage, normalize_scope
 
     entries = normalize_scope(scope, project.sections, project.path)
-    files = repository_files(project) if entries else None
-    if files is None:
+    if not entries:
         return
+    files = ls_files(project.path)
     empty = [e for e in entries if not any(entry_coverage(e, f) for f in files)]
     missing = [e for e in empty if e.endswith("/") and not (project.path / e).is_dir()]
     if missing and not force:
