@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -122,8 +123,16 @@ def test_propose_rules_with_json_string_and_duplicates(repo: Path) -> None:
     assert "already known as" in text
     text, _ = call(server, "propose_rules", {"rules": [{"text": "Hidden\u200b"}], "paths": ["README.md"]})
     assert "- refused: the text contains a hidden character" in text
-    text, error = call(server, "propose_rules", {"rules": "not json", "paths": ["README.md"]})
-    assert error and "list of objects" in text
+    text, error = call(server, "propose_rules", {"rules": '[{"text": "broken', "paths": ["README.md"]})
+    assert error and "looks like JSON but is not" in text and len(text.splitlines()) == 1
+
+
+def test_a_plain_sentence_is_one_rule(repo: Path) -> None:
+    text, error = call(
+        build_server(repo), "propose_rules", {"rules": "Use httpx, not requests", "paths": ["README.md"]}
+    )
+    assert not error and text.count("- activated") == 1
+    assert [r.text for r in service.list_rules(service.find_project("shop"))] == ["Use httpx, not requests"]
 
 
 def test_saving_tools_drop_paths_of_other_projects(repo: Path, tmp_path: Path) -> None:
@@ -226,13 +235,28 @@ def test_saving_tools_take_no_project_name(repo: Path) -> None:
         assert error and "never take a project name" in text, tool
 
 
-def test_review_note_when_feedback_was_never_read(repo: Path) -> None:
+def test_review_note_when_feedback_was_never_read(repo: Path, tmp_path: Path, monkeypatch) -> None:
     git(repo, "remote", "add", "origin", "https://github.com/me/shop.git")
     _project, _ = service.register_project(repo)
+    only_git = tmp_path / "bin"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git"))
+    monkeypatch.setenv("PATH", str(only_git))  # no `gh` either: the token lookup finds nothing
+    text, _ = call(build_server(repo), "get_rules", {"paths": ["README.md"]})
+    assert "has not been read" not in text  # `lore learn` has no token to read reviews with
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
     server = build_server(repo)
     text, _ = call(server, "get_rules", {"paths": ["README.md"]})
     assert "has not been read for 14 days" in text
     assert "has not been read" not in call(server, "get_rules", {"paths": ["README.md"]})[0]
+
+
+def test_no_review_note_without_an_origin_learn_could_read(repo: Path, monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    git(repo, "remote", "add", "upstream", "https://github.com/me/shop.git")  # not `origin`
+    service.register_project(repo)
+    text, _ = call(build_server(repo), "get_rules", {"paths": ["README.md"]})
+    assert "has not been read" not in text
 
 
 def test_a_failed_attempt_counts_and_silences_the_review_note(repo: Path, monkeypatch) -> None:

@@ -10,6 +10,7 @@ from lore.core.bm25 import BM25Index
 from lore.core.errors import InvalidInput
 from lore.core.text import estimate_tokens
 from lore.rules import service
+from lore.rules.agent import AgentSession
 from lore.rules.models import Project
 from lore.rules.serve.index import rank_terms
 from lore.rules.store.rules import rules_store
@@ -156,29 +157,35 @@ def test_order_without_task_always_then_specific_then_oldest(project: Project) -
 
 def test_no_repeats_within_a_session_and_refresh_resends(project: Project) -> None:
     ids = fillers(project, 3)
-    session = service.start_session()
-    first = service.rules_for_change(project, ["src/api/orders.py"], session_id=session)
-    assert sorted(served_ids(first)) == sorted(ids)
-    second = service.rules_for_change(project, ["src/api/orders.py"], session_id=session)
-    assert served_ids(second) == [] and second.repeated == 3
-    assert "3 rule(s) for this change were already sent" in second.render()
-    again = service.rules_for_change(project, ["src/api/orders.py"], session_id=session, refresh=True)
-    assert sorted(served_ids(again)) == sorted(ids)
-    other = service.rules_for_change(project, ["src/api/orders.py"], session_id=service.start_session())
-    assert len(other.served) == 3
+    session = AgentSession(project.path)
+    first = session.get_rules(["src/api/orders.py"])
+    assert sorted(sent_ids(first, ids)) == sorted(ids)
+    second = session.get_rules(["src/api/orders.py"])
+    assert sent_ids(second, ids) == []
+    assert "3 rule(s) for this change were already sent" in second
+    again = session.get_rules(["src/api/orders.py"], refresh=True)
+    assert sorted(sent_ids(again, ids)) == sorted(ids)
+    other = AgentSession(project.path).get_rules(["src/api/orders.py"])
+    assert len(sent_ids(other, ids)) == 3
+
+
+def sent_ids(text: str, ids: list[str]) -> list[str]:
+    """Which of the rules a reply's text sends (by their text, since lines show no ids)."""
+    return [i for i in ids if f"] {service.get_rule(i).text}" in text]
 
 
 def test_left_out_titles_listed_once_per_session_up_to_25(project: Project) -> None:
     fillers(project, 40)
-    session = service.start_session()
-    first = service.rules_for_change(project, ["README.md"], task="cents", session_id=session)
-    text = first.render()
+    session = AgentSession(project.path)
+    first = service.rules_for_change(project, ["README.md"], task="cents")
+    text = session.get_rules(["README.md"], task="cents")
+    assert text.startswith(first.render())  # the session adds its one-time notes after
     listed = re.findall(r"^- ([0-9a-f]{8}) ", text, re.M)
     assert len(listed) == 25
     assert f"{40 - len(first.served)} other rule(s) cover these files" in text
-    assert "and" in text.splitlines()[-1] and "more" in text.splitlines()[-1]
-    second = service.rules_for_change(project, ["README.md"], task="cents", session_id=session)
-    assert not set(re.findall(r"^- ([0-9a-f]{8}) ", second.render(), re.M)) & set(listed)
+    assert "and" in first.render().splitlines()[-1] and "more" in first.render().splitlines()[-1]
+    second = session.get_rules(["README.md"], task="cents")
+    assert not set(re.findall(r"^- ([0-9a-f]{8}) ", second, re.M)) & set(listed)
 
 
 def test_max_tokens_stops_at_the_first_rule_that_does_not_fit(project: Project) -> None:
@@ -238,7 +245,7 @@ def test_resolve_never_counts_as_served(project: Project) -> None:
     rule = service.add_rule(project, "Rule")
     service.rules_for_change(project, ["README.md"])
     assert service.get_rule(rule.id).served_count == 0
-    service.rules_for_change(project, ["README.md"], session_id=service.start_session())
+    AgentSession(project.path).get_rules(["README.md"])
     assert service.get_rule(rule.id).served_count == 1
 
 
@@ -269,5 +276,5 @@ def test_search_rules_includes_scope_words(project: Project) -> None:
 def test_usage_lists_unused_first(project: Project) -> None:
     used = service.add_rule(project, "Used", scope="src/api")
     unused = service.add_rule(project, "Unused", scope="src/db")
-    service.rules_for_change(project, ["src/api/orders.py"], session_id=service.start_session())
+    AgentSession(project.path).get_rules(["src/api/orders.py"])
     assert [r.id for r in service.usage(project)] == [unused.id, used.id]

@@ -129,6 +129,17 @@ def viewer_login(token: str, base_url: str | None = None, timeout: float = 5.0) 
     return login if isinstance(login, str) and login else None
 
 
+def offline(url: str, exc: Exception) -> GitHubError:
+    """A connection that never opened (refused, no DNS answer, no route): retrying or waiting
+    cannot help, so it is said at once as what it most likely is."""
+    host = urlsplit(url).netloc or url
+    why = "timed out" if isinstance(exc, httpx.ConnectTimeout) else "failed"
+    return GitHubError(
+        f"cannot reach {host}: the connection {why} ({exc or type(exc).__name__}); "
+        "this machine looks offline, try again when the network is back"
+    )
+
+
 _LINK = re.compile(r'<([^>]+)>\s*;\s*rel="([^"]+)"')
 
 
@@ -212,6 +223,8 @@ class GitHubClient:
             try:
                 self.counters.network += 1
                 resp = self._http.get(url, headers=extra)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                raise offline(url, exc) from None
             except httpx.TransportError as exc:
                 attempt = self._retry(attempt, f"network error ({type(exc).__name__})", url)
                 continue

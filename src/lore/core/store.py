@@ -128,14 +128,21 @@ class Store:
         self.write_cleared = True
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction taken up front (BEGIN IMMEDIATE), so writers queue, never deadlock."""
+    def transaction(self, *, wait_ms: int | None = None) -> Iterator[sqlite3.Connection]:
+        """A write transaction taken up front (BEGIN IMMEDIATE), so writers queue, never deadlock.
+
+        `wait_ms` bounds how long to wait for another writer (StoreBusy after it): for small
+        bookkeeping writes that must never keep an agent waiting behind a long import.
+        """
         conn = self.connect()
         if conn.in_transaction:  # nested: join the outer transaction
             yield conn
             return
         self.ensure_writable()
-        _retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
+        if wait_ms is None:
+            _retry_locked(lambda: conn.execute("BEGIN IMMEDIATE"))
+        else:
+            _begin_within(conn, wait_ms)
         try:
             yield conn
         except BaseException:
@@ -411,6 +418,15 @@ def _split_sql(script: str) -> list[str]:
     if buf.strip():
         statements.append(buf.strip())
     return statements
+
+
+def _begin_within(conn: sqlite3.Connection, wait_ms: int) -> None:
+    """BEGIN IMMEDIATE with a short busy timeout (StoreBusy after it), restored either way."""
+    conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _retry_locked(fn: Callable[[], object], attempts: int = 60) -> object:

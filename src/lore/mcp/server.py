@@ -1,28 +1,33 @@
 """`lore mcp`: the MCP server agents start over stdio.
 
-The tools are thin: coerce forgiving inputs, call the session's service method, turn a
-LoreError into a ToolError the model can read. Start-up stays light (no CLI, no models, no
-numpy) because agents start the server at the beginning of every session.
+The tools are thin: check sizes, coerce forgiving inputs, call the session's method, turn a
+LoreError into a ToolError the model can read. Every tool says what it does to the world
+(annotations), answers in plain text only (no structured copy), and a schema mismatch comes back
+as one readable line. Start-up stays light (no CLI, no models, no numpy) because agents start
+the server at the beginning of every session.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
 
 from lore import __version__
 from lore.core.config import load_settings
 from lore.core.errors import LoreError
 from lore.core.terminal import safe_text
-from lore.mcp.inputs import as_list, as_objects
-from lore.rules.agent import AgentSession, instructions
+from lore.mcp.inputs import RuleItem, TagItem, as_list, as_objects, check_size, readable
+from lore.rules.agent import AgentSession, PreparedReply, instructions
 
 Paths = Annotated[
     list[str] | str | None,
@@ -45,7 +50,7 @@ def _no_project(ctx: Context) -> None:
         )
 
 
-def _call(fn, *args: Any, **kwargs: Any) -> str:
+def _call(fn: Callable[..., str], *args: Any, **kwargs: Any) -> str:
     """Every tool's reply and refusal: stored text reaches agent terminals, so no raw ESC."""
     try:
         return safe_text(fn(*args, **kwargs))
@@ -53,24 +58,82 @@ def _call(fn, *args: Any, **kwargs: Any) -> str:
         raise ToolError(safe_text(str(exc))) from None
 
 
+def _prepare(agent: AgentSession, *args: Any) -> PreparedReply:
+    try:
+        return agent.prepare_rules(*args)
+    except LoreError as exc:
+        raise ToolError(safe_text(str(exc))) from None
+
+
+def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool, open_world: bool = False):
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=open_world,
+    )
+
+
+# get_rules and the other reading tools only keep session bookkeeping (what was sent) and may
+# register the repository as a project: they never change rules or files.
+READING = _hints(read_only=True, idempotent=False)
+SEARCHING = _hints(read_only=True, idempotent=True)
+SAVING = _hints(read_only=False, idempotent=True)  # saving the same rule again: "already known"
+TAGGING = _hints(read_only=False, destructive=True, idempotent=True)  # replaces earlier tags
+REVIEWS = _hints(read_only=True, idempotent=True, open_world=True)  # reads GitHub
+
+
+class LoreServer(MCPServer):
+    """MCPServer with Lore's two gates in front of every tool: sizes, then readable errors."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            check_size(arguments or {})
+        except LoreError as exc:
+            raise ToolError(f"Error executing tool {name}: {exc}") from None
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {readable(exc.__cause__)}") from None
+            raise
+
+
 def build_server(cwd: Path | str | None = None, session: AgentSession | None = None) -> MCPServer:
     """A server bound to one agent session (one connection)."""
     agent = session or AgentSession(cwd)
-    server = MCPServer(
+    server = LoreServer(
         name="lore",
         title="Lore",
         version=__version__,
         instructions=instructions(load_settings().approval),
     )
 
-    @server.tool(annotations=None)
-    def get_rules(
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register with a clean description (no docstring indentation) and plain-text output."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            server.add_tool(
+                fn,
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=annotations,
+                structured_output=False,
+            )
+            return fn
+
+        return register
+
+    serving = anyio.Lock()  # one get_rules at a time per session: no rule sent twice
+
+    @tool(READING)
+    async def get_rules(
         paths: Paths = None,
         task: Annotated[
             str | None, Field(description="One sentence about the change (at most 500 characters).")
         ] = None,
         include: Annotated[
-            list[str] | str | None, Field(description="Ids of left-out rules to send anyway.")
+            list[str] | str | None,
+            Field(description="Ids (or unique prefixes of 4+ characters) of left-out rules to send anyway."),
         ] = None,
         refresh: Annotated[
             bool, Field(description="Resend rules already sent in this session (after a context reset).")
@@ -88,22 +151,28 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         Example: get_rules(paths=["src/api/orders.py"], task="add pagination to the orders endpoint").
         Follow the rules returned. Rules already sent in this session are not repeated.
         """
-        return _call(
-            agent.get_rules, as_list(paths), task, as_list(include), refresh, max_tokens, path, project
-        )
+        async with serving:
+            prepared = await anyio.to_thread.run_sync(
+                lambda: _prepare(
+                    agent, as_list(paths), task, as_list(include), refresh, max_tokens, path, project
+                )
+            )
+            # reached only when the call was not cancelled: only now does it count as sent
+            prepared.commit()
+        return safe_text(prepared.text)
 
-    @server.tool()
+    @tool(SEARCHING)
     def search_rules(
         query: Annotated[str, Field(description="A few words, e.g. 'database migrations'.")],
         paths: Paths = None,
         path: Folder = None,
         project: Annotated[str | None, Field(description="A project name.")] = None,
-        limit: int = 10,
+        limit: Annotated[int, Field(description="How many rules at most.", ge=1, le=100)] = 10,
     ) -> str:
         """Search the project's active rules by words (scope words included)."""
         return _call(agent.search_rules, query, as_list(paths), path, project, limit)
 
-    @server.tool()
+    @tool(SAVING)
     def record_feedback(
         rule: Annotated[
             str,
@@ -123,8 +192,10 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         path: Folder = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
-        """Save a rule from the user's correction of your code. The reply says whether it was
-        activated or waits for approval; tell the user in one line."""
+        """Save a rule from the user's correction of your code.
+
+        The reply says whether it was activated or waits for approval; tell the user in one line.
+        """
         _no_project(ctx)
         return _call(
             agent.record_feedback,
@@ -137,56 +208,56 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
             path=path,
         )
 
-    @server.tool()
+    @tool(SAVING)
     def propose_rules(
         rules: Annotated[
-            list[dict[str, Any] | str] | dict[str, Any] | str,
-            Field(description="[{text, title, triggers, always, scope}, ...]"),
+            list[RuleItem | str] | RuleItem | str,
+            Field(
+                description="Rules to save, at most 200: [{text, title, triggers, always, scope}, ...]; "
+                "a plain sentence is one rule."
+            ),
         ],
         paths: Paths = None,
         path: Folder = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save rules you judged worth keeping (from discover_conventions or learn_from_reviews).
-        Each is screened; the reply says which were activated and which wait."""
-        _no_project(ctx)
-        return _call(agent.propose_rules, _objects(rules, "rules"), as_list(paths), path)
 
-    @server.tool()
+        Each is screened; the reply says which were activated and which wait.
+        """
+        _no_project(ctx)
+        return _call(lambda: agent.propose_rules(as_objects(rules, "rules", RuleItem), as_list(paths), path))
+
+    @tool(SEARCHING)
     def organize_rules(paths: Paths = None, path: Folder = None) -> str:
         """List approved rules that have no tags yet, for you to tag with tag_rules."""
         return _call(agent.organize_rules, as_list(paths), path)
 
-    @server.tool()
+    @tool(TAGGING)
     def tag_rules(
         tags: Annotated[
-            list[dict[str, Any]] | dict[str, Any] | str,
-            Field(description="[{id, title, triggers, always}, ...]"),
+            list[TagItem] | TagItem | str,
+            Field(
+                description="Tags for rules listed by organize_rules, at most 200: [{id, title, triggers, always}, ...]"
+            ),
         ],
         ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Save tags for rules listed by organize_rules. Be strict with always."""
         _no_project(ctx)
-        return _call(agent.tag_rules, _objects(tags, "tags"))
+        return _call(lambda: agent.tag_rules(as_objects(tags, "tags", TagItem)))
 
-    @server.tool()
+    @tool(SEARCHING)
     def discover_conventions(path: Folder = None) -> str:
         """Candidate conventions detected from the code, with evidence, for you to judge."""
         return _call(agent.discover_conventions, path)
 
-    @server.tool()
+    @tool(REVIEWS)
     def learn_from_reviews(path: Folder = None) -> str:
-        """Review feedback from the repository's pull requests, for you to judge."""
+        """Review feedback from the repository's pull requests (read from GitHub), for you to judge."""
         return _call(agent.learn_from_reviews, path)
 
     return server
-
-
-def _objects(value: Any, what: str) -> list[dict[str, Any]]:
-    try:
-        return as_objects(value, what)
-    except LoreError as exc:
-        raise ToolError(str(exc)) from None
 
 
 def run_stdio(argv: list[str]) -> None:
@@ -194,4 +265,8 @@ def run_stdio(argv: list[str]) -> None:
     if argv:
         sys.stderr.write(f"lore mcp takes no arguments (got {' '.join(argv)})\n")
         raise SystemExit(2)
-    build_server(Path.cwd()).run("stdio")
+    session = AgentSession(Path.cwd())
+    try:
+        build_server(session=session).run("stdio")
+    finally:
+        session.writer.flush(timeout=60)  # what the session was sent is still recorded

@@ -7,15 +7,14 @@ projects, adds the one-time notes, and runs every rule an agent saves through th
 
 from __future__ import annotations
 
-import subprocess
+import re
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.core import git
 from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import projects as proj
@@ -28,9 +27,17 @@ from lore.rules.models import Project, Rule
 from lore.rules.scopes import normalize_scope
 from lore.rules.serve.selection import MIN_MAX_TOKENS, check_task
 from lore.rules.store.rules import rules_store
-from lore.rules.store.sessions import SessionStore, session_store
+from lore.rules.store.sessions import SessionStore, WriteBehind, session_store
 
 REVIEW_INTERVAL_DAYS = 14
+LISTED_NOTE = service.LISTED_NOTE
+
+# Volume caps: one call is one change; anything bigger is a mistake or an attack, refused
+# before any work is done (see docs/rules.md, "MCP server").
+MAX_PATHS = 2_000
+MAX_RULES_PER_CALL = 200
+MAX_PATH_BYTES = 4_096
+MAX_NAME_BYTES = 255  # one path component, the common file-system limit
 
 
 @dataclass
@@ -41,20 +48,42 @@ class Resolution:
     inside: list[str] = field(default_factory=list)  # absolute paths inside the project
     elsewhere: list[str] = field(default_factory=list)  # paths of other projects
     outside: list[str] = field(default_factory=list)  # paths in no git repository
+    assumed: str | None = None  # where relative paths were read from, said in the reply
 
-    def path_notes(self) -> list[str]:
-        notes = []
+    def path_notes(self) -> dict[str, str]:
+        """Each note under its own once-per-session slot, so one never hides another."""
+        notes = {}
         if self.elsewhere:
-            notes.append(
+            notes["elsewhere"] = (
                 f"{len(self.elsewhere)} path(s) belong to another project and were left out: "
                 f"{', '.join(self.elsewhere[:5])}. Call again with those paths on their own."
             )
         if self.outside:
-            notes.append(
+            notes["outside"] = (
                 f"{len(self.outside)} path(s) are not in a git repository and were left out: "
                 f"{', '.join(self.outside[:5])}"
             )
+        if self.assumed:
+            notes["relative:" + self.assumed] = f"Relative paths were read from {self.assumed}."
         return notes
+
+
+@dataclass
+class Delivery:
+    """What one get_rules reply gives, recorded only once the reply has been handed back."""
+
+    project_id: int
+    served: list[str] = field(default_factory=list)
+    notes: set[str] = field(default_factory=set)
+    take_setup: bool = False
+
+
+@dataclass
+class PreparedReply:
+    """A get_rules reply and the step that records it as delivered (call after returning it)."""
+
+    text: str
+    commit: Callable[[], None]
 
 
 def instructions(approval: str) -> str:
@@ -99,13 +128,24 @@ class AgentSession:
         self._serve_lock = threading.Lock()
         self._started_root = proj.git_root(self.cwd)
         self._on_github: dict[Path, bool] = {}
+        # What this session was sent and told lives here first: one connection is one session,
+        # so memory is the authority and the store is its record (written behind, never waited on).
+        self._state = threading.Lock()
+        self._sent: dict[int, set[str]] = {}
+        self._notes: dict[int, set[str]] = {}
+        self._projects: set[int] = set()
+        self.writer = WriteBehind()
 
     @property
     def id(self) -> str:
-        """Started on first use; tools run in worker threads, so only one may start it."""
+        """Made on first use; tools run in worker threads, so only one may make it."""
         with self._id_lock:
             if self._id is None:
-                self._id = service.start_session(str(self.cwd), self.client)
+                self._id = service.new_session_id()
+                session_id, cwd, client = self._id, str(self.cwd), self.client
+                self.writer.submit(
+                    lambda wait: self.sessions.insert_session(session_id, cwd, client, wait_ms=wait)
+                )
             return self._id
 
     @property
@@ -117,10 +157,6 @@ class AgentSession:
         return session_store()
 
     # -- which project ------------------------------------------------------------------------
-    def _absolute(self, raw: str, base: Path) -> Path:
-        p = Path(raw).expanduser()
-        return p if p.is_absolute() else base / p
-
     def _project_at(self, root: Path) -> tuple[Project, bool]:
         store = rules_store()
         found = store.project_by_path(root)
@@ -136,6 +172,15 @@ class AgentSession:
             rules_store().mark_setup_pending(project.id)
         return project, new
 
+    def _folder(self, raw: str) -> Path:
+        """The `path` argument: absolute, or from the start repository's root, else the start folder."""
+        given = Path(raw).expanduser()
+        if given.is_absolute():
+            return given
+        if self._started_root is not None and (self._started_root / given).exists():
+            return self._started_root / given
+        return self.cwd / given
+
     def resolve(
         self,
         paths: Sequence[str] = (),
@@ -144,14 +189,19 @@ class AgentSession:
         *,
         saving: bool = False,
     ) -> Resolution:
-        base = self._absolute(path, self.cwd) if path else self.cwd
-        roots: list[tuple[str, Path | None]] = []
-        for raw in paths:
-            absolute = self._absolute(raw, base)
-            roots.append((str(absolute), proj.git_root(absolute)))
-        chosen_root = next((r for _, r in roots if r is not None), None)
-        if chosen_root is None and path:
-            chosen_root = proj.git_root(base)
+        """The project of a call, and each path made absolute the way the CLI's `resolve` does.
+
+        Relative paths are read from the `path` folder when one is given, else from the root of
+        the project the call is about (from absolute paths, the project name, or the repository
+        the server started in), else from the folder the server started in. A relative path that
+        only exists under the start folder is read from there. The reply says what was assumed.
+        """
+        check_paths([*paths, *([path] if path else [])])
+        folder = self._folder(path) if path else None
+        absolute = [Path(raw).expanduser() for raw in paths if Path(raw).expanduser().is_absolute()]
+        chosen_root = next((r for a in absolute if (r := proj.git_root(a)) is not None), None)
+        if chosen_root is None and folder is not None:
+            chosen_root = proj.git_root(folder)
             if chosen_root is None:
                 raise InvalidInput(f"{path} is not inside a git repository")
         if chosen_root is None and project and not saving:
@@ -161,25 +211,47 @@ class AgentSession:
             chosen_root = found.path
         if chosen_root is None:
             chosen_root = self._started_root
+        base = folder or chosen_root or self.cwd
+        roots: list[tuple[str, Path | None]] = []
+        assumed: str | None = None
+        for raw in paths:
+            given = Path(raw).expanduser()
+            if given.is_absolute():
+                full = given
+            else:
+                full = base / given
+                if folder is None and not full.exists() and (self.cwd / given).exists():
+                    full, assumed = self.cwd / given, f"the folder the server started in ({self.cwd})"
+                elif assumed is None and base != self.cwd:
+                    assumed = f"{'the given folder' if folder else 'the project root'} ({base})"
+            roots.append((str(full), proj.git_root(full)))
+        if chosen_root is None:
+            chosen_root = next((r for _, r in roots if r is not None), None)
         if chosen_root is None:
             raise InvalidInput(
                 "cannot tell which project this is about: pass paths (the files you are "
                 "changing) or path (the repository folder)"
             )
         resolved, _ = self._project_at(chosen_root)
-        out = Resolution(resolved)
-        for absolute, root in roots:
+        out = Resolution(resolved, assumed=assumed)
+        for full, root in roots:
             if root is None:
-                out.outside.append(absolute)
+                out.outside.append(full)
             elif root == resolved.path:
-                out.inside.append(absolute)
+                out.inside.append(full)
             else:
-                out.elsewhere.append(absolute)
+                out.elsewhere.append(full)
+        if not paths and folder is not None and proj.git_root(folder) == resolved.path:
+            out.inside.append(str(folder))  # a folder stands for its files: its section applies
         return out
 
-    def _once(self, project: Project, key: str) -> bool:
-        """True the first time a note is asked for in this session (claimed atomically)."""
-        return rules_store().claim_note(self.id, project.id, key)
+    def _given(self, project: Project, key: str, delivery: Delivery) -> bool:
+        """True if a once-per-session note has not been given yet; this reply gives it."""
+        with self._state:
+            if key in self._notes.get(project.id, set()) or key in delivery.notes:
+                return False
+        delivery.notes.add(key)
+        return True
 
     # -- reading tools ---------------------------------------------------------------------------
     def get_rules(
@@ -192,45 +264,96 @@ class AgentSession:
         path: str | None = None,
         project: str | None = None,
     ) -> str:
-        check_request(task, max_tokens)  # refuse bad input before anything is recorded
-        res = self.resolve(paths, path, project)
-        self.sessions.add_project(self.id, res.project.id, "asked")
+        """Prepare and deliver in one step (callers that hand the reply back at once)."""
         # one reply at a time per session: parallel calls must not both send the same rule
         with self._serve_lock:
-            notes = self._path_notes(res) + self._one_time_notes(res)
-            reply = service.rules_for_change(
-                res.project,
-                res.inside,
-                task=task,
-                include=include,
-                refresh=refresh,
-                max_tokens=max_tokens,
-                session_id=self.id,
+            prepared = self.prepare_rules(paths, task, include, refresh, max_tokens, path, project)
+            prepared.commit()
+        return prepared.text
+
+    def prepare_rules(
+        self,
+        paths: Sequence[str] = (),
+        task: str | None = None,
+        include: Iterable[str] = (),
+        refresh: bool = False,
+        max_tokens: int | None = None,
+        path: str | None = None,
+        project: str | None = None,
+    ) -> PreparedReply:
+        """The reply to get_rules, recording nothing: only reads, so a long writer in another
+        process (a book import) never holds it up. `commit()` records it as delivered."""
+        check_request(task, max_tokens)  # refuse bad input before anything is recorded
+        include = list(include)
+        if len(include) > MAX_RULES_PER_CALL:
+            raise InvalidInput(f"include names {len(include)} ids; at most {MAX_RULES_PER_CALL}")
+        res = self.resolve(paths, path, project)
+        delivery = Delivery(res.project.id)
+        include_ids, problems = service.resolve_ids(res.project, include)
+        notes = self._path_notes(res, delivery) + self._one_time_notes(res, delivery)
+        with self._state:
+            sent = set(self._sent.get(res.project.id, set()))
+            listed = {n[len(LISTED_NOTE) :] for n in self._notes.get(res.project.id, set())}
+        reply = service.rules_for_change(
+            res.project,
+            res.inside,
+            task=task,
+            include=include_ids,
+            refresh=refresh,
+            max_tokens=max_tokens,
+            already_sent=sent,
+            listed_before=listed,
+        )
+        if reply.repeated:
+            reply.show_repeated = self._given(res.project, "repeated", delivery)
+        delivery.served = list(reply.served_ids)
+        delivery.notes |= {LISTED_NOTE + r.id for r in reply.left_out}
+        reply.notes += [f"include: {p}" for p in problems] + notes
+        return PreparedReply(reply.render(), lambda: self._deliver(delivery))
+
+    def _deliver(self, delivery: Delivery) -> None:
+        """The reply reached the agent: remember it now, store it without waiting on anyone."""
+        pid = delivery.project_id
+        with self._state:
+            self._sent.setdefault(pid, set()).update(delivery.served)
+            self._notes.setdefault(pid, set()).update(delivery.notes)
+            new_project = pid not in self._projects
+            self._projects.add(pid)
+        session_id = self.id
+        self.writer.submit(
+            lambda wait: self.sessions.record_reply(
+                session_id,
+                pid,
+                reasons=["asked"] if new_project else [],
+                served=delivery.served,
+                notes=sorted(delivery.notes),
+                take_setup=delivery.take_setup,
+                wait_ms=wait,
             )
-        reply.notes += notes
-        return reply.render()
+        )
 
-    def _path_notes(self, res: Resolution) -> list[str]:
-        """Paths of other projects or of no repository: said once per session per project."""
-        notes = res.path_notes()
-        return notes if notes and self._once(res.project, "elsewhere") else []
+    def _path_notes(self, res: Resolution, delivery: Delivery) -> list[str]:
+        """Paths of other projects or of no repository, and the relative-path base: each said once
+        per session per project, in its own slot."""
+        return [text for key, text in res.path_notes().items() if self._given(res.project, key, delivery)]
 
-    def _one_time_notes(self, res: Resolution) -> list[str]:
+    def _one_time_notes(self, res: Resolution, delivery: Delivery) -> list[str]:
         project = res.project
         trust = trust_state(project.path)
         name = project.name
         if not trust.yours:
-            if self._once(project, "not-yours"):
+            if self._given(project, "not-yours", delivery):
                 return [
                     f"Lore will not learn rules in `{name}` by itself: it is not your "
                     f"repository ({trust.reason}). Rules saved here wait for approval."
                 ]
             return []
         notes = []
-        if rules_store().take_setup_pending(project.id) and self._once(project, "setup"):
+        if rules_store().setup_pending(project.id) and self._given(project, "setup", delivery):
+            delivery.take_setup = True
             github = (
                 " 2. call learn_from_reviews and do the same with the review feedback;"
-                if (self._github(project) and _gh_works())
+                if self._can_learn(project)
                 else ""
             )
             notes.append(
@@ -239,18 +362,18 @@ class AgentSession:
                 "kept with propose_rules (a title, trigger words and always for each) and tell the "
                 f"user in one line. It is your repository ({trust.reason})."
             )
-            self._once(project, "reviews")
+            self._given(project, "reviews", delivery)
         untagged = service.untagged_covering(project, res.inside)
-        if untagged and self._once(project, "untagged"):
+        if untagged and self._given(project, "untagged", delivery):
             notes.append(
                 f"{len(untagged)} rule(s) covering these files have no tags yet: call "
                 "organize_rules, then tag_rules, and tell the user which rules you marked always."
             )
         if (
-            self._github(project)
-            and not rules_store().notes(self.id, project.id, "reviews")
+            self._can_learn(project)
+            and "reviews" not in delivery.notes
             and self._reviews_due(project)
-            and self._once(project, "reviews")
+            and self._given(project, "reviews", delivery)
         ):
             notes.append(
                 f"Review feedback of `{name}` has not been read for {REVIEW_INTERVAL_DAYS} days: call "
@@ -259,10 +382,13 @@ class AgentSession:
             )
         return notes
 
-    def _github(self, project: Project) -> bool:
-        """Whether the repository has a GitHub remote (asked once per session)."""
+    def _can_learn(self, project: Project) -> bool:
+        """Whether `lore learn` would work here: the same remote detection and credentials
+        lookup it uses (asked once per session per project)."""
         if project.path not in self._on_github:
-            self._on_github[project.path] = _github_remote(project.path)
+            from lore.rules.intake.learn import can_learn
+
+            self._on_github[project.path] = can_learn(project.path)
         return self._on_github[project.path]
 
     @staticmethod
@@ -283,8 +409,8 @@ class AgentSession:
         res = self.resolve(paths, path, project)
         hits = service.search_rules(res.project, query, limit)
         if not hits:
-            return f"No active rules of project `{res.project.name}` match {query!r}."
-        head = f"Rules of project `{res.project.name}` matching {query!r} (id [scope] title: text):"
+            return f"No active rules of project `{res.project.name}` match the query."
+        head = f"Rules of project `{res.project.name}` matching the query (id [scope] title: text):"
         return "\n".join([head, *(h.line() for h in hits)])
 
     def organize_rules(self, paths: Sequence[str] = (), path: str | None = None) -> str:
@@ -319,7 +445,7 @@ class AgentSession:
         path: str | None = None,
     ) -> str:
         res = self.resolve(paths, path, saving=True)
-        self.sessions.add_project(self.id, res.project.id, "feedback")
+        self._worked_on(res.project, "feedback")
         item = {"text": rule, "title": title, "triggers": triggers, "always": always, "scope": scope}
         return self._save(res, [item], source="feedback")
 
@@ -330,12 +456,19 @@ class AgentSession:
             raise InvalidInput(
                 "propose_rules needs at least one rule: [{text, title, triggers, always, scope}]"
             )
+        if len(rules) > MAX_RULES_PER_CALL:
+            raise InvalidInput(
+                f"propose_rules got {len(rules)} rules; at most {MAX_RULES_PER_CALL} per call, "
+                "so send the ones worth keeping in several calls"
+            )
         res = self.resolve(paths, path, saving=True)
         return self._save(res, rules, source="agent")
 
     def tag_rules(self, tags: Sequence[dict[str, Any]]) -> str:
         if not tags:
             raise InvalidInput("tag_rules needs a list of {id, title, triggers, always}")
+        if len(tags) > MAX_RULES_PER_CALL:
+            raise InvalidInput(f"tag_rules got {len(tags)} items; at most {MAX_RULES_PER_CALL} per call")
         allowed = self._working_projects()
         lines, pinned, done = [], [], 0
         for item in tags:
@@ -378,8 +511,15 @@ class AgentSession:
             head += " None marked always."
         return "\n".join([head, *lines])
 
+    def _worked_on(self, project: Project, reason: str) -> None:
+        with self._state:
+            self._projects.add(project.id)
+        session_id = self.id
+        self.sessions.add_project(session_id, project.id, reason)
+
     def _working_projects(self) -> set[int]:
-        ids = self.sessions.project_ids(self.id)
+        with self._state:
+            ids = set(self._projects)
         if self._started_root is not None:
             started = rules_store().project_by_path(self._started_root)
             if started:
@@ -388,7 +528,6 @@ class AgentSession:
 
     def _save(self, res: Resolution, items: Sequence[dict[str, Any]], source: str) -> str:
         project = res.project
-        existing = {(_norm(r.text), r.scope): r for r in service.list_rules(project)}
         lines = [f"Rules saved for project `{project.name}`:"]
         for item in items:
             text = str(item.get("text") or item.get("rule") or "").strip()
@@ -396,33 +535,33 @@ class AgentSession:
             if reason:
                 lines.append(f"- refused: {reason}")
                 continue
-            scope = tuple(normalize_scope(item.get("scope"), project.sections, project.path))
-            if (known := existing.get((_norm(text), scope))) is not None:
-                lines.append(f"- already known as {known.id} ({known.status}): {known.label}")
-                continue
-            shown = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
-            decision = self.screen(project, text, scope, shown)
             try:
-                rule = service.add_rule(
+                scope = tuple(normalize_scope(item.get("scope"), project.sections, project.path))
+                shown = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
+                saved = service.add_rule_checked(
                     project,
                     text,
+                    # the gate runs inside the save's transaction: see service.add_rule_checked
+                    decide=lambda text=text, scope=scope, shown=shown: self.screen(
+                        project, text, scope, shown
+                    ),
+                    session_id=self.id,
                     title=str(item.get("title") or ""),
                     triggers=item.get("triggers"),
                     always=flag(item.get("always")),
                     scope=scope,
-                    status="active" if decision.activate else "pending",
                     source=source,
-                    auto=decision.activate,
                     evidence=[{"session": self.id, "source": source}],
                 )
             except LoreError as exc:
                 lines.append(f"- refused: {exc}")
                 continue
-            existing[(_norm(text), scope)] = rule
-            outcome = "activated" if decision.activate else "waiting"
-            self.sessions.record_outcome(self.id, rule.id, project.id, outcome, decision.reason)
-            lines.append(_outcome_line(project, rule, decision))
-        lines += res.path_notes()
+            if saved.known:
+                known = saved.rule
+                lines.append(f"- already known as {known.id} ({known.status}): {known.label}")
+                continue
+            lines.append(_outcome_line(project, saved.rule, saved.decision))
+        lines += list(res.path_notes().values())
         lines.append("Tell the user in one line which rules were activated and which wait.")
         return "\n".join(lines)
 
@@ -517,16 +656,19 @@ def _outcome_line(project: Project, rule: Rule, decision: Decision) -> str:
     )
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def _github_remote(root: Path) -> bool:
-    return any("github.com" in url for url in git.remotes(root).values())
-
-
-def _gh_works() -> bool:
-    try:
-        return subprocess.run(["gh", "auth", "status"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+def check_paths(paths: Sequence[str]) -> None:
+    """Refuse paths no file system would take, before touching one (an OSError is no answer)."""
+    if len(paths) > MAX_PATHS:
+        raise InvalidInput(f"{len(paths)} paths given; at most {MAX_PATHS} per call")
+    for raw in paths:
+        if "\x00" in raw:
+            raise InvalidInput("a path contains a NUL character")
+        try:
+            size = len(raw.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise InvalidInput("a path is not valid text (a lone surrogate)") from None
+        if size > MAX_PATH_BYTES:
+            raise InvalidInput(f"a path is longer than {MAX_PATH_BYTES} bytes")
+        for part in re.split(r"[\\/]", raw):
+            if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+                raise InvalidInput(f"a path component is longer than {MAX_NAME_BYTES} bytes: {part[:40]}...")

@@ -9,10 +9,10 @@ from __future__ import annotations
 import heapq
 import secrets
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from lore.core.config import load_settings
 from lore.core.errors import InvalidInput, NotFound
@@ -25,6 +25,7 @@ from lore.rules.scopes import normalize_scope
 from lore.rules.serve.index import project_index
 from lore.rules.serve.selection import RulesReply, choose
 from lore.rules.store.rules import RulesStore, rules_store
+from lore.rules.store.sessions import session_store
 
 LISTED_NOTE = "listed:"
 
@@ -141,23 +142,106 @@ def add_rule(
     )
 
 
+ID_PREFIX_MIN = 4  # shorter prefixes match too many rules to be worth guessing
+
+
 def get_rule(rule_id: str, project: Project | None = None) -> Rule:
-    """A rule by id or unique id prefix (at least 4 characters)."""
-    rule_id = rule_id.strip().lower()
+    """A rule by its full id or a unique prefix of at least 4 hex characters.
+
+    The one id rule of every interface (CLI review commands, MCP include and tag_rules, the web
+    UI): an ambiguous prefix is named with its candidates, an unknown id is said.
+    """
+    wanted = rule_id.strip().lower()
     store = rules_store()
-    rule = store.rule(rule_id)
-    if rule is None and len(rule_id) >= 4:
-        matches = store.rules_by_prefix(rule_id)
-        if project is not None:
-            matches = [r for r in matches if r.project_id == project.id]
-        if len(matches) == 1:
-            rule = matches[0]
-        elif len(matches) > 1:
-            raise InvalidInput(f"{rule_id!r} matches {len(matches)} rules; give more of the id")
-    if rule is None or (project is not None and rule.project_id != project.id):
-        where = f" in project {project.name!r}" if project else ""
-        raise NotFound(f"no rule {rule_id!r}{where}")
-    return rule
+    rule = store.rule(wanted)
+    if rule is not None and (project is None or rule.project_id == project.id):
+        return rule
+    where = f" in project {project.name!r}" if project else ""
+    shown = wanted[:40]
+    if not wanted:
+        raise InvalidInput("no rule id given")
+    if len(wanted) < ID_PREFIX_MIN:
+        raise InvalidInput(
+            f"{shown!r} is too short for a rule id: give the full id or at least "
+            f"{ID_PREFIX_MIN} of its characters"
+        )
+    matches = store.rules_by_prefix(wanted)
+    if project is not None:
+        matches = [r for r in matches if r.project_id == project.id]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        named = ", ".join(r.id for r in matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise InvalidInput(f"{shown!r} matches {len(matches)} rules{where} ({named}); give more of the id")
+    raise NotFound(f"no rule {shown!r}{where}")
+
+
+def resolve_ids(project: Project, ids: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(full ids, one problem line per id that names no single rule of the project)."""
+    found: list[str] = []
+    problems: list[str] = []
+    for raw in ids:
+        if not raw or not raw.strip():
+            continue
+        try:
+            rule = get_rule(raw, project)
+        except (InvalidInput, NotFound) as exc:
+            problems.append(str(exc))
+            continue
+        if rule.id not in found:
+            found.append(rule.id)
+    return found, problems
+
+
+@dataclass(frozen=True)
+class CheckedSave:
+    """The outcome of a save whose checks ran inside its transaction."""
+
+    rule: Rule
+    known: bool  # an existing rule with the same text and scope; nothing was written
+    decision: Any = None  # what the check decided (None when known)
+
+
+class Verdict(Protocol):
+    activate: bool
+    reason: str
+
+
+def add_rule_checked(
+    project: Project,
+    text: str,
+    *,
+    decide: Callable[[], Verdict],
+    session_id: str | None = None,
+    **fields: Any,
+) -> CheckedSave:
+    """Save a rule with its duplicate check and the gate's decision inside one write transaction.
+
+    BEGIN IMMEDIATE serialises writers across threads and processes, so what `decide` reads
+    (active rules to contradict, the session's activation count) cannot change between the
+    check and the insert: two sessions saving contradicting rules at once, four servers saving
+    one rule, or parallel calls racing for `auto_limit` all see each other's writes. `decide` is
+    the gate; it reads the store through the same connection and so inside the transaction.
+    """
+    store = rules_store()
+    scope = tuple(normalize_scope(fields.pop("scope", None), project.sections, project.path))
+    with store.atomically():
+        for same in store.rules_with_text(project.id, text.strip()):
+            if same.scope == scope:
+                return CheckedSave(same, known=True)
+        decision = decide()
+        rule = add_rule(
+            project,
+            text,
+            scope=scope,
+            status="active" if decision.activate else "pending",
+            auto=decision.activate,
+            **fields,
+        )
+        if session_id is not None:
+            outcome = "activated" if decision.activate else "waiting"
+            session_store().record_outcome(session_id, rule.id, project.id, outcome, decision.reason)
+    return CheckedSave(rule, known=False, decision=decision)
 
 
 def list_rules(project: Project, *, status: str | None = None, auto_only: bool = False) -> list[Rule]:
@@ -228,8 +312,12 @@ def _update(rule: Rule, **changes: Any) -> Rule:
 
 
 # -- sessions and choosing --------------------------------------------------------------------
+def new_session_id() -> str:
+    return secrets.token_hex(8)
+
+
 def start_session(cwd: str | None = None, client: str | None = None) -> str:
-    session_id = secrets.token_hex(8)
+    session_id = new_session_id()
     rules_store().insert_session(session_id, cwd, client)
     return session_id
 
@@ -261,20 +349,18 @@ def rules_for_change(
     include: Iterable[str] = (),
     refresh: bool = False,
     max_tokens: int | None = None,
-    session_id: str | None = None,
+    already_sent: Iterable[str] = (),
+    listed_before: Iterable[str] = (),
 ) -> RulesReply:
-    """The engine's reply for a change. With a session, what is sent is recorded as served and
-    the left-out titles are listed once; without one (resolve) nothing is recorded."""
+    """The engine's reply for a change; it records nothing.
+
+    A session passes what it already sent and listed; it records the delivery itself once the
+    reply has reached the agent (a cancelled call must not count as delivered).
+    """
     store = rules_store()
     tok = tokenizer()
     split = split_paths(project, paths)
     sections = sorted({s for p in split.inside if (s := proj.section_of(project.sections, p))})
-    sent = store.served_ids(session_id, project.id) if session_id else set()
-    listed = (
-        {n[len(LISTED_NOTE) :] for n in store.notes(session_id, project.id, LISTED_NOTE)}
-        if session_id
-        else set()
-    )
     index = project_index(store, project.id, tok)
     with index.lock:
         reply = choose(
@@ -285,8 +371,8 @@ def rules_for_change(
             sections=sections,
             task=task,
             include=include,
-            already_sent=sent,
-            listed_before=listed,
+            already_sent=set(already_sent),
+            listed_before=set(listed_before),
             refresh=refresh,
             max_tokens=max_tokens,
         )
@@ -295,11 +381,6 @@ def rules_for_change(
             f"{len(split.outside)} path(s) are outside project `{project.name}` and were not "
             f"considered: {', '.join(split.outside[:5])}"
         )
-    if session_id:
-        if reply.repeated:
-            reply.show_repeated = store.claim_note(session_id, project.id, "repeated")
-        store.record_served(session_id, project.id, reply.served_ids)
-        store.add_notes(session_id, project.id, [LISTED_NOTE + r.id for r in reply.left_out])
     return reply
 
 
@@ -347,8 +428,6 @@ def usage(project: Project) -> list[Rule]:
 def agent_outcomes(project: Project, limit: int = 500) -> dict[str, dict[str, Any]]:
     """Per rule, the latest thing an agent's session did with it here (activated or left it
     waiting) and why, so the UI can show the gate's reason next to the rule."""
-    from lore.rules.store.sessions import session_store
-
     latest: dict[str, dict[str, Any]] = {}
     for row in session_store().outcomes(project.id, limit):  # newest first
         latest.setdefault(row["rule_id"], row)

@@ -59,6 +59,21 @@ def github_remote(root: Path) -> Remote:
     return remote
 
 
+def can_learn(root: Path) -> bool:
+    """Whether `lore learn` can read review feedback here: an origin on GitHub (the same
+    detection learn uses) and a token from the same lookup (GITHUB_TOKEN, GH_TOKEN, `gh`).
+
+    Without a token GitHub allows 60 requests an hour and no private repository, so an agent
+    is only sent to read reviews when a token is there.
+    """
+    try:
+        github_remote(root)
+    except LoreError:
+        return False
+    token, _where = discover_token()
+    return token is not None
+
+
 def parse_since(value: str | dt.date | dt.datetime | None) -> str | None:
     """An ISO 8601 UTC time GitHub accepts, from a date or date-time."""
     if value is None or value == "":

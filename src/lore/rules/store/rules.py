@@ -7,12 +7,14 @@ with only what changed since it last looked.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,24 @@ def _trust_in_store(tx: sqlite3.Connection) -> None:
         override = entry.get("override") if isinstance(entry, dict) else None
         if isinstance(key, str) and override in ("trust", "untrust"):
             tx.execute("INSERT OR IGNORE INTO trust (path, override) VALUES (?, ?)", (key, override))
+
+
+def _add_text_keys_0004(conn: sqlite3.Connection) -> None:
+    """Frozen data step: a hash of each rule's normalised text, indexed per project.
+
+    It lets the duplicate check inside a save's transaction look up one key instead of reading
+    every rule. Not unique: stores written before the check may hold duplicates already.
+    """
+    conn.execute("ALTER TABLE rules ADD COLUMN text_key TEXT")
+    rows = conn.execute("SELECT id, text FROM rules").fetchall()
+    conn.executemany(
+        "UPDATE rules SET text_key = ? WHERE id = ?",
+        [
+            (hashlib.sha256(" ".join(str(text).lower().split()).encode("utf-8")).hexdigest(), rid)
+            for rid, text in rows
+        ],
+    )
+    conn.execute("CREATE INDEX rules_by_text_key ON rules(project_id, text_key)")
 
 
 MIGRATIONS = [
@@ -133,7 +153,13 @@ MIGRATIONS = [
         """,
     ),
     Migration("rules/0003_trust_in_store", _trust_in_store),
+    Migration("rules/0004_rule_text_keys", _add_text_keys_0004),
 ]
+
+
+def text_key(text: str) -> str:
+    """What makes two rule texts the same rule: case and runs of whitespace do not count."""
+    return hashlib.sha256(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
 
 
 SETUP_PENDING = "*setup*"  # a session id no real session has: marks projects awaiting set-up
@@ -247,6 +273,8 @@ class RulesStore:
             k: json.dumps(list(v)) if isinstance(v, (list, tuple)) else (int(v) if isinstance(v, bool) else v)
             for k, v in changes.items()
         }
+        if "text" in encoded:
+            encoded["text_key"] = text_key(str(encoded["text"]))
         with self.store.transaction() as tx:
             row = tx.execute("SELECT project_id FROM rules WHERE id = ?", (rule_id,)).fetchone()
             if not row:
@@ -276,6 +304,24 @@ class RulesStore:
     def rule(self, rule_id: str) -> Rule | None:
         row = self._conn().execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
         return _rule(row) if row else None
+
+    @contextmanager
+    def atomically(self) -> Iterator[None]:
+        """One write transaction around checks and the writes they allow (BEGIN IMMEDIATE).
+
+        Every read inside sees the latest committed rules and no other writer can slip in
+        between a check and the insert it permits, in this process or another.
+        """
+        with self.store.transaction():
+            yield
+
+    def rules_with_text(self, project_id: int, text: str) -> list[Rule]:
+        """Rules of a project whose text is the same once case and spacing are ignored."""
+        rows = self._conn().execute(
+            f"SELECT {_RULE_COLUMNS} FROM rules WHERE project_id = ? AND text_key = ? ORDER BY created_at",
+            (project_id, text_key(text)),
+        )
+        return [_rule(r) for r in rows]
 
     def rules_by_prefix(self, prefix: str) -> list[Rule]:
         if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
@@ -366,6 +412,10 @@ class RulesStore:
     def mark_setup_pending(self, project_id: int) -> None:
         """A project an agent just registered: its next reply in your repository says how to set it up."""
         self.claim_note(SETUP_PENDING, project_id, "setup")
+
+    def setup_pending(self, project_id: int) -> bool:
+        """Whether a set-up note still waits for the project (a read: it never waits on a writer)."""
+        return bool(self.notes(SETUP_PENDING, project_id, "setup"))
 
     def take_setup_pending(self, project_id: int) -> bool:
         with self.store.transaction() as tx:
@@ -480,8 +530,8 @@ class RulesStore:
                 ids.append(rule_id)
                 tx.execute(
                     "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
-                    " source, auto, tagged, evidence, created_at, updated_at, version)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " source, auto, tagged, evidence, created_at, updated_at, version, text_key)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         rule_id,
                         project_id,
@@ -498,6 +548,7 @@ class RulesStore:
                         fields.get("created_at", now + n * 1e-6),
                         now,
                         version,
+                        text_key(fields["text"]),
                     ),
                 )
             rows = [
