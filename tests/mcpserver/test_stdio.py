@@ -1,8 +1,6 @@
 """`lore mcp` as a real subprocess over stdio: initialize, get_rules, propose_rules."""
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import anyio
@@ -10,13 +8,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import make_repo
+from support.mcp_client import lore_command
 
 pytestmark = pytest.mark.e2e
-
-
-def lore_command() -> list[str]:
-    exe = shutil.which("lore", path=str(Path(sys.executable).parent))
-    return [exe, "mcp"] if exe else [sys.executable, "-m", "lore.cli.entry", "mcp"]
 
 
 def test_stdio_session(tmp_path: Path, lore_home: Path) -> None:

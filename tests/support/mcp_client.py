@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp import Client
+
+
+def lore_command() -> list[str]:
+    """How to start `lore mcp` from this virtual environment, as an agent client would."""
+    exe = shutil.which("lore", path=str(Path(sys.executable).parent))
+    return [exe, "mcp"] if exe else [sys.executable, "-m", "lore.cli.entry", "mcp"]
 
 
 def call(server: Any, tool: str, arguments: dict[str, Any] | None = None) -> tuple[str, bool]:

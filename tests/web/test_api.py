@@ -7,6 +7,7 @@ import pytest
 
 from lore.core.errors import NotFound
 from lore.rules import service
+from lore.rules.agent import AgentSession
 from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project
 from lore.web.guard import CSP, TOKEN_HEADER
@@ -217,8 +218,8 @@ def test_resolve_is_what_an_agent_gets_and_records_nothing(ui, shop) -> None:
 
 
 def test_usage_separates_served_from_never_served(ui, shop) -> None:
-    session = service.start_session(str(shop.path), "test")
-    reply = service.rules_for_change(shop, ["src/db/models.py"], task="add a column", session_id=session)
+    reply = service.rules_for_change(shop, ["src/db/models.py"], task="add a column")
+    AgentSession(shop.path, client="test").get_rules(["src/db/models.py"], task="add a column")
     sent = set(reply.served_ids)
     assert sent
     with ui.client() as client:

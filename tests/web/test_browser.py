@@ -15,6 +15,7 @@ import pytest
 
 from lore.core.errors import NotFound
 from lore.rules import service
+from lore.rules.agent import AgentSession
 from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project
 
@@ -157,8 +158,8 @@ def test_resolve_and_usage_views(page, ui, shop) -> None:
     expect(page.locator("#resolve-text")).to_have_text(expected)
     assert all(r.served_count == 0 for r in service.list_rules(shop))  # a preview records nothing
 
-    session = service.start_session(str(shop.path), "test")
-    sent = service.rules_for_change(shop, ["src/db/models.py"], task="add a column", session_id=session)
+    sent = service.rules_for_change(shop, ["src/db/models.py"], task="add a column")
+    AgentSession(shop.path, client="test").get_rules(["src/db/models.py"], task="add a column")
     _tab(page, "Usage")
     expect(page.locator("#usage-summary")).to_have_text(
         f"{3 - len(sent.served)} of 3 active rule(s) were never sent to an agent."
