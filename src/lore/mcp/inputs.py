@@ -101,20 +101,32 @@ def as_objects(value: Any, what: str, model: type[BaseModel]) -> list[dict[str, 
 
 
 def readable(exc: ValidationError, prefix: str = "") -> str:
-    """A pydantic error as one line: where, and what was expected (the input is not echoed)."""
+    """A pydantic error as one line: where, and what was expected (the input is not echoed).
+
+    A union (a list of items, or one item, or a string) fails once per alternative; the deepest
+    failure is the one that says what is wrong, so it alone is named.
+    """
     errors = exc.errors(include_url=False, include_input=False)
     if not errors:
         return "invalid arguments"
-    first = errors[0]
+    located = [(_where(e.get("loc", ()), prefix), e) for e in errors]
+    depth = max(where.count(".") + where.count("[") for where, _ in located)
+    deepest = [(w, e) for w, e in located if w.count(".") + w.count("[") == depth]
+    where, first = deepest[0]
+    message = str(first.get("msg", "is invalid")).rstrip(".")
+    others = {w for w, _ in deepest} - {where}
+    more = f" (and {len(others)} more)" if others else ""
+    return f"invalid argument {where or 'value'}: {message}{more}"
+
+
+def _where(loc: Any, prefix: str) -> str:
     where = prefix
-    for part in first.get("loc", ()):
+    for part in loc:
         if isinstance(part, int):
             where += f"[{part}]"
         elif not _is_union_branch(str(part)):
             where += f".{part}" if where else str(part)
-    message = str(first.get("msg", "is invalid")).rstrip(".")
-    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-    return f"invalid argument {where or 'value'}: {message}{more}"
+    return where
 
 
 def _is_union_branch(part: str) -> bool:
@@ -123,8 +135,9 @@ def _is_union_branch(part: str) -> bool:
 
 
 def check_size(arguments: dict[str, Any]) -> None:
-    """Refuse oversized requests before parsing their meaning (cheap: one pass over the values)."""
-    total = 0
+    """Refuse oversized requests before parsing their meaning (one pass over the values; the
+    total follows the size of the JSON the client sent, quotes and separators included)."""
+    total = sum(len(k) + 4 for k in arguments)
     stack: list[tuple[str, Any]] = [(k, v) for k, v in arguments.items()]
     while stack:
         where, value = stack.pop()
@@ -134,14 +147,14 @@ def check_size(arguments: dict[str, Any]) -> None:
                 raise InvalidInput(
                     f"{where} is {size:,} bytes; a text field holds at most {MAX_FIELD_BYTES:,}"
                 )
-            total += size
+            total += size + 2
         elif isinstance(value, dict):
             stack.extend((f"{where}.{k}", v) for k, v in value.items())
-            total += 2 * len(value)
+            total += 2 + sum(len(str(k)) + 4 for k in value)
         elif isinstance(value, (list, tuple)):
             stack.extend((f"{where}[{n}]", v) for n, v in enumerate(value))
-            total += len(value)
+            total += 2 + len(value)
         else:
-            total += 8
+            total += len(str(value))
         if total > MAX_REQUEST_BYTES:
             raise InvalidInput(f"the request is over {MAX_REQUEST_BYTES:,} bytes; send less per call")

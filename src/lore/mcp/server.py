@@ -10,6 +10,7 @@ the server at the beginning of every session.
 from __future__ import annotations
 
 import inspect
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -107,6 +108,7 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         title="Lore",
         version=__version__,
         instructions=instructions(load_settings().approval),
+        log_level="WARNING",  # a refused call is the model's to read, not a log line
     )
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -260,11 +262,31 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
     return server
 
 
+class OneLine(logging.Formatter):
+    """Log records as one short line: a client shows stderr to the user, and a traceback of a
+    10 MB argument is 23 MB of it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f" ({type(exc).__name__}: {exc})"
+        text = " ".join(text.split())
+        return f"lore mcp: {record.levelname.lower()}: {text[:300]}"
+
+
+def _quiet_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
+
+
 def run_stdio(argv: list[str]) -> None:
-    """Serve one agent session on stdin/stdout (logs go to stderr)."""
+    """Serve one agent session on stdin/stdout (logs go to stderr, one line each)."""
     if argv:
         sys.stderr.write(f"lore mcp takes no arguments (got {' '.join(argv)})\n")
         raise SystemExit(2)
+    _quiet_logging()
     session = AgentSession(Path.cwd())
     try:
         build_server(session=session).run("stdio")
