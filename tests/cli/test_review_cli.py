@@ -125,3 +125,23 @@ def test_rule_text_is_printed_as_text_never_as_markup(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.stderr
         for text in texts:
             assert text in result.stdout, (args, text)
+
+
+def test_review_commands_follow_the_one_id_rule(tmp_path: Path) -> None:
+    from lore.rules import service
+    from lore.rules.store.rules import rules_store
+
+    repo = make_repo(tmp_path / "shop", {"a.py": "x"})
+    lore("projects", "add", str(repo))
+    project = service.find_project("shop")
+    store = rules_store()
+    first, second = (store.insert_rule(project.id, {"text": t}) for t in ("First", "Second"))
+    with store.store.transaction() as tx:  # two ids that share a prefix, as chance will do
+        tx.execute("UPDATE rules SET id = 'cafe0001' WHERE id = ?", (first.id,))
+        tx.execute("UPDATE rules SET id = 'cafe0002' WHERE id = ?", (second.id,))
+    ambiguous = lore("review", "--name", "shop", "pin", "cafe")
+    assert ambiguous.exit_code == 2 and "(cafe0001, cafe0002); give more of the id" in ambiguous.stderr
+    short = lore("review", "--name", "shop", "pin", "caf")
+    assert short.exit_code == 2 and "too short for a rule id" in short.stderr
+    assert lore("review", "--name", "shop", "pin", "cafe0002").exit_code == 0
+    assert service.get_rule("cafe0002").always and not service.get_rule("cafe0001").always

@@ -118,3 +118,22 @@ def test_token_comes_from_the_environment(gh: FakeGitHub, monkeypatch) -> None:
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.delenv("GH_TOKEN", raising=False)
     assert discover_token(gh.url) == (None, "none")  # never asks `gh` for a foreign host
+
+
+def _port_nobody_listens_on() -> int:
+    import socket
+
+    with socket.socket() as probe:  # the kernel hands out a free port; closing it leaves it unused
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_refused_connection_is_offline_at_once_without_retries() -> None:
+    waits: list[tuple[float, str]] = []
+    client = GitHubClient(
+        base_url=f"http://127.0.0.1:{_port_nobody_listens_on()}", sleep=lambda s, why: waits.append((s, why))
+    )
+    with pytest.raises(GitHubError, match="looks offline") as caught:
+        client.get("repos/acme/widget/issues")
+    assert waits == [] and client.counters.retries == 0 and client.counters.network == 1
+    assert "asks to wait" not in str(caught.value) and "\n" not in str(caught.value)
