@@ -134,6 +134,7 @@ class AgentSession:
         self._sent: dict[int, set[str]] = {}
         self._notes: dict[int, set[str]] = {}
         self._projects: set[int] = set()
+        self._asked: set[int] = set()
         self.writer = WriteBehind()
 
     @property
@@ -203,11 +204,11 @@ class AgentSession:
         if chosen_root is None and folder is not None:
             chosen_root = proj.git_root(folder)
             if chosen_root is None:
-                raise InvalidInput(f"{path} is not inside a git repository")
+                raise InvalidInput(f"{_shown(path)} is not inside a git repository")
         if chosen_root is None and project and not saving:
             found = rules_store().project_by_name(project)
             if found is None:
-                raise NotFound(f"no project named {project!r}; pass paths or path instead")
+                raise NotFound(f"no project named {_shown(project)}; pass paths or path instead")
             chosen_root = found.path
         if chosen_root is None:
             chosen_root = self._started_root
@@ -317,7 +318,8 @@ class AgentSession:
         with self._state:
             self._sent.setdefault(pid, set()).update(delivery.served)
             self._notes.setdefault(pid, set()).update(delivery.notes)
-            new_project = pid not in self._projects
+            new_project = pid not in self._asked
+            self._asked.add(pid)
             self._projects.add(pid)
         session_id = self.id
         self.writer.submit(
@@ -654,6 +656,11 @@ def _outcome_line(project: Project, rule: Rule, decision: Decision) -> str:
         f'- waiting {rule.id} "{rule.label}": {decision.reason} (approve: lore review --name '
         f"{project.name} approve {rule.id})"
     )
+
+
+def _shown(value: str, limit: int = 80) -> str:
+    """A caller's value quoted back in an error, cut short: a reply never echoes a whole input."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")
 
 
 def check_paths(paths: Sequence[str]) -> None:

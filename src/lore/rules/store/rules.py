@@ -343,7 +343,9 @@ class RulesStore:
     def changes_since(self, project_id: int, version: int) -> tuple[int, list[Rule], list[str]]:
         """(current version, rules changed after `version`, ids removed after `version`)."""
         conn = self._conn()
-        conn.execute("BEGIN")
+        joined = conn.in_transaction  # inside a save's checks: read within that transaction
+        if not joined:
+            conn.execute("BEGIN")
         try:
             current = conn.execute(
                 "SELECT rules_version FROM projects WHERE id = ?", (project_id,)
@@ -360,7 +362,8 @@ class RulesStore:
                 (project_id, version),
             ).fetchall()
         finally:
-            conn.execute("COMMIT")
+            if not joined:
+                conn.execute("COMMIT")
         return current_version, [_rule(r) for r in rows], [g[0] for g in gone]
 
     # -- sessions and serving ---------------------------------------------------------------
