@@ -160,7 +160,10 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
                 )
             )
             # reached only when the call was not cancelled: only now does it count as sent
-            prepared.commit()
+            try:
+                prepared.commit()
+            except LoreError as exc:  # a store that turned damaged or read-only meanwhile
+                raise ToolError(safe_text(str(exc))) from None
         return safe_text(prepared.text)
 
     @tool(SEARCHING)
