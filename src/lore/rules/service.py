@@ -313,13 +313,8 @@ def _update(rule: Rule, **changes: Any) -> Rule:
 
 # -- sessions and choosing --------------------------------------------------------------------
 def new_session_id() -> str:
+    """A session's id; its row is written by the session itself (see `rules.agent`)."""
     return secrets.token_hex(8)
-
-
-def start_session(cwd: str | None = None, client: str | None = None) -> str:
-    session_id = new_session_id()
-    rules_store().insert_session(session_id, cwd, client)
-    return session_id
 
 
 @dataclass

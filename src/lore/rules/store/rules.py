@@ -374,13 +374,6 @@ class RulesStore:
                 (session_id, time.time(), cwd, client, os.getpid()),
             )
 
-    def served_ids(self, session_id: str, project_id: int) -> set[str]:
-        rows = self._conn().execute(
-            "SELECT rule_id FROM served WHERE session_id = ? AND project_id = ?",
-            (session_id, project_id),
-        )
-        return {r[0] for r in rows}
-
     def record_served(self, session_id: str, project_id: int, rule_ids: Iterable[str]) -> None:
         ids = list(rule_ids)
         if not ids:

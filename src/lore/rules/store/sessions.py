@@ -152,12 +152,6 @@ class SessionStore:
                 (session_id, project_id, reason, time.time()),
             )
 
-    def project_ids(self, session_id: str) -> set[int]:
-        rows = self.store.connect().execute(
-            "SELECT DISTINCT project_id FROM session_projects WHERE session_id = ?", (session_id,)
-        )
-        return {r[0] for r in rows}
-
     def record_outcome(
         self, session_id: str, rule_id: str, project_id: int, outcome: str, reason: str
     ) -> None:
