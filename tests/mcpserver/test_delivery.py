@@ -115,6 +115,7 @@ def test_get_rules_answers_while_another_process_holds_a_long_write(repo: Path, 
     assert "- [section] Validate request bodies" in replies[0]
     assert "- [section] Keep queries in repositories" in replies[1]
     assert "- [section] Validate request bodies" in replies[2] and "already sent" not in replies[2]
-    # what was sent under the lock was recorded once the writer let go (before the servers exited)
+    # what was sent under the lock was recorded once the writer let go (at the latest as the
+    # servers stopped: a server saves what it queued before it exits)
     assert service.get_rule(api.id).served_count == 2
     assert service.get_rule(db.id).served_count == 1

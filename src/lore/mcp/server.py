@@ -37,7 +37,13 @@ Paths = Annotated[
         "string; absolute or relative to the repository."
     ),
 ]
-Folder = Annotated[str | None, Field(description="A folder inside the repository, when no files apply.")]
+Folder = Annotated[
+    str | None,
+    Field(
+        description="A folder inside the repository (absolute or relative to it), when no files "
+        "apply; get_rules then sends that folder's section rules."
+    ),
+]
 
 
 def _no_project(ctx: Context) -> None:

@@ -190,7 +190,7 @@ class AgentSession:
         *,
         saving: bool = False,
     ) -> Resolution:
-        """The project of a call, and each path made absolute the way the CLI's `resolve` does.
+        """The project of a call, and each given path made absolute.
 
         Relative paths are read from the `path` folder when one is given, else from the root of
         the project the call is about (from absolute paths, the project name, or the repository
