@@ -1,4 +1,4 @@
-"""Migration 0003 (normalised-text keys) on a store that already holds duplicates."""
+"""Migration 0004 (normalised-text keys) on a store that already holds duplicates."""
 
 from pathlib import Path
 
@@ -10,7 +10,7 @@ from lore.rules.store.rules import MIGRATIONS, rules_store, text_key
 
 def test_the_migration_keys_existing_rules_duplicates_included(tmp_path: Path) -> None:
     store = open_store()
-    store.migrate(MIGRATIONS[:2])  # a store from before the keys
+    store.migrate(MIGRATIONS[:3])  # a store from before the keys
     with store.transaction() as tx:
         tx.execute("INSERT INTO projects (name, path, created_at) VALUES ('old', '/srv/old', 0)")
         for n, text in enumerate(["Use tabs", "use   TABS", "Prefer pathlib"]):
@@ -19,9 +19,9 @@ def test_the_migration_keys_existing_rules_duplicates_included(tmp_path: Path) -
                 " VALUES (?, 1, ?, 'active', 'user', ?, ?)",
                 (f"0000000{n}", text, n, n),
             )
-    rules = rules_store()  # applies 0003
+    rules = rules_store()  # applies 0004
     assert [r.id for r in rules.rules_with_text(1, "USE tabs")] == ["00000000", "00000001"]
-    assert len(rules.rules(1)) == 3 and "rules/0003_rule_text_keys" in store.applied_migrations()
+    assert len(rules.rules(1)) == 3 and "rules/0004_rule_text_keys" in store.applied_migrations()
 
 
 def test_new_and_edited_rules_are_keyed(tmp_path: Path) -> None:
