@@ -78,6 +78,9 @@ def test_get_rules_answers_while_another_process_holds_a_long_write(repo: Path, 
     project, _ = service.register_project(repo)
     rules_store().take_setup_pending(project.id)
     api = service.add_rule(project, "Validate request bodies", scope="src/api")
+    unjudged, _ = service.register_project(make_repo(repo.parent / "other", {"b.py": "x"}))
+    rules_store().take_setup_pending(unjudged.id)
+    service.add_rule(unjudged, "Name scripts after what they do")
     db = service.add_rule(project, "Keep queries in repositories", scope="src/db")
     command = lore_command()
     params = StdioServerParameters(
@@ -105,6 +108,9 @@ def test_get_rules_answers_while_another_process_holds_a_long_write(repo: Path, 
             replies.append(second.content[0].text)
             other = await fresh.call_tool("get_rules", {"paths": ["src/api/orders.py"]})  # a new session
             replies.append(other.content[0].text)
+            # a repository never judged yet: its trust verdict is remembered behind the writer too
+            unseen = await fresh.call_tool("get_rules", {"paths": [str(unjudged.path / "b.py")]})
+            replies.append(unseen.content[0].text)
             assert writer.poll() is None  # the writer still holds its transaction
             writer.stdin.write("\n")
             writer.stdin.flush()
@@ -115,6 +121,7 @@ def test_get_rules_answers_while_another_process_holds_a_long_write(repo: Path, 
     assert "- [section] Validate request bodies" in replies[0]
     assert "- [section] Keep queries in repositories" in replies[1]
     assert "- [section] Validate request bodies" in replies[2] and "already sent" not in replies[2]
+    assert "- [global] Name scripts after what they do" in replies[3]
     # what was sent under the lock was recorded once the writer let go (at the latest as the
     # servers stopped: a server saves what it queued before it exits)
     assert service.get_rule(api.id).served_count == 2

@@ -63,6 +63,7 @@ from lore.core.errors import InvalidInput
 from lore.core.github import api_base, discover_token, viewer_login
 from lore.rules.models import TrustRecord
 from lore.rules.store.rules import rules_store
+from lore.rules.store.sessions import WriteBehind
 
 CACHE_SECONDS = 7 * 24 * 3600
 RETRY_SECONDS = 3600  # when GitHub could not be asked, ask again sooner
@@ -368,6 +369,9 @@ def _github_owner(urls: list[str]) -> _GitHubAnswer | None:
     return _GitHubAnswer(False, f"cloned from {slugs} on GitHub, not owned by your login {login}")
 
 
+_verdicts = WriteBehind()  # remembered verdicts: written at once, or behind a long writer
+
+
 def _key(root: Path) -> str:
     return str(Path(root).resolve())
 
@@ -389,18 +393,18 @@ def trust_state(root: Path) -> TrustState:
         else None
     )
     state, lasting, seen = _evaluate(Path(root), remembered)
-    store.save_trust_verdict(
-        TrustRecord(
-            path=key,
-            yours=state.yours,
-            reason=state.reason,
-            evidence=state.evidence,
-            checked_at=now,
-            recheck_at=now + (CACHE_SECONDS if lasting else RETRY_SECONDS),
-            written_elsewhere=seen[0] if seen else None,
-            elsewhere_folder=seen[1] if seen else "",
-        )
+    verdict = TrustRecord(
+        path=key,
+        yours=state.yours,
+        reason=state.reason,
+        evidence=state.evidence,
+        checked_at=now,
+        recheck_at=now + (CACHE_SECONDS if lasting else RETRY_SECONDS),
+        written_elsewhere=seen[0] if seen else None,
+        elsewhere_folder=seen[1] if seen else "",
     )
+    # an agent's get_rules asks this: it must not wait behind another process's long write
+    _verdicts.submit(lambda wait: store.save_trust_verdict(verdict, wait_ms=wait))
     return state
 
 

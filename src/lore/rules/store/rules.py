@@ -465,11 +465,12 @@ class RulesStore:
                     (path, override),
                 )
 
-    def save_trust_verdict(self, record: TrustRecord) -> None:
+    def save_trust_verdict(self, record: TrustRecord, *, wait_ms: int | None = None) -> None:
         """Remember the evidence check's verdict; an override set meanwhile is kept. The
         observation of lines written elsewhere is replaced only by a later date in the same git
-        folder, or by any observation about a new folder at that path."""
-        with self.store.transaction() as tx:
+        folder, or by any observation about a new folder at that path. `wait_ms`: see
+        `Store.transaction`."""
+        with self.store.transaction(wait_ms=wait_ms) as tx:
             tx.execute(
                 "INSERT INTO trust (path, yours, reason, evidence, checked_at, recheck_at, "
                 "written_elsewhere, elsewhere_folder) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
