@@ -37,7 +37,6 @@ def main() -> None:
     repo_path = synth_repo(args.commits)
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-hubs-")
 
-    from lore.core.graph import walk
     from lore.history import queries
     from lore.history import store as sql
     from lore.history.ingest.git import ingest_git
@@ -50,7 +49,8 @@ def main() -> None:
         f"({report.nodes_added:,} nodes, {report.edges_added:,} edges)\n"
     )
     repo = resolve_repo(report.repo)
-    conn = sql.open_history().connect()
+    history = sql.open_history()
+    conn = history.store.connect()
     starts = [queries.resolve_file(repo, path) for path in STARTS]
     hubs = conn.execute(
         "SELECT kind, key, degree FROM history_nodes WHERE repo_id = ? ORDER BY degree DESC LIMIT 5",
@@ -66,7 +66,7 @@ def main() -> None:
             hits = None
             for _ in range(args.repeat):
                 t0 = time.perf_counter()
-                hits = walk(conn, sql.TABLES, start["id"], depth=3, max_degree=max_degree)
+                hits = history.graph.walk(start.id, depth=3, max_degree=max_degree)
                 times.append((time.perf_counter() - t0) * 1000)
             sets.append({h.id for h in hits or []})
         overlap = statistics.mean(

@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lore.core.graph import (
-    BridgeCap,
-    EdgeFilter,
-    GraphTables,
-    graph_tables_sql,
-    refresh_degrees,
-    walk,
-)
+from lore.core.graph import BridgeCap, EdgeFilter, GraphTables
 from lore.core.store import Migration, open_store
+from lore.core.store.graph_store import GraphStore, graph_tables_sql
 
 T = GraphTables(nodes="g_nodes", edges="g_edges", degrees="g_degrees")
 
@@ -26,6 +20,10 @@ def _conn(tmp_path: Path) -> sqlite3.Connection:
     store = open_store(tmp_path / "graph.db")
     store.migrate([Migration("test/0001_graph", graph_tables_sql(T))])
     return store.connect()
+
+
+def _graph(tmp_path: Path) -> GraphStore:
+    return GraphStore(open_store(tmp_path / "graph.db"), T)
 
 
 def _add_nodes(conn, rows):  # rows: (id, kind, key, at)
@@ -68,7 +66,7 @@ def _bfs(edges, degree, per_rel, start, depth, max_degree=None, rels=None, cap=N
     return {n: dd for n, dd in dist.items() if kinds is None or kinds(n)}
 
 
-def _random_graph(conn, seed: int):
+def _random_graph(conn, graph, seed: int):
     rng = random.Random(seed)
     nodes = [(i, rng.choice(["a", "b", "c"]), f"n{i}", float(rng.randint(0, 1000))) for i in range(1, 121)]
     _add_nodes(conn, nodes)
@@ -82,7 +80,7 @@ def _random_graph(conn, seed: int):
             edges.add((hub, other, "R1", 5.0))
     edges = sorted({(s, d, r): (s, d, r, at) for s, d, r, at in edges}.values())
     _add_edges(conn, edges)
-    refresh_degrees(conn, T)
+    graph.refresh_degrees()
     degree = {r[0]: r[1] for r in conn.execute("SELECT id, degree FROM g_nodes")}
     per_rel = {(r[0], r[1]): r[2] for r in conn.execute("SELECT node_id, rel, n FROM g_degrees")}
     return nodes, edges, degree, per_rel
@@ -92,53 +90,54 @@ def _random_graph(conn, seed: int):
 @pytest.mark.parametrize("max_degree", [None, 10, 5])
 def test_walk_matches_reference_bfs(tmp_path: Path, seed: int, max_degree: int | None) -> None:
     conn = _conn(tmp_path)
-    _nodes, edges, degree, per_rel = _random_graph(conn, seed)
+    graph = _graph(tmp_path)
+    _nodes, edges, degree, per_rel = _random_graph(conn, graph, seed)
     for start in (1, 7, 50):
-        hits = walk(conn, T, start, depth=3, max_degree=max_degree)
+        hits = graph.walk(start, depth=3, max_degree=max_degree)
         got = {h.id: h.depth for h in hits}
         assert got == _bfs(edges, degree, per_rel, start, 3, max_degree)
 
 
 def test_filters_match_reference(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
-    nodes, edges, degree, per_rel = _random_graph(conn, 4)
+    graph = _graph(tmp_path)
+    nodes, edges, degree, per_rel = _random_graph(conn, graph, 4)
     kind = {i: k for i, k, _key, _at in nodes}
-    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, relations={"R1", "R2"})}
+    got = {h.id: h.depth for h in graph.walk(3, depth=3, max_degree=None, relations={"R1", "R2"})}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, rels={"R1", "R2"})
-    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, kinds={"a"})}
+    got = {h.id: h.depth for h in graph.walk(3, depth=3, max_degree=None, kinds={"a"})}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, kinds=lambda n: kind[n] == "a")
-    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, bridge_cap=BridgeCap("R1", 4))}
+    got = {h.id: h.depth for h in graph.walk(3, depth=3, max_degree=None, bridge_cap=BridgeCap("R1", 4))}
     assert got == _bfs(edges, degree, per_rel, 3, 3, None, cap=("R1", 4))
     late = [edge for edge in edges if edge[3] >= 500]
-    got = {h.id: h.depth for h in walk(conn, T, 3, depth=3, max_degree=None, since=500)}
+    got = {h.id: h.depth for h in graph.walk(3, depth=3, max_degree=None, since=500)}
     assert got == _bfs(late, degree, per_rel, 3, 3, None)
 
 
-def _star(conn):
+def _star(conn, graph):
     """file 1 - commit 2 (sweeping, touches 3..32) ; file 1 - commit 40 - file 41."""
     _add_nodes(conn, [(1, "file", "start.py", 10.0), (2, "commit", "sweep", 50.0)])
     _add_nodes(conn, [(i, "file", f"f{i}.py", 1.0) for i in range(3, 33)])
     _add_nodes(conn, [(40, "commit", "small", 20.0), (41, "file", "neighbour.py", 20.0)])
     _add_edges(conn, [(2, 1, "MODIFIED", 50.0), (40, 1, "MODIFIED", 20.0), (40, 41, "MODIFIED", 20.0)])
     _add_edges(conn, [(2, i, "MODIFIED", 50.0) for i in range(3, 33)])
-    refresh_degrees(conn, T)
+    graph.refresh_degrees()
 
 
 def test_hub_is_returned_but_not_expanded(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
-    _star(conn)
-    suppressed = {h.key: h.depth for h in walk(conn, T, 1, depth=2, max_degree=20)}
+    graph = _graph(tmp_path)
+    _star(conn, graph)
+    suppressed = {h.key: h.depth for h in graph.walk(1, depth=2, max_degree=20)}
     assert suppressed == {"sweep": 1, "small": 1, "neighbour.py": 2}
-    unsuppressed = {h.key for h in walk(conn, T, 1, depth=2, max_degree=None)}
+    unsuppressed = {h.key for h in graph.walk(1, depth=2, max_degree=None)}
     assert {"sweep", "small", "neighbour.py", "f3.py", "f32.py"} <= unsuppressed
     # the start node expands even when it is itself a hub
-    from_hub = walk(conn, T, 2, depth=1, max_degree=20)
+    from_hub = graph.walk(2, depth=1, max_degree=20)
     assert len(from_hub) == 31
     capped = {
         h.key
-        for h in walk(
-            conn,
-            T,
+        for h in graph.walk(
             1,
             depth=2,
             max_degree=None,
@@ -151,6 +150,7 @@ def test_hub_is_returned_but_not_expanded(tmp_path: Path) -> None:
 def test_order_is_depth_then_recency_not_node_id(tmp_path: Path) -> None:
     """The seed's bug: without an outer ORDER BY, deep nodes with small ids came first."""
     conn = _conn(tmp_path)
+    graph = _graph(tmp_path)
     # deep nodes get the smallest ids and the newest times; near nodes large ids, old times
     _add_nodes(conn, [(1, "commit", "bump-1", 900.0), (2, "commit", "bump-2", 901.0)])
     _add_nodes(conn, [(3, "file", "deps.txt", 800.0)])
@@ -158,16 +158,17 @@ def test_order_is_depth_then_recency_not_node_id(tmp_path: Path) -> None:
     _add_nodes(conn, [(200, "commit", "scopes revamped", 30.0), (201, "commit", "auth code", 40.0)])
     _add_edges(conn, [(200, 100, "MODIFIED", 30.0), (201, 100, "MODIFIED", 40.0)])
     _add_edges(conn, [(201, 3, "MODIFIED", 40.0), (1, 3, "MODIFIED", 900.0), (2, 3, "MODIFIED", 901.0)])
-    refresh_degrees(conn, T)
-    hits = walk(conn, T, 100, depth=3, max_degree=None)
+    graph.refresh_degrees()
+    hits = graph.walk(100, depth=3, max_degree=None)
     assert [h.key for h in hits] == ["auth code", "scopes revamped", "deps.txt", "bump-2", "bump-1"]
     assert [h.depth for h in hits] == [1, 1, 2, 3, 3]
-    top = walk(conn, T, 100, depth=3, max_degree=None, limit=2)
+    top = graph.walk(100, depth=3, max_degree=None, limit=2)
     assert [h.key for h in top] == ["auth code", "scopes revamped"]
 
 
 def test_position_cap_and_edge_filter(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
+    graph = _graph(tmp_path)
     _add_nodes(
         conn,
         [
@@ -177,19 +178,20 @@ def test_position_cap_and_edge_filter(tmp_path: Path) -> None:
         ],
     )
     _add_edges(conn, [(1, 2, "MEETS", None, 1), (1, 3, "MEETS", None, 9)])
-    refresh_degrees(conn, T)
-    assert {h.key for h in walk(conn, T, 1, max_position=5)} == {"friend"}
+    graph.refresh_degrees()
+    assert {h.key for h in graph.walk(1, max_position=5)} == {"friend"}
     flt = EdgeFilter("e.position >= :min_pos", {"min_pos": 5})
-    assert {h.key for h in walk(conn, T, 1, edge_filter=flt)} == {"villain"}
+    assert {h.key for h in graph.walk(1, edge_filter=flt)} == {"villain"}
     with pytest.raises(ValueError):
-        walk(conn, T, 1, edge_filter=EdgeFilter("1", {"w_depth": 1}))
+        graph.walk(1, edge_filter=EdgeFilter("1", {"w_depth": 1}))
 
 
 def test_refresh_degrees_for_some_nodes(tmp_path: Path) -> None:
     conn = _conn(tmp_path)
-    _star(conn)
+    graph = _graph(tmp_path)
+    _star(conn, graph)
     _add_edges(conn, [(40, 3, "MODIFIED", 21.0)])
-    refresh_degrees(conn, T, [40, 3])
+    graph.refresh_degrees([40, 3])
     deg = {r[0]: r[1] for r in conn.execute("SELECT id, degree FROM g_nodes WHERE id IN (3, 40)")}
     assert deg == {3: 2, 40: 3}
 

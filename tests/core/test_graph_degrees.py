@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lore.core.graph import GraphTables, add_edges, graph_tables_sql, refresh_degrees
+from lore.core.graph import GraphTables
 from lore.core.store import Migration, open_store
+from lore.core.store.graph_store import GraphStore, graph_tables_sql
 
 T = GraphTables(nodes="g_nodes", edges="g_edges", degrees="g_degrees")
 
@@ -42,18 +43,18 @@ def test_batches_with_repeats_count_like_a_full_recount(tmp_path: Path) -> None:
         ]
         rows += rows[:5]  # repeated inside the batch
         with store.transaction() as conn:
-            total += add_edges(conn, T, rows)
+            total += GraphStore(store, T).add_edges(rows)
     conn = store.connect()
     assert total == conn.execute("SELECT COUNT(*) FROM g_edges").fetchone()[0]
     kept = _degrees(conn)
-    with store.transaction() as tx:
-        refresh_degrees(tx, T)
+    with store.transaction():
+        GraphStore(store, T).refresh_degrees()
     assert _degrees(conn) == kept
     assert sum(kept[0].values()) == 2 * total
     # an edge already stored keeps its first time and is not counted again
     src, dst, rel, at = conn.execute("SELECT src, dst, rel, at FROM g_edges LIMIT 1").fetchone()
-    with store.transaction() as tx:
-        assert add_edges(tx, T, [(src, dst, rel, at + 100)]) == 0
+    with store.transaction():
+        assert GraphStore(store, T).add_edges([(src, dst, rel, at + 100)]) == 0
     assert _degrees(conn) == kept
     assert (
         conn.execute(
@@ -66,10 +67,10 @@ def test_batches_with_repeats_count_like_a_full_recount(tmp_path: Path) -> None:
 def test_a_rolled_back_batch_leaves_edges_and_degrees_as_they_were(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with store.transaction() as conn:
-        add_edges(conn, T, [(1, 2, "A", 1.0), (2, 3, "A", 2.0)])
+        GraphStore(store, T).add_edges([(1, 2, "A", 1.0), (2, 3, "A", 2.0)])
     before = _degrees(store.connect())
     with pytest.raises(RuntimeError), store.transaction() as conn:
-        add_edges(conn, T, [(1, 3, "A", 3.0), (1, 4, "B", 4.0)])
+        GraphStore(store, T).add_edges([(1, 3, "A", 3.0), (1, 4, "B", 4.0)])
         raise RuntimeError("the writer died mid-batch")
     conn = store.connect()
     assert (

@@ -17,7 +17,7 @@ from lore.history.repos import resolve_repo
 
 
 def _conn():
-    return sql.open_history().connect()
+    return sql.open_history().store.connect()
 
 
 def _edges(rel: str) -> set[tuple[str, str]]:
@@ -57,9 +57,9 @@ def test_ingest_builds_the_graph(history_repo) -> None:
     bots = _conn().execute("SELECT name FROM history_people WHERE is_bot = 1").fetchall()
     assert [b[0] for b in bots] == ["dependabot[bot]"]
     # a GitHub no-reply address becomes the login
-    assert sql.find_node(_conn(), repo.id, "person", "@bob") is not None
+    assert sql.open_history().find_node(repo.id, "person", "@bob") is not None
     # non-ASCII paths survive the NUL-separated stream unquoted
-    assert sql.find_node(_conn(), repo.id, "file", "docs/naïve file.md") is not None
+    assert sql.open_history().find_node(repo.id, "file", "docs/naïve file.md") is not None
     merge = (
         _conn()
         .execute("SELECT parents, files FROM history_commits WHERE subject LIKE 'Merge pull request%'")
@@ -179,12 +179,12 @@ def test_churn_hotspots_and_coupling(history_repo) -> None:
 def test_resolve_node_forms(history_repo) -> None:
     ingest_git(history_repo.root)
     repo = resolve_repo(str(history_repo.root))
-    assert q.resolve_node(repo, "#12")["kind"] == "pr"
-    assert q.resolve_node(repo, "pr:14")["key"] == "14"
-    assert q.resolve_node(repo, "helpers.py")["key"] == "src/helpers.py"
-    assert q.resolve_node(repo, "@bob")["key"] == "@bob"
+    assert q.resolve_node(repo, "#12").kind == "pr"
+    assert q.resolve_node(repo, "pr:14").key == "14"
+    assert q.resolve_node(repo, "helpers.py").key == "src/helpers.py"
+    assert q.resolve_node(repo, "@bob").key == "@bob"
     sha = _sha_of("Tune helpers")
-    assert q.resolve_node(repo, sha[:8])["key"] == sha
+    assert q.resolve_node(repo, sha[:8]).key == sha
     with pytest.raises(InvalidInput):
         q.walk_from(repo, "src/core.py", relations=["NOPE"])
 
@@ -232,8 +232,8 @@ def test_one_ingest_per_repository_at_a_time(history_repo) -> None:
     repo = repos.ensure_repo(path=str(history_repo.root))[0]
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        with repos.sql.open_history().transaction() as conn:
-            repos.sql.take_lock(conn, repo.id, sleeper.pid)
+        with repos.sql.open_history().transaction() as db:
+            db.take_lock(repo.id, sleeper.pid)
         with pytest.raises(InvalidInput, match="another ingest of project is running"):
             ingest_git(history_repo.root)
     finally:

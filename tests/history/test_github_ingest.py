@@ -109,7 +109,7 @@ def gh(monkeypatch):
 
 
 def _links(rel: str) -> set[tuple[str, str]]:
-    conn = sql.open_history().connect()
+    conn = sql.open_history().store.connect()
     rows = conn.execute(
         "SELECT a.kind || ':' || a.key, b.kind || ':' || b.key FROM history_edges e"
         " JOIN history_nodes a ON a.id = e.src JOIN history_nodes b ON b.id = e.dst"
@@ -139,7 +139,7 @@ def test_timeline_links_with_three_filters(gh: FakeGitHub) -> None:
     assert (f"commit:{MERGE}", "pr:2") in _links("PART_OF")
     # comments from the timeline, review comments with their association, bots marked
     assert ("person:@dave", "issue:1") in _links("COMMENTED_ON")
-    conn = sql.open_history().connect()
+    conn = sql.open_history().store.connect()
     comments = conn.execute(
         "SELECT kind, author, author_association, is_bot FROM history_comments ORDER BY created_at"
     ).fetchall()
@@ -165,7 +165,7 @@ def test_review_comments_for_the_rules_domain(gh: FakeGitHub) -> None:
 
 def test_rerun_costs_nothing_and_changes_nothing(gh: FakeGitHub) -> None:
     first = ingest_github("acme/widget")
-    conn = sql.open_history().connect()
+    conn = sql.open_history().store.connect()
     before = [
         conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
         for t in ("history_nodes", "history_edges", "history_items", "history_comments")
@@ -183,7 +183,7 @@ def test_rerun_costs_nothing_and_changes_nothing(gh: FakeGitHub) -> None:
 def test_bounded_run_pins_commits_to_the_item_window(gh: FakeGitHub) -> None:
     report = ingest_github("acme/widget", max_pages=1)
     assert report.items == 4 and report.window == [day(1), day(5, "06:00:00")]
-    shas = {r[0] for r in sql.open_history().connect().execute("SELECT sha FROM history_commits")}
+    shas = {r[0] for r in sql.open_history().store.connect().execute("SELECT sha FROM history_commits")}
     assert shas == {"1" * 40, MERGE}  # "Much later" is outside the era of the items
     assert any("until=" in r for r in gh.requests("/commits?"))
 
@@ -199,12 +199,11 @@ def test_bounded_run_with_a_clone_pins_git_too(gh: FakeGitHub, history_repo) -> 
 def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
     gh.trouble("/issues/6/timeline", "drop", times=50)
     client = GitHubClient(
-        base_url=gh.url, store=sql.open_history(), max_retries=2, backoff=0.01, sleep=lambda s, r: None
+        base_url=gh.url, store=sql.open_history().store, max_retries=2, backoff=0.01, sleep=lambda s, r: None
     )
     with pytest.raises(GitHubError, match="gave up"):
         ingest_github("acme/widget", client=client)
-    conn = sql.open_history().connect()
-    assert sql.get_sync(conn, 1, "github")["pages"] == 1  # page 1 was checkpointed
+    assert sql.open_history().get_sync(1, "github")["pages"] == 1  # page 1 was checkpointed
     gh.troubles.clear()
     pulls_before = len(gh.requests("/pulls/2?")) + len(gh.requests("/pulls/2/"))
     report = ingest_github("acme/widget")
@@ -227,8 +226,7 @@ def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tm
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    conn = sql.open_history().connect()
-    assert sql.get_sync(conn, 1, "github")["pages"] == 1
+    assert sql.open_history().get_sync(1, "github")["pages"] == 1
     report = ingest_github("acme/widget")
     assert report.resumed_from_page == 2
     _assert_complete_without_duplicates()
@@ -248,7 +246,7 @@ def _assert_same_as_a_straight_run(gh: FakeGitHub, tmp_path, monkeypatch) -> Non
 
 
 def _assert_complete_without_duplicates() -> None:
-    conn = sql.open_history().connect()
+    conn = sql.open_history().store.connect()
     items = conn.execute("SELECT COUNT(*), COUNT(DISTINCT number) FROM history_items").fetchone()
     assert tuple(items) == (10, 10)
     comments = conn.execute("SELECT COUNT(*) FROM history_comments").fetchone()[0]

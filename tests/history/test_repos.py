@@ -26,7 +26,7 @@ runner = CliRunner()
 def _subjects(repo) -> set[str]:
     rows = (
         sql.open_history()
-        .connect()
+        .store.connect()
         .execute("SELECT subject FROM history_commits WHERE repo_id = ?", (repo.id,))
     )
     return {r[0] for r in rows}
@@ -104,7 +104,7 @@ def test_a_failed_first_ingest_registers_nothing(tmp_path) -> None:
     result = runner.invoke(app, ["stats", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["repo"] == "real"
-    assert sql.open_history().connect().execute("SELECT COUNT(*) FROM history_repos").fetchone()[0] == 1
+    assert sql.open_history().store.connect().execute("SELECT COUNT(*) FROM history_repos").fetchone()[0] == 1
 
 
 def test_a_failed_first_github_ingest_registers_nothing(monkeypatch, tmp_path) -> None:
@@ -112,7 +112,11 @@ def test_a_failed_first_github_ingest_registers_nothing(monkeypatch, tmp_path) -
         gh.add_issue(1, "Broken", created_at="2024-01-01T00:00:00Z")
         gh.trouble("/issues/1/timeline", "drop", times=50)
         client = GitHubClient(
-            base_url=gh.url, store=sql.open_history(), max_retries=1, backoff=0.01, sleep=lambda s, r: None
+            base_url=gh.url,
+            store=sql.open_history().store,
+            max_retries=1,
+            backoff=0.01,
+            sleep=lambda s, r: None,
         )
         with pytest.raises(GitHubError):
             ingest_github("acme/widget", client=client)

@@ -78,7 +78,7 @@ def test_killed_git_ingest_resumes_to_the_same_graph(history_repo, tmp_path) -> 
     part_of = {(src, dst) for _k, src, rel, _bk, dst, _at in after_kill["edges"] if rel == "PART_OF"}
     feature = (
         sql.open_history()
-        .connect()
+        .store.connect()
         .execute(
             "SELECT sha FROM history_commits WHERE repo_id = ? AND subject = 'Feature work on core'",
             (killed.id,),

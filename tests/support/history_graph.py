@@ -8,7 +8,7 @@ from lore.history import store as sql
 
 def graph_snapshot(repo_id: int) -> dict[str, object]:
     """The repository's graph keyed by (kind, key), so two repositories can be compared."""
-    conn = sql.open_history().connect()
+    conn = sql.open_history().store.connect()
     nodes = {
         (kind, key): (label, at, degree)
         for kind, key, label, at, degree in conn.execute(
@@ -37,7 +37,7 @@ def stale_degrees() -> int:
     """Nodes whose stored degree differs from a fresh count of their edges."""
     return (
         sql.open_history()
-        .connect()
+        .store.connect()
         .execute(
             "SELECT COUNT(*) FROM history_nodes n WHERE n.degree != (SELECT COUNT(*) FROM"
             " history_edges e WHERE e.src = n.id) + (SELECT COUNT(*) FROM history_edges e"

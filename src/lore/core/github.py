@@ -25,29 +25,12 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 
 from lore.core.errors import LoreError, NotFound
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Store
+from lore.core.store.http_cache_store import HttpCacheStore
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_TTL = 24 * 3600
 MAX_WAIT = 3700.0  # a primary limit resets within the hour
-
-MIGRATIONS = [
-    Migration(
-        "core/github_0001_http_cache",
-        """
-CREATE TABLE github_http_cache (
-    key TEXT PRIMARY KEY,
-    method TEXT NOT NULL,
-    url TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    etag TEXT,
-    link TEXT,
-    body TEXT NOT NULL,
-    fetched_at REAL NOT NULL
-);
-""",
-    )
-]
 
 UNAUTHENTICATED_NOTE = (
     "no GitHub token (set GITHUB_TOKEN or run `gh auth login`): the API then allows 60 requests"
@@ -167,8 +150,7 @@ class GitHubClient:
     ):
         self.base_url = (base_url or api_base()).rstrip("/")
         self.token = token
-        self.store = store or open_store()
-        self.store.migrate(MIGRATIONS)
+        self.cache = HttpCacheStore(store)
         self.ttl = ttl
         self.sleep = sleep or (lambda seconds, _reason: time.sleep(seconds))
         self.max_retries = max_retries
@@ -210,13 +192,11 @@ class GitHubClient:
         """GET one resource, from the cache when fresh, else from GitHub (waiting out limits)."""
         url = self.url(path, params)
         key = cache_key("GET", url)
-        cached = self._cached(key)
-        if cached is not None and time.time() - cached["fetched_at"] < self.ttl:
+        cached = self.cache.get(key)
+        if cached is not None and time.time() - cached.fetched_at < self.ttl:
             self.counters.cache_hits += 1
-            return Response(
-                url, cached["status"], json.loads(cached["body"]), cached["link"], from_cache=True
-            )
-        extra = {"If-None-Match": cached["etag"]} if cached is not None and cached["etag"] else {}
+            return Response(url, cached.status, json.loads(cached.body), cached.link, from_cache=True)
+        extra = {"If-None-Match": cached.etag} if cached is not None and cached.etag else {}
         attempt = 0
         while True:
             self._respect_primary_limit()
@@ -231,17 +211,17 @@ class GitHubClient:
             self._note_limits(resp.headers)
             if resp.status_code == 304 and cached is not None:
                 self.counters.not_modified += 1
-                self._touch(key)
-                return Response(
-                    url, cached["status"], json.loads(cached["body"]), cached["link"], from_cache=True
-                )
+                self.cache.touch(key)
+                return Response(url, cached.status, json.loads(cached.body), cached.link, from_cache=True)
             if resp.status_code == 200:
                 try:
                     data = resp.json()
                 except ValueError:
                     attempt = self._retry(attempt, "a response that is not JSON", url)
                     continue
-                self._save(key, url, resp, data)
+                self.cache.put(
+                    key, url, resp.status_code, resp.headers.get("etag"), resp.headers.get("link"), data
+                )
                 return Response(url, 200, data, resp.headers.get("link"))
             wait = self._limit_wait(resp)
             if wait is not None:
@@ -337,35 +317,3 @@ class GitHubClient:
             hint = "" if self.token else " (a private repository needs GITHUB_TOKEN)"
             return NotFound(f"not found on GitHub: {path}{hint}")
         return GitHubError(f"GitHub answered {resp.status_code} for {path}: {message}")
-
-    # ------------------------------------------------------------ cache
-
-    def _cached(self, key: str) -> Any:
-        return (
-            self.store.connect()
-            .execute(
-                "SELECT status, etag, link, body, fetched_at FROM github_http_cache WHERE key = ?",
-                (key,),
-            )
-            .fetchone()
-        )
-
-    def _save(self, key: str, url: str, resp: httpx.Response, data: Any) -> None:
-        with self.store.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO github_http_cache (key, method, url, status, etag, link,"
-                " body, fetched_at) VALUES (?, 'GET', ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    url,
-                    resp.status_code,
-                    resp.headers.get("etag"),
-                    resp.headers.get("link"),
-                    json.dumps(data),
-                    time.time(),
-                ),
-            )
-
-    def _touch(self, key: str) -> None:
-        with self.store.transaction() as conn:
-            conn.execute("UPDATE github_http_cache SET fetched_at = ? WHERE key = ?", (time.time(), key))

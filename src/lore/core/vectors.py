@@ -28,43 +28,19 @@ from __future__ import annotations
 import json
 import operator
 import re
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from lore.core.errors import InvalidInput
-from lore.core.store import Migration, Store, open_store
-
-MIGRATIONS = [
-    Migration(
-        "core/vectors_0001_index",
-        """
-        CREATE TABLE core_vectors (
-            id INTEGER PRIMARY KEY,
-            collection TEXT NOT NULL,
-            embedder TEXT NOT NULL,
-            dim INTEGER NOT NULL,
-            item_key TEXT NOT NULL,
-            vector BLOB NOT NULL,
-            meta TEXT NOT NULL DEFAULT '{}',
-            UNIQUE (collection, embedder, item_key)
-        );
-        CREATE TABLE core_vector_generations (
-            collection TEXT NOT NULL,
-            embedder TEXT NOT NULL,
-            dim INTEGER NOT NULL,
-            generation INTEGER NOT NULL,
-            PRIMARY KEY (collection, embedder)
-        );
-        """,
-    )
-]
+from lore.core.store import Store
+from lore.core.store.vector_store import Condition as _Cond
+from lore.core.store.vector_store import VectorStore
+from lore.core.store.vector_store import sqlite_vec_status as sqlite_vec_status  # asked of this module
 
 BACKENDS = ("numpy", "sqlite-vec")
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -80,7 +56,6 @@ _OPS = {
     "not in": "NOT IN",
 }
 _CACHE_SIZE = 16  # collections kept in memory per process
-_CHUNK = 500
 
 Where = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
 
@@ -107,14 +82,6 @@ class Hit:
     key: str
     score: float  # cosine similarity, 1.0 = same direction
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Cond:
-    field: str
-    op: str  # SQL spelling
-    value: Any
-    numeric: bool
 
 
 # -- filters -----------------------------------------------------------------------------------
@@ -167,25 +134,6 @@ def _checked_value(name: str, op: str, value: Any) -> tuple[Any, bool]:
     if isinstance(value, str):
         return value, False
     raise InvalidInput(f"filter value for {name!r} must be a number or text, not {value!r}")
-
-
-def _sql_where(clauses: list[list[_Cond]]) -> tuple[str, list[Any]]:
-    parts, params = [], []
-    for clause in clauses:
-        terms = []
-        for c in clause:
-            path = f"'$.{c.field}'"
-            kind = "IN ('integer', 'real')" if c.numeric else "= 'text'"
-            if c.op in ("IN", "NOT IN"):
-                marks = ",".join("?" * len(c.value))
-                test = f"json_extract(meta, {path}) {c.op} ({marks})"
-                params += list(c.value)
-            else:
-                test = f"json_extract(meta, {path}) {c.op} ?"
-                params.append(c.value)
-            terms.append(f"(json_type(meta, {path}) {kind} AND {test})")
-        parts.append("(" + (" AND ".join(terms) or "1") + ")")
-    return "(" + (" OR ".join(parts) or "0") + ")", params
 
 
 # -- the in-memory matrix ----------------------------------------------------------------------
@@ -267,12 +215,6 @@ _loaded_lock = threading.Lock()
 # -- the index ---------------------------------------------------------------------------------
 
 
-def vector_store(store: Store | None = None) -> Store:
-    store = store or open_store()
-    store.migrate(MIGRATIONS)
-    return store
-
-
 def _as_unit(vector: Any, dim: int, what: str) -> np.ndarray:
     vec = np.asarray(vector, dtype=np.float32).reshape(-1)
     if vec.shape[0] != dim:
@@ -307,7 +249,7 @@ class VectorIndex:
         self.collection = collection
         self.space = space
         self.model = space.name
-        self.store = vector_store(store)
+        self.rows = VectorStore(store)
 
     @property
     def dim(self) -> int:
@@ -324,9 +266,6 @@ class VectorIndex:
             unit = _as_unit(vector, self.dim, f"vector {key!r}")
             rows.append(
                 (
-                    self.collection,
-                    self.model,
-                    self.dim,
                     str(key),
                     unit.astype("<f4").tobytes(),
                     json.dumps(_clean_meta(key, meta), separators=(",", ":")),
@@ -334,14 +273,7 @@ class VectorIndex:
             )
         if not rows:
             return 0
-        with self.store.transaction() as tx:
-            self._bump(tx)
-            tx.executemany(
-                "INSERT INTO core_vectors (collection, embedder, dim, item_key, vector, meta)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (collection, embedder, item_key)"
-                " DO UPDATE SET vector = excluded.vector, meta = excluded.meta, dim = excluded.dim",
-                rows,
-            )
+        self.rows.upsert(self.collection, self.model, self.dim, rows)
         return len(rows)
 
     def add_texts(
@@ -367,47 +299,11 @@ class VectorIndex:
             targets = matched if targets is None else sorted(set(targets) & set(matched))
         if targets is None:
             raise InvalidInput("name the keys to delete, or a filter (use clear() for everything)")
-        removed = 0
-        with self.store.transaction() as tx:
-            for start in range(0, len(targets), _CHUNK):
-                chunk = targets[start : start + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                removed += tx.execute(
-                    f"DELETE FROM core_vectors WHERE collection = ? AND embedder = ?"
-                    f" AND item_key IN ({marks})",
-                    (self.collection, self.model, *chunk),
-                ).rowcount
-            if removed:
-                self._bump(tx)
-        return removed
+        return self.rows.delete(self.collection, self.model, self.dim, targets)
 
     def clear(self) -> int:
         """Remove every vector of this collection made by this embedder."""
-        with self.store.transaction() as tx:
-            removed = tx.execute(
-                "DELETE FROM core_vectors WHERE collection = ? AND embedder = ?",
-                (self.collection, self.model),
-            ).rowcount
-            self._bump(tx)
-        return removed
-
-    def _bump(self, tx: sqlite3.Connection) -> None:
-        """Mark the collection changed (invalidates every process's in-memory matrix)."""
-        row = tx.execute(
-            "SELECT dim FROM core_vector_generations WHERE collection = ? AND embedder = ?",
-            (self.collection, self.model),
-        ).fetchone()
-        if row is not None and row[0] != self.dim:
-            raise InvalidInput(
-                f"collection {self.collection!r} holds {self.model} vectors of dimension {row[0]},"
-                f" not {self.dim}"
-            )
-        tx.execute(
-            "INSERT INTO core_vector_generations (collection, embedder, dim, generation)"
-            " VALUES (?, ?, ?, 1) ON CONFLICT (collection, embedder)"
-            " DO UPDATE SET generation = generation + 1",
-            (self.collection, self.model, self.dim),
-        )
+        return self.rows.clear(self.collection, self.model, self.dim)
 
     # reads ----------------------------------------------------------------------------------
 
@@ -469,16 +365,8 @@ class VectorIndex:
         ]
 
     def _search_sqlite_vec(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
-        conn = sqlite_vec_connection(self.store.path)
-        where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
-        rows = conn.execute(
-            "SELECT item_key, meta, COALESCE(vec_distance_cosine(vector, ?), 1.0) AS distance"
-            " FROM core_vectors"
-            f" WHERE collection = ? AND embedder = ? AND {where_sql}"
-            " ORDER BY distance, id LIMIT ?",
-            (unit.astype("<f4").tobytes(), self.collection, self.model, *params, k),
-        ).fetchall()
-        return [Hit(r[0], 1.0 - float(r[2]), json.loads(r[1])) for r in rows]
+        rows = self.rows.scan_nearest(self.collection, self.model, unit.astype("<f4").tobytes(), k, clauses)
+        return [Hit(r.key, 1.0 - r.distance, json.loads(r.meta)) for r in rows]
 
     def _matching(self, clauses: list[list[_Cond]] | None) -> list[Hit]:
         loaded = self._load()
@@ -487,29 +375,18 @@ class VectorIndex:
 
     def _load(self) -> _Loaded:
         """The in-memory matrix, reloaded when the stored generation moved on."""
-        conn = self.store.connect()
-        ident = (str(self.store.path), self.collection, self.model)
-        row = conn.execute(
-            "SELECT generation FROM core_vector_generations WHERE collection = ? AND embedder = ?",
-            (self.collection, self.model),
-        ).fetchone()
-        generation = row[0] if row else 0
+        ident = (self.rows.key, self.collection, self.model)
+        generation = self.rows.generation(self.collection, self.model)
         with _loaded_lock:
             hit = _loaded.get(ident)
             if hit is not None and hit.generation == generation:
                 _loaded.move_to_end(ident)
                 return hit
-        cur = conn.cursor()
-        cur.row_factory = None
-        rows = cur.execute(
-            "SELECT id, item_key, vector, meta FROM core_vectors"
-            " WHERE collection = ? AND embedder = ?",  # row order is free: ties break by id
-            (self.collection, self.model),
-        ).fetchall()
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
-        metas = json.loads("[" + ",".join(r[3] for r in rows) + "]")  # one parse, not n
-        loaded = _Loaded(generation, ids, [r[1] for r in rows], matrix, metas)
+        stored = self.rows.load(self.collection, self.model)  # row order is free: ties break by id
+        ids = np.array(stored.ids, dtype=np.int64)
+        matrix = np.frombuffer(b"".join(stored.vectors), dtype="<f4").reshape(len(stored.ids), self.dim)
+        metas = json.loads("[" + ",".join(stored.metas) + "]")  # one parse, not n
+        loaded = _Loaded(generation, ids, stored.keys, matrix, metas)
         with _loaded_lock:
             _loaded[ident] = loaded
             _loaded.move_to_end(ident)
@@ -520,68 +397,12 @@ class VectorIndex:
 
 def collections(store: Store | None = None) -> list[dict[str, Any]]:
     """Every (collection, embedder) pair in the store with its dimension and vector count."""
-    conn = vector_store(store).connect()
-    rows = conn.execute(
-        "SELECT collection, embedder, dim, COUNT(*) FROM core_vectors"
-        " GROUP BY collection, embedder, dim ORDER BY collection, embedder"
-    )
-    return [{"collection": r[0], "embedder": r[1], "dim": r[2], "vectors": r[3]} for r in rows]
+    return [
+        {"collection": c.collection, "embedder": c.embedder, "dim": c.dim, "vectors": c.vectors}
+        for c in VectorStore(store).collections()
+    ]
 
 
 def drop_collection(collection: str, store: Store | None = None) -> int:
     """Remove a collection's vectors of every model (e.g. when a book is removed)."""
-    store = vector_store(store)
-    with store.transaction() as tx:
-        removed = tx.execute("DELETE FROM core_vectors WHERE collection = ?", (collection,)).rowcount
-        tx.execute(
-            "UPDATE core_vector_generations SET generation = generation + 1 WHERE collection = ?",
-            (collection,),
-        )
-    return removed
-
-
-# -- sqlite-vec --------------------------------------------------------------------------------
-
-_vec_local = threading.local()
-
-
-def sqlite_vec_status() -> tuple[bool, str]:
-    """Whether the sqlite-vec path can run here, and which sqlite3 build carries it (or why not)."""
-    try:
-        sqlite_vec_connection(None)
-    except InvalidInput as exc:
-        return False, str(exc)
-    module = "sqlite3" if hasattr(sqlite3.Connection, "enable_load_extension") else "sqlean"
-    return True, f"sqlite-vec loaded through {module}"
-
-
-def sqlite_vec_connection(path: Path | None) -> Any:
-    """A per-thread connection with sqlite-vec loaded (`path=None`: an in-memory probe)."""
-    target = str(path) if path is not None else ":memory:"
-    conns = getattr(_vec_local, "conns", None)
-    if conns is None:
-        conns = _vec_local.conns = {}
-    if target in conns:
-        return conns[target]
-    try:
-        import sqlite_vec
-    except ImportError as exc:
-        raise InvalidInput("the sqlite-vec path needs `pip install 'lore-mem[vec]'`") from exc
-    module: Any = sqlite3
-    if not hasattr(sqlite3.Connection, "enable_load_extension"):
-        try:
-            import sqlean as module
-        except ImportError as exc:
-            raise InvalidInput(
-                "this Python's sqlite3 cannot load extensions; `pip install 'lore-mem[vec]'`"
-                " brings the sqlean.py build that can"
-            ) from exc
-    try:
-        conn = module.connect(target, timeout=30, check_same_thread=True)
-        conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
-        conn.enable_load_extension(False)
-    except Exception as exc:  # any build or loader failure means the path is unavailable
-        raise InvalidInput(f"sqlite-vec could not be loaded: {exc}") from exc
-    conns[target] = conn
-    return conn
+    return VectorStore(store).drop_collection(collection)

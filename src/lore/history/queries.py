@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import InvalidInput, NotFound
-from lore.core.graph import BridgeCap, walk
+from lore.core.graph import BridgeCap
 from lore.history import store as sql
 from lore.history.repos import Repo
+from lore.history.store import HistoryStore, Node
 
 NODE_KINDS = ("commit", "file", "pr", "issue", "person")
 RELATIONS = (
@@ -32,8 +33,8 @@ RELATIONS = (
 )
 
 
-def _conn():
-    return sql.open_history().connect()
+def _db() -> HistoryStore:
+    return sql.open_history()
 
 
 def iso(ts: float | None) -> str | None:
@@ -67,7 +68,7 @@ def parse_time(text: str | None, *, now: float | None = None) -> float | None:
 
 
 def stats(repo: Repo) -> dict[str, Any]:
-    data = sql.stats(_conn(), repo.id)
+    data = _db().stats(repo.id)
     data["first_commit_at"] = iso(data["first_commit_at"])
     data["last_commit_at"] = iso(data["last_commit_at"])
     return {"repo": repo.name, "path": repo.path, "github": repo.github, **data}
@@ -99,9 +100,9 @@ class _Identities:
 
 
 def _changes(repo: Repo, since: float | None = None):
-    conn = _conn()
-    ids = _Identities(sql.renames(conn, repo.id))
-    rows = sql.changes(conn, repo.id, since)
+    db = _db()
+    ids = _Identities(db.renames(repo.id))
+    rows = db.changes(repo.id, since)
     names: dict[int, str] = {}
     for _cid, fid, path, *_ in rows:
         names[fid] = path
@@ -110,13 +111,12 @@ def _changes(repo: Repo, since: float | None = None):
         final = ids.resolve(fid, at)
         resolved.append((cid, final, added, removed, at, author))
         names.setdefault(final, path)
-    return resolved, names, conn
+    return resolved, names, db
 
 
-def _name_of(conn, names: dict[int, str], fid: int) -> str:
+def _name_of(db: HistoryStore, names: dict[int, str], fid: int) -> str:
     if fid not in names:
-        row = conn.execute("SELECT key FROM history_nodes WHERE id = ?", (fid,)).fetchone()
-        names[fid] = row[0] if row else str(fid)
+        names[fid] = db.node_key(fid) or str(fid)
     return names[fid]
 
 
@@ -125,7 +125,7 @@ def _name_of(conn, names: dict[int, str], fid: int) -> str:
 
 def churn(repo: Repo, n: int = 15, since: str | None = None) -> list[dict[str, Any]]:
     """Files by lines added + removed (renames folded into the latest name)."""
-    rows, names, conn = _changes(repo, parse_time(since))
+    rows, names, db = _changes(repo, parse_time(since))
     agg: dict[int, dict[str, Any]] = {}
     for cid, fid, added, removed, at, author in rows:
         a = agg.setdefault(fid, {"commits": set(), "added": 0, "removed": 0, "authors": set(), "last": at})
@@ -136,7 +136,7 @@ def churn(repo: Repo, n: int = 15, since: str | None = None) -> list[dict[str, A
         a["last"] = max(a["last"], at)
     out = [
         {
-            "path": _name_of(conn, names, fid),
+            "path": _name_of(db, names, fid),
             "commits": len(a["commits"]),
             "added": a["added"],
             "removed": a["removed"],
@@ -152,11 +152,11 @@ def churn(repo: Repo, n: int = 15, since: str | None = None) -> list[dict[str, A
 
 def hotspots(repo: Repo, days: int = 90, n: int = 15) -> dict[str, Any]:
     """Files changed most often in the last `days` of the history (ending at its last commit)."""
-    end = sql.latest_commit_time(_conn(), repo.id)
+    end = _db().latest_commit_time(repo.id)
     if end is None:
         return {"window_start": None, "window_end": None, "days": days, "files": []}
     start = end - days * 86400
-    rows, names, conn = _changes(repo, start)
+    rows, names, db = _changes(repo, start)
     agg: dict[int, dict[str, Any]] = {}
     for cid, fid, added, removed, _at, author in rows:
         a = agg.setdefault(fid, {"commits": set(), "churn": 0, "authors": set()})
@@ -165,7 +165,7 @@ def hotspots(repo: Repo, days: int = 90, n: int = 15) -> dict[str, Any]:
         a["authors"].add(author)
     files = [
         {
-            "path": _name_of(conn, names, fid),
+            "path": _name_of(db, names, fid),
             "changes": len(a["commits"]),
             "churn": a["churn"],
             "authors": len(a["authors"] - {None}),
@@ -193,7 +193,7 @@ def coupling(
     `max_changeset` files are left out (a sweeping commit couples everything to everything),
     as are files with fewer than `min_revs` revisions.
     """
-    rows, names, conn = _changes(repo, parse_time(since))
+    rows, names, db = _changes(repo, parse_time(since))
     by_commit: dict[int, set[int]] = defaultdict(set)
     for cid, fid, *_ in rows:
         by_commit[cid].add(fid)
@@ -216,8 +216,8 @@ def coupling(
             continue
         pairs.append(
             {
-                "entity": _name_of(conn, names, a),
-                "coupled": _name_of(conn, names, b),
+                "entity": _name_of(db, names, a),
+                "coupled": _name_of(db, names, b),
                 "degree": round(degree),
                 "shared": count,
                 "average_revs": round((revs[a] + revs[b]) / 2, 1),
@@ -240,10 +240,10 @@ def coupling(
 # ---------------------------------------------------------------- nodes
 
 
-def resolve_node(repo: Repo, text: str) -> Any:
+def resolve_node(repo: Repo, text: str) -> Node:
     """A node from forgiving input: `file:src/a.py`, `a.py`, `#12`, `pr:12`, `issue:7`,
     `commit:abc1234`, a sha prefix, `person:alice@x.org`, `@alice`."""
-    conn = _conn()
+    db = _db()
     raw = text.strip()
     if not raw:
         raise InvalidInput("name a node: a file path, a sha, #12, pr:12, issue:7 or @login")
@@ -260,12 +260,12 @@ def resolve_node(repo: Repo, text: str) -> Any:
     ):
         number = match.group(1)
         for k in [kind] if kind else ["pr", "issue"]:
-            row = sql.find_node(conn, repo.id, k, number)
+            row = db.find_node(repo.id, k, number)
             if row:
                 return row
         raise NotFound(f"no PR or issue #{number} in {repo.name}")
     if kind in ("", "commit") and re.fullmatch(r"[0-9a-fA-F]{4,40}", value):
-        rows = sql.find_commit_by_prefix(conn, repo.id, value.lower())
+        rows = db.find_commit_by_prefix(repo.id, value.lower())
         if len(rows) == 1:
             return rows[0]
         if len(rows) > 1:
@@ -291,7 +291,7 @@ def resolve_node(repo: Repo, text: str) -> Any:
     raise NotFound(f"nothing matches {text!r} in {repo.name}")
 
 
-def resolve_person(repo: Repo, value: str) -> Any:
+def resolve_person(repo: Repo, value: str) -> Node | None:
     """A person from `@login`, an email, a name or the start of an email, or None.
 
     A local repository knows people by email and name only (a login comes from GitHub or a
@@ -302,73 +302,73 @@ def resolve_person(repo: Repo, value: str) -> Any:
     bare = wanted.lstrip("@")
     if not bare:
         return None
-    rows = sql.find_people(_conn(), repo.id, bare)
+    rows = _db().find_people(repo.id, bare)
 
-    def exact(row: Any) -> bool:
-        key, name = row["key"].lower(), (row["label"] or "").lower()
+    def exact(row: Node) -> bool:
+        key, name = row.key.lower(), (row.label or "").lower()
         return key in (wanted, "@" + bare) or key.split("@")[0] == bare or name == bare
 
     best = [r for r in rows if exact(r)] or rows
     if len(best) > 1:
-        names = ", ".join(f"{r['label']} ({r['key']})" for r in best[:4])
+        names = ", ".join(f"{r.label} ({r.key})" for r in best[:4])
         raise InvalidInput(f"{value!r} matches several people ({names}); give their email or @login")
     return best[0] if best else None
 
 
-def resolve_file(repo: Repo, path: str) -> Any:
-    conn = _conn()
+def resolve_file(repo: Repo, path: str) -> Node:
+    db = _db()
     clean = path.strip()
     clean = clean[2:] if clean.startswith("./") else clean
     if repo.path and Path(clean).is_absolute():
         absolute = Path(clean).resolve()
         if absolute.is_relative_to(repo.path):
             clean = absolute.relative_to(repo.path).as_posix()
-    row = sql.find_node(conn, repo.id, "file", clean)
+    row = db.find_node(repo.id, "file", clean)
     if row:
         return row
-    rows = sql.find_files_by_suffix(conn, repo.id, clean)
+    rows = db.find_files_by_suffix(repo.id, clean)
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
-        options = ", ".join(r["key"] for r in rows[:4])
+        options = ", ".join(r.key for r in rows[:4])
         raise InvalidInput(f"{path!r} matches several files ({options}); give more of the path")
     raise NotFound(f"no file {path!r} in the history of {repo.name}")
 
 
-def _describe(conn, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _describe(db: HistoryStore, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add what a reader wants to see next to a node: sha and author, PR title and state."""
-    commits = sql.commit_details(conn, [h["id"] for h in hits if h["kind"] == "commit"])
-    items = sql.item_details(conn, [h["id"] for h in hits if h["kind"] in ("pr", "issue")])
+    commits = db.commit_details([h["id"] for h in hits if h["kind"] == "commit"])
+    items = db.item_details([h["id"] for h in hits if h["kind"] in ("pr", "issue")])
     for h in hits:
         c = commits.get(h["id"])
         if c is not None:
             h.update(
-                sha=c["sha"],
-                author=c["author_name"],
-                bot=bool(c["is_bot"]),
-                pr=c["pr_number"],
-                files=c["files"],
-                added=c["added"],
-                removed=c["removed"],
+                sha=c.sha,
+                author=c.author_name,
+                bot=c.is_bot,
+                pr=c.pr_number,
+                files=c.files,
+                added=c.added,
+                removed=c.removed,
             )
         i = items.get(h["id"])
         if i is not None:
-            h.update(number=i["number"], title=i["title"], state=i["state"], author=i["author"])
-            if i["title"]:
-                h["label"] = i["title"]
+            h.update(number=i.number, title=i.title, state=i.state, author=i.author)
+            if i.title:
+                h["label"] = i.title
         elif h["kind"] in ("pr", "issue"):
             h["number"] = int(h["key"])
     return hits
 
 
-def node_summary(row) -> dict[str, Any]:
+def node_summary(node: Node) -> dict[str, Any]:
     return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "key": row["key"],
-        "label": row["label"],
-        "at": iso(row["at"]),
-        "degree": row["degree"],
+        "id": node.id,
+        "kind": node.kind,
+        "key": node.key,
+        "label": node.label,
+        "at": iso(node.at),
+        "degree": node.degree,
     }
 
 
@@ -391,11 +391,9 @@ def walk_from(
     rels = _choices(relations, RELATIONS, "relation")
     wanted = _choices(kinds, NODE_KINDS, "kind")
     start = resolve_node(repo, node)
-    conn = _conn()
-    hits = walk(
-        conn,
-        sql.TABLES,
-        start["id"],
+    db = _db()
+    hits = db.graph.walk(
+        start.id,
         depth=depth,
         max_degree=max_degree,
         relations=rels,
@@ -422,7 +420,7 @@ def walk_from(
         "start": node_summary(start),
         "depth": depth,
         "max_degree": max_degree,
-        "results": _describe(conn, rows),
+        "results": _describe(db, rows),
     }
 
 
@@ -454,13 +452,13 @@ def file_lineage(repo: Repo, file_id: int) -> list[tuple[int, float, float]]:
     then the path reused) contributes nothing. A path nobody holds any more gives the last file
     that held it.
     """
-    conn = _conn()
+    db = _db()
     segments: list[tuple[int, float, float]] = []
     fid: int | None = file_id
     until = _LATEST
     while fid is not None and fid not in {s[0] for s in segments}:
-        events = sql.path_events(conn, repo.id, fid)
-        cap = until if until < _LATEST else (sql.last_change(conn, fid) or _LATEST)
+        events = db.path_events(repo.id, fid)
+        cap = until if until < _LATEST else (db.last_change(fid) or _LATEST)
         began = max(
             ((at, event == "R", other) for at, event, other in events if event in "AR" and at <= cap),
             key=lambda b: (b[0], b[1]),  # a rename in beats an add at the same second
@@ -480,19 +478,19 @@ def file_lineage(repo: Repo, file_id: int) -> list[tuple[int, float, float]]:
 def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, Any]:
     """Every commit, PR and issue behind a file, nearest first, across renames."""
     node = resolve_file(repo, path)
-    conn = _conn()
-    segments = file_lineage(repo, node["id"])
-    names = sql.file_paths(conn, [s[0] for s in segments])
-    rows = sql.file_timeline(conn, segments)
+    db = _db()
+    segments = file_lineage(repo, node.id)
+    names = db.file_paths([s[0] for s in segments])
+    rows = db.file_timeline(segments)
     entries = [
         {
-            "id": r["id"],
-            "kind": r["kind"],
-            "key": r["key"],
-            "label": r["label"],
-            "at": iso(r["at"]),
-            "depth": r["depth"],
-            "how": r["how"],
+            "id": r.id,
+            "kind": r.kind,
+            "key": r.key,
+            "label": r.label,
+            "at": iso(r.at),
+            "depth": r.depth,
+            "how": r.how,
         }
         for r in rows
     ]
@@ -500,7 +498,7 @@ def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, A
     if limit is not None:
         entries = entries[:limit]
     return {
-        "file": node["key"],
+        "file": node.key,
         "paths": [
             {
                 "path": names[fid],
@@ -510,5 +508,5 @@ def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, A
             for fid, since, until in segments
         ],
         "counts": counts,
-        "entries": _describe(conn, entries),
+        "entries": _describe(db, entries),
     }

@@ -3,74 +3,63 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.core.errors import InvalidInput, NotFound
 from lore.history import store as sql
 from lore.history.ingest.gitlog import repo_root
+from lore.history.store import HistoryStore, Repo
 
-
-@dataclass(frozen=True)
-class Repo:
-    id: int
-    name: str
-    path: str | None
-    github: str | None
-
-
-def _repo(row) -> Repo:
-    return Repo(row["id"], row["name"], row["path"], row["github"])
+__all__ = ["Repo", "all_repos", "ensure_repo", "ingest_lock", "registered", "resolve_repo"]
 
 
 def all_repos() -> list[Repo]:
-    return [_repo(r) for r in sql.list_repos(sql.open_history().connect())]
+    return sql.open_history().list_repos()
 
 
 def resolve_repo(choice: str | None = None, cwd: Path | None = None) -> Repo:
     """`--repo NAME|OWNER/REPO|PATH`, else the repository of the current folder, else the only one."""
-    conn = sql.open_history().connect()
-    rows = sql.list_repos(conn)
+    db = sql.open_history()
+    rows = db.list_repos()
     if not rows:
         raise NotFound("no repository ingested yet: run `lore history ingest PATH` first")
     if choice:
-        return _repo(_chosen(conn, choice, rows))
+        return _chosen(db, choice, rows)
     here = Path(cwd or os.getcwd())
     try:
         root = str(repo_root(here))
     except InvalidInput:
         root = None
     if root:
-        row = sql.repo_by_path(conn, root)
+        row = db.repo_by_path(root)
         if row is not None:
-            return _repo(row)
+            return row
     if len(rows) == 1:
-        return _repo(rows[0])
-    names = ", ".join(r["name"] for r in rows)
+        return rows[0]
+    names = ", ".join(r.name for r in rows)
     raise InvalidInput(f"several repositories are ingested; pick one with --repo ({names})")
 
 
-def _chosen(conn, choice: str, rows) -> sqlite3.Row:
+def _chosen(db: HistoryStore, choice: str, rows: list[Repo]) -> Repo:
     """The repository a `--repo` value names; a name and a folder naming two is an error."""
-    by_name = sql.repo_by_name(conn, choice) or sql.repo_by_github(conn, choice)
+    by_name = db.repo_by_name(choice) or db.repo_by_github(choice)
     by_path = None
     folder = Path(choice).expanduser()
     if folder.exists():
         try:
-            by_path = sql.repo_by_path(conn, str(repo_root(folder.resolve())))
+            by_path = db.repo_by_path(str(repo_root(folder.resolve())))
         except InvalidInput:
             by_path = None
-    if by_name is not None and by_path is not None and by_name["id"] != by_path["id"]:
+    if by_name is not None and by_path is not None and by_name.id != by_path.id:
         raise InvalidInput(
-            f"{choice!r} is the name of {by_name['name']} ({by_name['path'] or by_name['github']})"
-            f" and the folder of {by_path['name']}; use the other's name or a path like ./{choice}"
+            f"{choice!r} is the name of {by_name.name} ({by_name.path or by_name.github})"
+            f" and the folder of {by_path.name}; use the other's name or a path like ./{choice}"
         )
     row = by_name or by_path
     if row is None:
-        names = ", ".join(r["name"] for r in rows)
+        names = ", ".join(r.name for r in rows)
         raise NotFound(f"no ingested repository called {choice!r} (known: {names})")
     return row
 
@@ -84,9 +73,9 @@ def registered(**identity: str | None) -> Iterator[Repo]:
         yield repo
     except BaseException:
         if created:
-            with sql.open_history().transaction() as conn:
-                if sql.repo_is_empty(conn, repo.id):
-                    sql.delete_repo(conn, repo.id)
+            with sql.open_history().transaction() as db:
+                if db.repo_is_empty(repo.id):
+                    db.delete_repo(repo.id)
         raise
 
 
@@ -107,45 +96,45 @@ def ensure_repo(
     """
     if (path is None) == (github is None):
         raise InvalidInput("a repository is a local folder or an OWNER/REPO")
-    with sql.open_history().transaction() as conn:
+    with sql.open_history().transaction() as db:
         if path is not None:
-            row = sql.repo_by_path(conn, path)
+            row = db.repo_by_path(path)
             if row is None and origin:
-                row = sql.repo_by_github(conn, origin)
-                if row is not None and row["path"] is not None:
+                row = db.repo_by_github(origin)
+                if row is not None and row.path is not None:
                     row = None  # another clone of the same GitHub repository: its own graph
                 elif row is not None:
-                    sql.set_repo_path(conn, row["id"], path)
+                    db.set_repo_path(row.id, path)
             if row is None:
-                slug = origin if origin and sql.repo_by_github(conn, origin) is None else None
-                return _create(conn, origin or Path(path).name, path, slug), True
-            if origin and row["github"] is None and sql.repo_by_github(conn, origin) is None:
-                sql.set_repo_github(conn, row["id"], origin)
-            return _repo(sql.repo_by_id(conn, row["id"])), False
+                slug = origin if origin and db.repo_by_github(origin) is None else None
+                return _create(db, origin or Path(path).name, path, slug), True
+            if origin and row.github is None and db.repo_by_github(origin) is None:
+                db.set_repo_github(row.id, origin)
+            return db.repo_by_id(row.id), False
         assert github is not None
-        row = sql.repo_by_github(conn, github)
-        of_clone = sql.repo_by_path(conn, clone) if clone else None
-        if of_clone is not None and (row is None or of_clone["id"] != row["id"]):
-            if row is not None or (of_clone["github"] or github).lower() != github.lower():
-                raise InvalidInput(f"{clone} is already ingested as {of_clone['name']}, not as {github}")
-            sql.set_repo_github(conn, of_clone["id"], github)
-            return _repo(sql.repo_by_id(conn, of_clone["id"])), False
+        row = db.repo_by_github(github)
+        of_clone = db.repo_by_path(clone) if clone else None
+        if of_clone is not None and (row is None or of_clone.id != row.id):
+            if row is not None or (of_clone.github or github).lower() != github.lower():
+                raise InvalidInput(f"{clone} is already ingested as {of_clone.name}, not as {github}")
+            db.set_repo_github(of_clone.id, github)
+            return db.repo_by_id(of_clone.id), False
         if row is None:
-            return _create(conn, github, clone, github), True
-        if clone and row["path"] is None:
-            sql.set_repo_path(conn, row["id"], clone)
-        return _repo(sql.repo_by_id(conn, row["id"])), False
+            return _create(db, github, clone, github), True
+        if clone and row.path is None:
+            db.set_repo_path(row.id, clone)
+        return db.repo_by_id(row.id), False
 
 
-def _create(conn, base: str, path: str | None, github: str | None) -> Repo:
-    repo_id = sql.create_repo(conn, _free_name(conn, base), path, github)
-    return _repo(sql.repo_by_id(conn, repo_id))
+def _create(db: HistoryStore, base: str, path: str | None, github: str | None) -> Repo:
+    repo_id = db.create_repo(_free_name(db, base), path, github)
+    return db.repo_by_id(repo_id)
 
 
-def _free_name(conn, base: str) -> str:
+def _free_name(db: HistoryStore, base: str) -> str:
     """`base`, or `base-2`, `base-3`... when another repository already shows that name."""
     name, n = base, 1
-    while sql.repo_by_name(conn, name) is not None:
+    while db.repo_by_name(name) is not None:
         n += 1
         name = f"{base}-{n}"
     return name
@@ -156,23 +145,23 @@ def ingest_lock(repo: Repo) -> Iterator[None]:
     """One ingest per repository at a time; a lock left by a killed process is taken over."""
     store = sql.open_history()
     me = os.getpid()
-    with store.transaction() as conn:
-        holder = sql.lock_holder(conn, repo.id)
+    with store.transaction() as db:
+        holder = db.lock_holder(repo.id)
         if holder == me:  # re-entrant: a GitHub ingest reading its clone
             nested = True
         elif holder is not None and _alive(holder):
             raise InvalidInput(f"another ingest of {repo.name} is running (pid {holder})")
         else:
             nested = False
-            sql.take_lock(conn, repo.id, me)
+            db.take_lock(repo.id, me)
     if nested:
         yield
         return
     try:
         yield
     finally:
-        with store.transaction() as conn:
-            sql.release_lock(conn, repo.id, me)
+        with store.transaction() as db:
+            db.release_lock(repo.id, me)
 
 
 def _alive(pid: int) -> bool:

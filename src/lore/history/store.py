@@ -11,11 +11,16 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from lore.core.graph import GraphTables, refresh_degrees
+from lore.core.errors import NotFound
+from lore.core.graph import GraphTables
 from lore.core.store import Migration, Store, open_store
+from lore.core.store.binding import in_marks
+from lore.core.store.graph_store import GraphStore
 
 
 def _unique_repo_identity(conn: sqlite3.Connection) -> None:
@@ -34,6 +39,24 @@ def _unique_repo_identity(conn: sqlite3.Connection) -> None:
     )
     conn.execute("CREATE UNIQUE INDEX history_repos_path ON history_repos (path)")
     conn.execute("CREATE UNIQUE INDEX history_repos_github ON history_repos (lower(github))")
+
+
+def _recount_degrees(conn: sqlite3.Connection) -> None:
+    """Ingests resumed after a kill left degrees at 0 (hub suppression silently off): recount.
+
+    Frozen: its own copy of the full recount, not a call to `GraphStore.refresh_degrees`, which
+    may change (or move to another backend) after this migration has run on real stores.
+    """
+    conn.execute("DELETE FROM history_degrees")
+    conn.execute(
+        "INSERT INTO history_degrees (node_id, rel, n) SELECT node, rel, COUNT(*) FROM ("
+        " SELECT src AS node, rel FROM history_edges UNION ALL SELECT dst, rel FROM history_edges"
+        ") GROUP BY node, rel"
+    )
+    conn.execute(
+        "UPDATE history_nodes SET degree = COALESCE((SELECT SUM(x.n) FROM history_degrees x"
+        " WHERE x.node_id = history_nodes.id), 0)"
+    )
 
 
 TABLES = GraphTables(nodes="history_nodes", edges="history_edges", degrees="history_degrees")
@@ -172,518 +195,669 @@ CREATE TABLE history_locks (
 """,
     ),
     Migration("history/0002_repo_identity", _unique_repo_identity),
-    # ingests resumed after a kill left degrees at 0 (hub suppression silently off): recount
-    Migration("history/0003_recount_degrees", lambda conn: refresh_degrees(conn, TABLES)),
+    Migration("history/0003_recount_degrees", _recount_degrees),
 ]
 
 
-def open_history() -> Store:
-    """The shared store with the history tables in place."""
-    store = open_store()
+def open_history(store: Store | None = None) -> HistoryStore:
+    """The history store over the shared Store, its tables in place."""
+    store = store or open_store()
     store.migrate(MIGRATIONS)
-    return store
+    return HistoryStore(store)
+
+
+# ---------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Repo:
+    """An ingested repository: a local folder, a GitHub OWNER/REPO, or both."""
 
+    id: int
+    name: str
+    path: str | None
+    github: str | None
 
-# ---------------------------------------------------------------- repositories, sync, locks
 
+@dataclass(frozen=True)
+class Node:
+    """A node of the history graph (commit, file, pr, issue or person)."""
 
-def repo_by_path(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT * FROM history_repos WHERE path = ?", (path,)).fetchone()
+    id: int
+    kind: str
+    key: str
+    label: str
+    at: float | None
+    degree: int
 
 
-def repo_by_github(conn: sqlite3.Connection, slug: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT * FROM history_repos WHERE lower(github) = lower(?)", (slug,)).fetchone()
+@dataclass(frozen=True)
+class MergedPr:
+    node_id: int
+    number: int
+    title: str
+    body: str
+    created_at: float | None
+    merged_at: float
 
 
-def repo_by_id(conn: sqlite3.Connection, repo_id: int) -> sqlite3.Row:
-    return conn.execute("SELECT * FROM history_repos WHERE id = ?", (repo_id,)).fetchone()
+@dataclass(frozen=True)
+class TimelineEntry:
+    """A commit, PR or issue behind a file: its depth from the file and the edge that led there."""
 
+    id: int
+    kind: str
+    key: str
+    label: str
+    at: float | None
+    depth: int
+    how: str
 
-def repo_by_name(conn: sqlite3.Connection, name: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT * FROM history_repos WHERE lower(name) = lower(?)", (name,)).fetchone()
 
+@dataclass(frozen=True)
+class CommitDetail:
+    node_id: int
+    sha: str
+    author_name: str
+    author_email: str
+    is_bot: bool
+    pr_number: int | None
+    files: int
+    added: int
+    removed: int
 
-def create_repo(conn: sqlite3.Connection, name: str, path: str | None, github: str | None) -> int:
-    now = time.time()
-    cur = conn.execute(
-        "INSERT INTO history_repos (name, path, github, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-        (name, path, github, now, now),
-    )
-    return int(cur.lastrowid)
 
+@dataclass(frozen=True)
+class ItemDetail:
+    node_id: int
+    number: int
+    kind: str
+    title: str
+    state: str | None
+    author: str | None
+    created_at: float | None
+    closed_at: float | None
+    merged_at: float | None
 
-def set_repo_path(conn: sqlite3.Connection, repo_id: int, path: str) -> None:
-    conn.execute(
-        "UPDATE history_repos SET path = ?, updated_at = ? WHERE id = ?", (path, time.time(), repo_id)
-    )
 
+@dataclass(frozen=True)
+class ReviewComment:
+    """A PR review comment, with the PR it belongs to (what the rules domain learns from)."""
 
-def set_repo_github(conn: sqlite3.Connection, repo_id: int, slug: str) -> None:
-    conn.execute(
-        "UPDATE history_repos SET github = ?, updated_at = ? WHERE id = ?", (slug, time.time(), repo_id)
-    )
+    id: int
+    repo: str
+    pr_number: int
+    pr_title: str
+    author: str | None
+    author_association: str | None  # OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE...
+    is_bot: bool
+    body: str
+    path: str | None
+    line: int | None
+    diff_hunk: str | None
+    in_reply_to: int | None
+    created_at: float | None
+    url: str | None
 
 
-def repo_is_empty(conn: sqlite3.Connection, repo_id: int) -> bool:
-    """True when nothing was ingested into the repository yet."""
-    return (
-        conn.execute("SELECT 1 FROM history_nodes WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone() is None
-    )
+def _repo(row: sqlite3.Row) -> Repo:
+    return Repo(row["id"], row["name"], row["path"], row["github"])
 
 
-def delete_repo(conn: sqlite3.Connection, repo_id: int) -> None:
-    """Forget a repository that holds no nodes (a first ingest that failed)."""
-    for table in ("history_sync", "history_locks", "history_items", "history_comments"):
-        conn.execute(f"DELETE FROM {table} WHERE repo_id = ?", (repo_id,))
-    conn.execute("DELETE FROM history_repos WHERE id = ?", (repo_id,))
+def _node(row: sqlite3.Row) -> Node:
+    return Node(row["id"], row["kind"], row["key"], row["label"], row["at"], row["degree"])
 
 
-def list_repos(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM history_repos ORDER BY name").fetchall()
+# ---------------------------------------------------------------- the store
 
 
-def get_sync(conn: sqlite3.Connection, repo_id: int, stream: str) -> dict[str, Any] | None:
-    row = conn.execute(
-        "SELECT state FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream)
-    ).fetchone()
-    return json.loads(row[0]) if row else None
+class HistoryStore:
+    """Typed access to the history tables of one Store.
 
-
-def set_sync(conn: sqlite3.Connection, repo_id: int, stream: str, state: dict[str, Any]) -> None:
-    conn.execute(
-        "INSERT INTO history_sync (repo_id, stream, state, updated_at) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (repo_id, stream) DO UPDATE SET state = excluded.state,"
-        " updated_at = excluded.updated_at",
-        (repo_id, stream, json.dumps(state), time.time()),
-    )
-
-
-def clear_sync(conn: sqlite3.Connection, repo_id: int, stream: str) -> None:
-    conn.execute("DELETE FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream))
-
-
-def lock_holder(conn: sqlite3.Connection, repo_id: int) -> int | None:
-    row = conn.execute("SELECT pid FROM history_locks WHERE repo_id = ?", (repo_id,)).fetchone()
-    return int(row[0]) if row else None
-
-
-def take_lock(conn: sqlite3.Connection, repo_id: int, pid: int) -> None:
-    conn.execute(
-        "INSERT INTO history_locks (repo_id, pid, started_at) VALUES (?, ?, ?)"
-        " ON CONFLICT (repo_id) DO UPDATE SET pid = excluded.pid, started_at = excluded.started_at",
-        (repo_id, pid, time.time()),
-    )
-
-
-def release_lock(conn: sqlite3.Connection, repo_id: int, pid: int) -> None:
-    conn.execute("DELETE FROM history_locks WHERE repo_id = ? AND pid = ?", (repo_id, pid))
-
-
-# ---------------------------------------------------------------- graph writes
-
-
-def reserve_node_ids(conn: sqlite3.Connection, count: int) -> int:
-    """Reserve a block of node ids (first id returned), safe across processes."""
-    row = conn.execute(
-        "UPDATE history_node_seq SET next = MAX(next, (SELECT COALESCE(MAX(id), 0) + 1"
-        " FROM history_nodes)) + ? WHERE id = 1 RETURNING next",
-        (count,),
-    ).fetchone()
-    return int(row[0]) - count
-
-
-def node_ids(conn: sqlite3.Connection, repo_id: int) -> dict[tuple[str, str], int]:
-    rows = conn.execute("SELECT kind, key, id FROM history_nodes WHERE repo_id = ?", (repo_id,))
-    return {(kind, key): nid for kind, key, nid in rows}
-
-
-def insert_nodes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    """rows: (id, repo_id, kind, key, label, at)."""
-    conn.executemany(
-        "INSERT INTO history_nodes (id, repo_id, kind, key, label, at) VALUES (?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-
-
-def refresh_nodes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    """rows: (label, at, id): fill an empty label, keep the latest time."""
-    conn.executemany(
-        "UPDATE history_nodes SET label = CASE WHEN ?1 != '' THEN ?1 ELSE label END,"
-        " at = CASE WHEN ?2 IS NULL THEN at WHEN at IS NULL OR ?2 > at THEN ?2 ELSE at END"
-        " WHERE id = ?3",
-        rows,
-    )
-
-
-def insert_commits(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    conn.executemany(
-        "INSERT OR IGNORE INTO history_commits (node_id, repo_id, sha, parents, author_name,"
-        " author_email, authored_at, committer_name, committer_email, committed_at, subject,"
-        " message, is_bot, files, added, removed, pr_number, source)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-
-
-def insert_changes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    """rows: (commit_id, file_id, status, old_path, added, removed, at)."""
-    conn.executemany(
-        "INSERT OR IGNORE INTO history_changes (commit_id, file_id, status, old_path, added,"
-        " removed, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-
-
-def upsert_people(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    """rows: (node_id, repo_id, name, email, login, is_bot)."""
-    conn.executemany(
-        "INSERT INTO history_people (node_id, repo_id, name, email, login, is_bot)"
-        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
-        " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
-        " email = COALESCE(email, excluded.email), login = COALESCE(login, excluded.login),"
-        " is_bot = MAX(is_bot, excluded.is_bot)",
-        rows,
-    )
-
-
-def known_shas(conn: sqlite3.Connection, repo_id: int) -> set[str]:
-    rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ?", (repo_id,))
-    return {r[0] for r in rows}
-
-
-def commit_parents(conn: sqlite3.Connection, repo_id: int) -> dict[str, tuple[tuple[str, ...], float]]:
-    """sha -> (parent shas, commit time) for every ingested commit."""
-    rows = conn.execute(
-        "SELECT sha, parents, committed_at FROM history_commits WHERE repo_id = ?", (repo_id,)
-    )
-    return {sha: (tuple(parents.split()), at) for sha, parents, at in rows}
-
-
-def commit_prs(conn: sqlite3.Connection, repo_id: int) -> dict[str, int]:
-    """sha -> the PR number its subject names, for every ingested commit naming one."""
-    rows = conn.execute(
-        "SELECT sha, pr_number FROM history_commits WHERE repo_id = ? AND pr_number IS NOT NULL",
-        (repo_id,),
-    )
-    return {sha: pr for sha, pr in rows}
-
-
-def part_of_links(conn: sqlite3.Connection, repo_id: int) -> set[tuple[int, int]]:
-    """(commit node, PR node) of every PART_OF edge stored for the repository."""
-    rows = conn.execute(
-        "SELECT e.src, e.dst FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
-        " WHERE n.repo_id = ? AND n.kind = 'pr' AND e.rel = 'PART_OF'",
-        (repo_id,),
-    )
-    return {(src, dst) for src, dst in rows}
-
-
-def upsert_items(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
-    conn.executemany(
-        "INSERT INTO history_items (node_id, repo_id, number, kind, title, body, state, author,"
-        " author_association, is_bot, created_at, updated_at, closed_at, merged_at,"
-        " merge_commit_sha, url) VALUES (:node_id, :repo_id, :number, :kind, :title, :body,"
-        " :state, :author, :author_association, :is_bot, :created_at, :updated_at, :closed_at,"
-        " :merged_at, :merge_commit_sha, :url)"
-        " ON CONFLICT (repo_id, number) DO UPDATE SET kind = excluded.kind,"
-        " title = excluded.title, body = excluded.body, state = excluded.state,"
-        " author = excluded.author, author_association = excluded.author_association,"
-        " is_bot = excluded.is_bot, created_at = excluded.created_at,"
-        " updated_at = excluded.updated_at, closed_at = excluded.closed_at,"
-        " merged_at = COALESCE(excluded.merged_at, merged_at),"
-        " merge_commit_sha = COALESCE(excluded.merge_commit_sha, merge_commit_sha),"
-        " url = excluded.url",
-        rows,
-    )
-
-
-def upsert_comments(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
-    conn.executemany(
-        "INSERT INTO history_comments (id, kind, repo_id, item_id, author, author_association,"
-        " is_bot, body, path, line, diff_hunk, commit_sha, in_reply_to, created_at, updated_at,"
-        " url) VALUES (:id, :kind, :repo_id, :item_id, :author, :author_association, :is_bot,"
-        " :body, :path, :line, :diff_hunk, :commit_sha, :in_reply_to, :created_at, :updated_at,"
-        " :url) ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body,"
-        " author_association = excluded.author_association, updated_at = excluded.updated_at",
-        rows,
-    )
-
-
-def item_nodes(conn: sqlite3.Connection, repo_id: int) -> dict[int, tuple[int, str]]:
-    """number -> (node id, kind) for PR and issue nodes, whether fetched or only referenced."""
-    rows = conn.execute(
-        "SELECT key, id, kind FROM history_nodes WHERE repo_id = ? AND kind IN ('pr', 'issue')",
-        (repo_id,),
-    )
-    return {int(key): (nid, kind) for key, nid, kind in rows}
-
-
-def merged_prs(conn: sqlite3.Connection, repo_id: int) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT node_id, number, title, body, created_at, merged_at FROM history_items"
-        " WHERE repo_id = ? AND kind = 'pr' AND merged_at IS NOT NULL ORDER BY number",
-        (repo_id,),
-    ).fetchall()
-
-
-def issue_close_times(conn: sqlite3.Connection, repo_id: int) -> dict[int, tuple[int, float | None]]:
-    """number -> (node id, closed at) for fetched issues (not PRs)."""
-    rows = conn.execute(
-        "SELECT number, node_id, closed_at FROM history_items WHERE repo_id = ? AND kind = 'issue'",
-        (repo_id,),
-    )
-    return {number: (nid, closed) for number, nid, closed in rows}
-
-
-def retype_node(conn: sqlite3.Connection, node_id: int, kind: str) -> None:
-    conn.execute("UPDATE history_nodes SET kind = ? WHERE id = ?", (kind, node_id))
-
-
-# ---------------------------------------------------------------- reads
-
-
-def stats(conn: sqlite3.Connection, repo_id: int) -> dict[str, Any]:
-    nodes = dict(
-        conn.execute(
-            "SELECT kind, COUNT(*) FROM history_nodes WHERE repo_id = ? GROUP BY kind", (repo_id,)
-        ).fetchall()
-    )
-    edges = dict(
-        conn.execute(
-            "SELECT e.rel, COUNT(*) FROM history_edges e JOIN history_nodes n ON n.id = e.src"
-            " WHERE n.repo_id = ? GROUP BY e.rel",
-            (repo_id,),
-        ).fetchall()
-    )
-    c = conn.execute(
-        "SELECT COUNT(*), SUM(is_bot), MIN(committed_at), MAX(committed_at),"
-        " SUM(length(parents) > 40), SUM(pr_number IS NOT NULL) FROM history_commits"
-        " WHERE repo_id = ?",
-        (repo_id,),
-    ).fetchone()
-    items = dict(
-        conn.execute(
-            "SELECT kind, COUNT(*) FROM history_items WHERE repo_id = ? GROUP BY kind", (repo_id,)
-        ).fetchall()
-    )
-    comments = dict(
-        conn.execute(
-            "SELECT kind, COUNT(*) FROM history_comments WHERE repo_id = ? GROUP BY kind",
-            (repo_id,),
-        ).fetchall()
-    )
-    bots = conn.execute(
-        "SELECT COUNT(*) FROM history_people WHERE repo_id = ? AND is_bot = 1", (repo_id,)
-    ).fetchone()[0]
-    return {
-        "nodes": nodes,
-        "edges": edges,
-        "commits": c[0] or 0,
-        "bot_commits": c[1] or 0,
-        "merges": c[4] or 0,
-        "commits_with_pr": c[5] or 0,
-        "first_commit_at": c[2],
-        "last_commit_at": c[3],
-        "items_fetched": items,
-        "comments": comments,
-        "bots": bots,
-    }
-
-
-def changes(conn: sqlite3.Connection, repo_id: int, since: float | None = None) -> list[tuple]:
-    """(commit_id, file_id, path, added, removed, at, author_id) oldest first."""
-    return conn.execute(
-        "SELECT ch.commit_id, ch.file_id, f.key, ch.added, ch.removed, ch.at,"
-        " (SELECT e.src FROM history_edges e INDEXED BY history_edges_dst WHERE e.dst ="
-        "  ch.commit_id AND e.rel = 'AUTHORED' LIMIT 1)"
-        " FROM history_changes ch JOIN history_nodes f ON f.id = ch.file_id"
-        " WHERE f.repo_id = ? AND ch.at >= ? ORDER BY ch.at, ch.commit_id, f.key",
-        (repo_id, since if since is not None else float("-inf")),
-    ).fetchall()
-
-
-def renames(conn: sqlite3.Connection, repo_id: int) -> list[tuple[int, int, float]]:
-    """(new file id, old file id, time) for every RENAMED_FROM edge."""
-    return conn.execute(
-        "SELECT e.src, e.dst, e.at FROM history_edges e JOIN history_nodes n ON n.id = e.src"
-        " WHERE n.repo_id = ? AND e.rel = 'RENAMED_FROM' ORDER BY e.at",
-        (repo_id,),
-    ).fetchall()
-
-
-def latest_commit_time(conn: sqlite3.Connection, repo_id: int) -> float | None:
-    return conn.execute(
-        "SELECT MAX(committed_at) FROM history_commits WHERE repo_id = ?", (repo_id,)
-    ).fetchone()[0]
-
-
-def find_node(conn: sqlite3.Connection, repo_id: int, kind: str, key: str) -> sqlite3.Row | None:
-    return conn.execute(
-        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = ? AND key = ?",
-        (repo_id, kind, key),
-    ).fetchone()
-
-
-def find_commit_by_prefix(conn: sqlite3.Connection, repo_id: int, prefix: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'commit' AND key >= ?"
-        " AND key < ? ORDER BY key LIMIT 2",
-        (repo_id, prefix, prefix + "g"),
-    ).fetchall()
-
-
-def find_files_by_suffix(conn: sqlite3.Connection, repo_id: int, suffix: str) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'file'"
-        " AND (key = ? OR key LIKE ? ESCAPE '\\') ORDER BY at DESC, key LIMIT 5",
-        (repo_id, suffix, "%/" + _like_escape(suffix)),
-    ).fetchall()
-
-
-def find_people(conn: sqlite3.Connection, repo_id: int, text: str) -> list[sqlite3.Row]:
-    pattern = "%" + _like_escape(text.lower()) + "%"
-    return conn.execute(
-        "SELECT n.* FROM history_nodes n JOIN history_people p ON p.node_id = n.id"
-        " WHERE n.repo_id = ? AND (n.key = ? OR lower(p.name) LIKE ? ESCAPE '\\'"
-        " OR lower(COALESCE(p.email, '')) LIKE ? ESCAPE '\\'"
-        " OR lower(COALESCE(p.login, '')) = ?) ORDER BY n.degree DESC, n.key LIMIT 5",
-        (repo_id, text.lower(), pattern, pattern, text.lower().lstrip("@")),
-    ).fetchall()
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def path_events(conn: sqlite3.Connection, repo_id: int, file_id: int) -> list[tuple[float, str, int | None]]:
-    """What happened to a path, as (time, event, other file id), oldest first.
-
-    `A` added, `R` renamed here from `other`, `D` deleted, `X` renamed away to `other`. The
-    changes table has one row per commit; RENAMED_FROM edges add renames known only from a
-    PR's file list.
+    Methods run on the calling thread's connection, so inside `transaction()` they all join
+    one transaction; nothing driver-made (rows, cursors, connections) leaves this class.
     """
-    rows = conn.execute(
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.graph = GraphStore(store, TABLES)
+
+    @contextmanager
+    def transaction(self) -> Iterator[HistoryStore]:
+        """One write transaction over several calls (a batch and its checkpoint)."""
+        with self.store.transaction():
+            yield self
+
+    def repo_by_path(self, path: str) -> Repo | None:
+        conn = self.store.connect()
+        row = conn.execute("SELECT * FROM history_repos WHERE path = ?", (path,)).fetchone()
+        return _repo(row) if row else None
+
+    def repo_by_github(self, slug: str) -> Repo | None:
+        conn = self.store.connect()
+        row = conn.execute("SELECT * FROM history_repos WHERE lower(github) = lower(?)", (slug,)).fetchone()
+        return _repo(row) if row else None
+
+    def repo_by_id(self, repo_id: int) -> Repo:
+        conn = self.store.connect()
+        row = conn.execute("SELECT * FROM history_repos WHERE id = ?", (repo_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no repository with id {repo_id}")
+        return _repo(row)
+
+    def repo_by_name(self, name: str) -> Repo | None:
+        conn = self.store.connect()
+        row = conn.execute("SELECT * FROM history_repos WHERE lower(name) = lower(?)", (name,)).fetchone()
+        return _repo(row) if row else None
+
+    def create_repo(self, name: str, path: str | None, github: str | None) -> int:
+        conn = self.store.connect()
+        now = time.time()
+        cur = conn.execute(
+            "INSERT INTO history_repos (name, path, github, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            (name, path, github, now, now),
+        )
+        return int(cur.lastrowid)
+
+    def set_repo_path(self, repo_id: int, path: str) -> None:
+        conn = self.store.connect()
+        conn.execute(
+            "UPDATE history_repos SET path = ?, updated_at = ? WHERE id = ?", (path, time.time(), repo_id)
+        )
+
+    def set_repo_github(self, repo_id: int, slug: str) -> None:
+        conn = self.store.connect()
+        conn.execute(
+            "UPDATE history_repos SET github = ?, updated_at = ? WHERE id = ?", (slug, time.time(), repo_id)
+        )
+
+    def repo_is_empty(self, repo_id: int) -> bool:
+        """True when nothing was ingested into the repository yet."""
+        conn = self.store.connect()
+        return (
+            conn.execute("SELECT 1 FROM history_nodes WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone()
+            is None
+        )
+
+    def delete_repo(self, repo_id: int) -> None:
+        """Forget a repository that holds no nodes (a first ingest that failed)."""
+        conn = self.store.connect()
+        for table in ("history_sync", "history_locks", "history_items", "history_comments"):
+            conn.execute(f"DELETE FROM {table} WHERE repo_id = ?", (repo_id,))
+        conn.execute("DELETE FROM history_repos WHERE id = ?", (repo_id,))
+
+    def list_repos(self) -> list[Repo]:
+        conn = self.store.connect()
+        return [_repo(r) for r in conn.execute("SELECT * FROM history_repos ORDER BY name")]
+
+    def get_sync(self, repo_id: int, stream: str) -> dict[str, Any] | None:
+        conn = self.store.connect()
+        row = conn.execute(
+            "SELECT state FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_sync(self, repo_id: int, stream: str, state: dict[str, Any]) -> None:
+        conn = self.store.connect()
+        conn.execute(
+            "INSERT INTO history_sync (repo_id, stream, state, updated_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (repo_id, stream) DO UPDATE SET state = excluded.state,"
+            " updated_at = excluded.updated_at",
+            (repo_id, stream, json.dumps(state), time.time()),
+        )
+
+    def clear_sync(self, repo_id: int, stream: str) -> None:
+        conn = self.store.connect()
+        conn.execute("DELETE FROM history_sync WHERE repo_id = ? AND stream = ?", (repo_id, stream))
+
+    def lock_holder(self, repo_id: int) -> int | None:
+        conn = self.store.connect()
+        row = conn.execute("SELECT pid FROM history_locks WHERE repo_id = ?", (repo_id,)).fetchone()
+        return int(row[0]) if row else None
+
+    def take_lock(self, repo_id: int, pid: int) -> None:
+        conn = self.store.connect()
+        conn.execute(
+            "INSERT INTO history_locks (repo_id, pid, started_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (repo_id) DO UPDATE SET pid = excluded.pid, started_at = excluded.started_at",
+            (repo_id, pid, time.time()),
+        )
+
+    def release_lock(self, repo_id: int, pid: int) -> None:
+        conn = self.store.connect()
+        conn.execute("DELETE FROM history_locks WHERE repo_id = ? AND pid = ?", (repo_id, pid))
+
+    # ---------------------------------------------------------------- graph writes
+
+    def reserve_node_ids(self, count: int) -> int:
+        """Reserve a block of node ids (first id returned), safe across processes."""
+        conn = self.store.connect()
+        row = conn.execute(
+            "UPDATE history_node_seq SET next = MAX(next, (SELECT COALESCE(MAX(id), 0) + 1"
+            " FROM history_nodes)) + ? WHERE id = 1 RETURNING next",
+            (count,),
+        ).fetchone()
+        return int(row[0]) - count
+
+    def node_ids(self, repo_id: int) -> dict[tuple[str, str], int]:
+        conn = self.store.connect()
+        rows = conn.execute("SELECT kind, key, id FROM history_nodes WHERE repo_id = ?", (repo_id,))
+        return {(kind, key): nid for kind, key, nid in rows}
+
+    def insert_nodes(self, rows: Sequence[tuple]) -> None:
+        """rows: (id, repo_id, kind, key, label, at)."""
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT INTO history_nodes (id, repo_id, kind, key, label, at) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def refresh_nodes(self, rows: Sequence[tuple]) -> None:
+        """rows: (label, at, id): fill an empty label, keep the latest time."""
+        conn = self.store.connect()
+        conn.executemany(
+            "UPDATE history_nodes SET label = CASE WHEN ?1 != '' THEN ?1 ELSE label END,"
+            " at = CASE WHEN ?2 IS NULL THEN at WHEN at IS NULL OR ?2 > at THEN ?2 ELSE at END"
+            " WHERE id = ?3",
+            rows,
+        )
+
+    def insert_commits(self, rows: Sequence[tuple]) -> None:
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT OR IGNORE INTO history_commits (node_id, repo_id, sha, parents, author_name,"
+            " author_email, authored_at, committer_name, committer_email, committed_at, subject,"
+            " message, is_bot, files, added, removed, pr_number, source)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def insert_changes(self, rows: Sequence[tuple]) -> None:
+        """rows: (commit_id, file_id, status, old_path, added, removed, at)."""
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT OR IGNORE INTO history_changes (commit_id, file_id, status, old_path, added,"
+            " removed, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def upsert_people(self, rows: Sequence[tuple]) -> None:
+        """rows: (node_id, repo_id, name, email, login, is_bot)."""
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT INTO history_people (node_id, repo_id, name, email, login, is_bot)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
+            " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
+            " email = COALESCE(email, excluded.email), login = COALESCE(login, excluded.login),"
+            " is_bot = MAX(is_bot, excluded.is_bot)",
+            rows,
+        )
+
+    def known_shas(self, repo_id: int) -> set[str]:
+        conn = self.store.connect()
+        rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ?", (repo_id,))
+        return {r[0] for r in rows}
+
+    def commit_parents(self, repo_id: int) -> dict[str, tuple[tuple[str, ...], float]]:
+        """sha -> (parent shas, commit time) for every ingested commit."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT sha, parents, committed_at FROM history_commits WHERE repo_id = ?", (repo_id,)
+        )
+        return {sha: (tuple(parents.split()), at) for sha, parents, at in rows}
+
+    def commit_prs(self, repo_id: int) -> dict[str, int]:
+        """sha -> the PR number its subject names, for every ingested commit naming one."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT sha, pr_number FROM history_commits WHERE repo_id = ? AND pr_number IS NOT NULL",
+            (repo_id,),
+        )
+        return {sha: pr for sha, pr in rows}
+
+    def part_of_links(self, repo_id: int) -> set[tuple[int, int]]:
+        """(commit node, PR node) of every PART_OF edge stored for the repository."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT e.src, e.dst FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
+            " WHERE n.repo_id = ? AND n.kind = 'pr' AND e.rel = 'PART_OF'",
+            (repo_id,),
+        )
+        return {(src, dst) for src, dst in rows}
+
+    def upsert_items(self, rows: Sequence[dict[str, Any]]) -> None:
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT INTO history_items (node_id, repo_id, number, kind, title, body, state, author,"
+            " author_association, is_bot, created_at, updated_at, closed_at, merged_at,"
+            " merge_commit_sha, url) VALUES (:node_id, :repo_id, :number, :kind, :title, :body,"
+            " :state, :author, :author_association, :is_bot, :created_at, :updated_at, :closed_at,"
+            " :merged_at, :merge_commit_sha, :url)"
+            " ON CONFLICT (repo_id, number) DO UPDATE SET kind = excluded.kind,"
+            " title = excluded.title, body = excluded.body, state = excluded.state,"
+            " author = excluded.author, author_association = excluded.author_association,"
+            " is_bot = excluded.is_bot, created_at = excluded.created_at,"
+            " updated_at = excluded.updated_at, closed_at = excluded.closed_at,"
+            " merged_at = COALESCE(excluded.merged_at, merged_at),"
+            " merge_commit_sha = COALESCE(excluded.merge_commit_sha, merge_commit_sha),"
+            " url = excluded.url",
+            rows,
+        )
+
+    def upsert_comments(self, rows: Sequence[dict[str, Any]]) -> None:
+        conn = self.store.connect()
+        conn.executemany(
+            "INSERT INTO history_comments (id, kind, repo_id, item_id, author, author_association,"
+            " is_bot, body, path, line, diff_hunk, commit_sha, in_reply_to, created_at, updated_at,"
+            " url) VALUES (:id, :kind, :repo_id, :item_id, :author, :author_association, :is_bot,"
+            " :body, :path, :line, :diff_hunk, :commit_sha, :in_reply_to, :created_at, :updated_at,"
+            " :url) ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body,"
+            " author_association = excluded.author_association, updated_at = excluded.updated_at",
+            rows,
+        )
+
+    def item_nodes(self, repo_id: int) -> dict[int, tuple[int, str]]:
+        """number -> (node id, kind) for PR and issue nodes, whether fetched or only referenced."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT key, id, kind FROM history_nodes WHERE repo_id = ? AND kind IN ('pr', 'issue')",
+            (repo_id,),
+        )
+        return {int(key): (nid, kind) for key, nid, kind in rows}
+
+    def merged_prs(self, repo_id: int) -> list[MergedPr]:
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT node_id, number, title, body, created_at, merged_at FROM history_items"
+            " WHERE repo_id = ? AND kind = 'pr' AND merged_at IS NOT NULL ORDER BY number",
+            (repo_id,),
+        )
+        return [MergedPr(*r) for r in rows]
+
+    def issue_close_times(self, repo_id: int) -> dict[int, tuple[int, float | None]]:
+        """number -> (node id, closed at) for fetched issues (not PRs)."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT number, node_id, closed_at FROM history_items WHERE repo_id = ? AND kind = 'issue'",
+            (repo_id,),
+        )
+        return {number: (nid, closed) for number, nid, closed in rows}
+
+    def retype_node(self, node_id: int, kind: str) -> None:
+        conn = self.store.connect()
+        conn.execute("UPDATE history_nodes SET kind = ? WHERE id = ?", (kind, node_id))
+
+    # ---------------------------------------------------------------- reads
+
+    def stats(self, repo_id: int) -> dict[str, Any]:
+        conn = self.store.connect()
+        nodes = dict(
+            conn.execute(
+                "SELECT kind, COUNT(*) FROM history_nodes WHERE repo_id = ? GROUP BY kind", (repo_id,)
+            ).fetchall()
+        )
+        edges = dict(
+            conn.execute(
+                "SELECT e.rel, COUNT(*) FROM history_edges e JOIN history_nodes n ON n.id = e.src"
+                " WHERE n.repo_id = ? GROUP BY e.rel",
+                (repo_id,),
+            ).fetchall()
+        )
+        c = conn.execute(
+            "SELECT COUNT(*), SUM(is_bot), MIN(committed_at), MAX(committed_at),"
+            " SUM(length(parents) > 40), SUM(pr_number IS NOT NULL) FROM history_commits"
+            " WHERE repo_id = ?",
+            (repo_id,),
+        ).fetchone()
+        items = dict(
+            conn.execute(
+                "SELECT kind, COUNT(*) FROM history_items WHERE repo_id = ? GROUP BY kind", (repo_id,)
+            ).fetchall()
+        )
+        comments = dict(
+            conn.execute(
+                "SELECT kind, COUNT(*) FROM history_comments WHERE repo_id = ? GROUP BY kind",
+                (repo_id,),
+            ).fetchall()
+        )
+        bots = conn.execute(
+            "SELECT COUNT(*) FROM history_people WHERE repo_id = ? AND is_bot = 1", (repo_id,)
+        ).fetchone()[0]
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "commits": c[0] or 0,
+            "bot_commits": c[1] or 0,
+            "merges": c[4] or 0,
+            "commits_with_pr": c[5] or 0,
+            "first_commit_at": c[2],
+            "last_commit_at": c[3],
+            "items_fetched": items,
+            "comments": comments,
+            "bots": bots,
+        }
+
+    def changes(self, repo_id: int, since: float | None = None) -> list[tuple]:
+        """(commit_id, file_id, path, added, removed, at, author_id) oldest first."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT ch.commit_id, ch.file_id, f.key, ch.added, ch.removed, ch.at,"
+            " (SELECT e.src FROM history_edges e INDEXED BY history_edges_dst WHERE e.dst ="
+            "  ch.commit_id AND e.rel = 'AUTHORED' LIMIT 1)"
+            " FROM history_changes ch JOIN history_nodes f ON f.id = ch.file_id"
+            " WHERE f.repo_id = ? AND ch.at >= ? ORDER BY ch.at, ch.commit_id, f.key",
+            (repo_id, since if since is not None else float("-inf")),
+        )
+        return [tuple(r) for r in rows]
+
+    def renames(self, repo_id: int) -> list[tuple[int, int, float]]:
+        """(new file id, old file id, time) for every RENAMED_FROM edge."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT e.src, e.dst, e.at FROM history_edges e JOIN history_nodes n ON n.id = e.src"
+            " WHERE n.repo_id = ? AND e.rel = 'RENAMED_FROM' ORDER BY e.at",
+            (repo_id,),
+        )
+        return [(src, dst, at) for src, dst, at in rows]
+
+    def latest_commit_time(self, repo_id: int) -> float | None:
+        conn = self.store.connect()
+        return conn.execute(
+            "SELECT MAX(committed_at) FROM history_commits WHERE repo_id = ?", (repo_id,)
+        ).fetchone()[0]
+
+    def find_node(self, repo_id: int, kind: str, key: str) -> Node | None:
+        conn = self.store.connect()
+        row = conn.execute(
+            "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = ? AND key = ?",
+            (repo_id, kind, key),
+        ).fetchone()
+        return _node(row) if row else None
+
+    def node_key(self, node_id: int) -> str | None:
+        conn = self.store.connect()
+        row = conn.execute("SELECT key FROM history_nodes WHERE id = ?", (node_id,)).fetchone()
+        return row[0] if row else None
+
+    def find_commit_by_prefix(self, repo_id: int, prefix: str) -> list[Node]:
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'commit' AND key >= ?"
+            " AND key < ? ORDER BY key LIMIT 2",
+            (repo_id, prefix, prefix + "g"),
+        )
+        return [_node(r) for r in rows]
+
+    def find_files_by_suffix(self, repo_id: int, suffix: str) -> list[Node]:
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'file'"
+            " AND (key = ? OR key LIKE ? ESCAPE '\\') ORDER BY at DESC, key LIMIT 5",
+            (repo_id, suffix, "%/" + _like_escape(suffix)),
+        )
+        return [_node(r) for r in rows]
+
+    def find_people(self, repo_id: int, text: str) -> list[Node]:
+        conn = self.store.connect()
+        pattern = "%" + _like_escape(text.lower()) + "%"
+        rows = conn.execute(
+            "SELECT n.* FROM history_nodes n JOIN history_people p ON p.node_id = n.id"
+            " WHERE n.repo_id = ? AND (n.key = ? OR lower(p.name) LIKE ? ESCAPE '\\'"
+            " OR lower(COALESCE(p.email, '')) LIKE ? ESCAPE '\\'"
+            " OR lower(COALESCE(p.login, '')) = ?) ORDER BY n.degree DESC, n.key LIMIT 5",
+            (repo_id, text.lower(), pattern, pattern, text.lower().lstrip("@")),
+        )
+        return [_node(r) for r in rows]
+
+    def path_events(self, repo_id: int, file_id: int) -> list[tuple[float, str, int | None]]:
+        """What happened to a path, as (time, event, other file id), oldest first.
+
+        `A` added, `R` renamed here from `other`, `D` deleted, `X` renamed away to `other`. The
+        changes table has one row per commit; RENAMED_FROM edges add renames known only from a
+        PR's file list.
         """
-SELECT ch.at, ch.status, o.id FROM history_changes ch
-LEFT JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path
-WHERE ch.file_id = ?2 AND ch.status IN ('A', 'R', 'D')
-UNION
-SELECT e.at, 'R', e.dst FROM history_edges e WHERE e.src = ?2 AND e.rel = 'RENAMED_FROM'
-UNION
-SELECT e.at, 'X', e.src FROM history_edges e INDEXED BY history_edges_dst
-WHERE e.dst = ?2 AND e.rel = 'RENAMED_FROM'
-ORDER BY 1
-""",
-        (repo_id, file_id),
-    ).fetchall()
-    return [(at, event, other) for at, event, other in rows if at is not None]
+        conn = self.store.connect()
+        rows = conn.execute(
+            """
+    SELECT ch.at, ch.status, o.id FROM history_changes ch
+    LEFT JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path
+    WHERE ch.file_id = ?2 AND ch.status IN ('A', 'R', 'D')
+    UNION
+    SELECT e.at, 'R', e.dst FROM history_edges e WHERE e.src = ?2 AND e.rel = 'RENAMED_FROM'
+    UNION
+    SELECT e.at, 'X', e.src FROM history_edges e INDEXED BY history_edges_dst
+    WHERE e.dst = ?2 AND e.rel = 'RENAMED_FROM'
+    ORDER BY 1
+    """,
+            (repo_id, file_id),
+        ).fetchall()
+        return [(at, event, other) for at, event, other in rows if at is not None]
 
+    def last_change(self, file_id: int) -> float | None:
+        """The time of the latest commit or PR that modified the path."""
+        conn = self.store.connect()
+        return conn.execute(
+            "SELECT MAX(at) FROM history_edges INDEXED BY history_edges_dst WHERE dst = ? AND rel = 'MODIFIED'",
+            (file_id,),
+        ).fetchone()[0]
 
-def last_change(conn: sqlite3.Connection, file_id: int) -> float | None:
-    """The time of the latest commit or PR that modified the path."""
-    return conn.execute(
-        "SELECT MAX(at) FROM history_edges INDEXED BY history_edges_dst WHERE dst = ? AND rel = 'MODIFIED'",
-        (file_id,),
-    ).fetchone()[0]
+    def file_paths(self, ids: Sequence[int]) -> dict[int, str]:
+        conn = self.store.connect()
+        rows = conn.execute(f"SELECT id, key FROM history_nodes WHERE id IN ({in_marks(ids)})", list(ids))
+        return {nid: key for nid, key in rows}
 
+    def commit_details(self, ids: Sequence[int]) -> dict[int, CommitDetail]:
+        if not ids:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(
+            f"SELECT node_id, sha, author_name, author_email, is_bot, pr_number, files, added,"
+            f" removed FROM history_commits WHERE node_id IN ({in_marks(ids)})",
+            list(ids),
+        )
+        return {r[0]: CommitDetail(r[0], r[1], r[2], r[3], bool(r[4]), *r[5:]) for r in rows}
 
-def file_paths(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
-    marks = ", ".join("?" for _ in ids)
-    rows = conn.execute(f"SELECT id, key FROM history_nodes WHERE id IN ({marks})", list(ids))
-    return {nid: key for nid, key in rows}
+    def item_details(self, ids: Sequence[int]) -> dict[int, ItemDetail]:
+        if not ids:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(
+            f"SELECT node_id, number, kind, title, state, author, created_at, closed_at, merged_at"
+            f" FROM history_items WHERE node_id IN ({in_marks(ids)})",
+            list(ids),
+        )
+        return {r[0]: ItemDetail(*r) for r in rows}
 
+    def file_timeline(self, segments: Sequence[tuple[int, float, float]]) -> list[TimelineEntry]:
+        """Every commit, PR and issue behind a file, nearest first, then newest first.
 
-def file_timeline(
-    conn: sqlite3.Connection, segments: Sequence[tuple[int, float, float]]
-) -> list[sqlite3.Row]:
-    """Every commit, PR and issue behind a file, nearest first, then newest first.
-
-    `segments` are (path node, from, until): the stretches of time each path held the file.
-    Depth 1: commits that changed a path inside its stretch and PRs whose file list has it;
-    depth 2: the PRs those commits belong to; depth 3: issues and PRs those PRs close or
-    mention.
-    """
-    values = ", ".join("(?, ?, ?)" for _ in segments)
-    params: list[Any] = [x for seg in segments for x in seg]
-    return conn.execute(
-        f"""
+        `segments` are (path node, from, until): the stretches of time each path held the file.
+        Depth 1: commits that changed a path inside its stretch and PRs whose file list has it;
+        depth 2: the PRs those commits belong to; depth 3: issues and PRs those PRs close or
+        mention.
+        """
+        conn = self.store.connect()
+        values = ", ".join("(?, ?, ?)" for _ in segments)
+        params: list[Any] = [x for seg in segments for x in seg]
+        rows = conn.execute(
+            f"""
 WITH seg(file_id, since, until) AS (VALUES {values}),
 touching AS (
-    SELECT e.src AS id, MIN(e.at) AS at FROM seg s
-    JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
-    WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
+        SELECT e.src AS id, MIN(e.at) AS at FROM seg s
+        JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
+        WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
 ),
 prs AS (
-    SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
-        SELECT t.id, 1 AS depth, 'MODIFIED' AS how FROM touching t
-        JOIN history_nodes n ON n.id = t.id WHERE n.kind = 'pr'
-        UNION ALL
-        SELECT e.dst, 2, 'PART_OF' FROM touching t JOIN history_edges e ON e.src = t.id
-        WHERE e.rel = 'PART_OF'
-    ) GROUP BY id
+        SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
+            SELECT t.id, 1 AS depth, 'MODIFIED' AS how FROM touching t
+            JOIN history_nodes n ON n.id = t.id WHERE n.kind = 'pr'
+            UNION ALL
+            SELECT e.dst, 2, 'PART_OF' FROM touching t JOIN history_edges e ON e.src = t.id
+            WHERE e.rel = 'PART_OF'
+        ) GROUP BY id
 ),
 linked AS (
-    SELECT other AS id, MIN(depth) + 1 AS depth, MIN(rel) AS how FROM (
-        SELECT e.dst AS other, p.depth, e.rel FROM prs p JOIN history_edges e ON e.src = p.id
-        WHERE e.rel IN ('CLOSES', 'MENTIONS')
-        UNION ALL
-        SELECT e.src, p.depth, e.rel FROM prs p
-        JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = p.id
-        WHERE e.rel IN ('CLOSES', 'MENTIONS')
-        UNION ALL
-        SELECT e.dst, 1, e.rel FROM touching t JOIN history_edges e ON e.src = t.id
-        WHERE e.rel IN ('CLOSES', 'MENTIONS')
-    ) GROUP BY other
+        SELECT other AS id, MIN(depth) + 1 AS depth, MIN(rel) AS how FROM (
+            SELECT e.dst AS other, p.depth, e.rel FROM prs p JOIN history_edges e ON e.src = p.id
+            WHERE e.rel IN ('CLOSES', 'MENTIONS')
+            UNION ALL
+            SELECT e.src, p.depth, e.rel FROM prs p
+            JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = p.id
+            WHERE e.rel IN ('CLOSES', 'MENTIONS')
+            UNION ALL
+            SELECT e.dst, 1, e.rel FROM touching t JOIN history_edges e ON e.src = t.id
+            WHERE e.rel IN ('CLOSES', 'MENTIONS')
+        ) GROUP BY other
 ),
 alls AS (
-    SELECT id, depth, how FROM (
-        SELECT id, depth, how, ROW_NUMBER() OVER (PARTITION BY id ORDER BY depth, how) AS r
-        FROM (
-            SELECT id, 1 AS depth, 'MODIFIED' AS how FROM touching
-            UNION ALL SELECT id, depth, how FROM prs
-            UNION ALL SELECT id, depth, how FROM linked
-        )
-    ) WHERE r = 1
+        SELECT id, depth, how FROM (
+            SELECT id, depth, how, ROW_NUMBER() OVER (PARTITION BY id ORDER BY depth, how) AS r
+            FROM (
+                SELECT id, 1 AS depth, 'MODIFIED' AS how FROM touching
+                UNION ALL SELECT id, depth, how FROM prs
+                UNION ALL SELECT id, depth, how FROM linked
+            )
+        ) WHERE r = 1
 )
 SELECT n.id, n.kind, n.key, n.label, n.at, a.depth, a.how
 FROM alls a JOIN history_nodes n ON n.id = a.id
 ORDER BY a.depth, n.at IS NULL, n.at DESC, n.kind, n.key
-""",
-        params,
-    ).fetchall()
+    """,
+            params,
+        )
+        return [TimelineEntry(*r) for r in rows]
+
+    def review_comments(
+        self, repo_id: int, repo_name: str, since: float | None, limit: int | None
+    ) -> list[ReviewComment]:
+        """Review comments oldest first, each with its PR; `repo_name` names them for the reader."""
+        rows = self.store.connect().execute(
+            "SELECT c.*, i.number AS pr_number, i.title AS pr_title FROM history_comments c"
+            " JOIN history_items i ON i.node_id = c.item_id"
+            " WHERE c.repo_id = ? AND c.kind = 'review_comment' AND COALESCE(c.created_at, 0) >= ?"
+            " ORDER BY c.created_at, c.id LIMIT ?",
+            (repo_id, since or 0, -1 if limit is None else limit),
+        )
+        return [
+            ReviewComment(
+                id=row["id"],
+                repo=repo_name,
+                pr_number=row["pr_number"],
+                pr_title=row["pr_title"],
+                author=row["author"],
+                author_association=row["author_association"],
+                is_bot=bool(row["is_bot"]),
+                body=row["body"],
+                path=row["path"],
+                line=row["line"],
+                diff_hunk=row["diff_hunk"],
+                in_reply_to=row["in_reply_to"],
+                created_at=row["created_at"],
+                url=row["url"],
+            )
+            for row in rows
+        ]
 
 
-def commit_details(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    rows = conn.execute(
-        f"SELECT node_id, sha, author_name, author_email, is_bot, pr_number, files, added,"
-        f" removed FROM history_commits WHERE node_id IN ({marks})",
-        list(ids),
-    )
-    return {r["node_id"]: r for r in rows}
-
-
-def item_details(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" for _ in ids)
-    rows = conn.execute(
-        f"SELECT node_id, number, kind, title, state, author, created_at, closed_at, merged_at"
-        f" FROM history_items WHERE node_id IN ({marks})",
-        list(ids),
-    )
-    return {r["node_id"]: r for r in rows}
-
-
-def review_comments(
-    conn: sqlite3.Connection, repo_id: int, since: float | None, limit: int | None
-) -> list[sqlite3.Row]:
-    return conn.execute(
-        "SELECT c.*, i.number AS pr_number, i.title AS pr_title FROM history_comments c"
-        " JOIN history_items i ON i.node_id = c.item_id"
-        " WHERE c.repo_id = ? AND c.kind = 'review_comment' AND COALESCE(c.created_at, 0) >= ?"
-        " ORDER BY c.created_at, c.id LIMIT ?",
-        (repo_id, since or 0, -1 if limit is None else limit),
-    ).fetchall()
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

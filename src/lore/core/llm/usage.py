@@ -21,48 +21,12 @@ from typing import Any
 from lore.core.config import warn
 from lore.core.errors import InvalidInput
 from lore.core.llm.settings import model_config
-from lore.core.store import Migration, Store, open_store
-
-MIGRATIONS = [
-    Migration(
-        "core/llm_0002_usage",
-        """
-        CREATE TABLE llm_runs (
-            run_id TEXT PRIMARY KEY,
-            label TEXT,
-            started_at REAL NOT NULL
-        );
-        CREATE TABLE llm_usage (
-            id INTEGER PRIMARY KEY,
-            run_id TEXT NOT NULL,
-            subject TEXT,
-            task TEXT,
-            kind TEXT NOT NULL,
-            provider TEXT NOT NULL,
-            model TEXT NOT NULL,
-            cached INTEGER NOT NULL,
-            items INTEGER NOT NULL DEFAULT 1,
-            prompt_tokens INTEGER NOT NULL,
-            completion_tokens INTEGER NOT NULL,
-            estimated INTEGER NOT NULL,
-            latency_ms REAL,
-            created_at REAL NOT NULL
-        );
-        CREATE INDEX llm_usage_run ON llm_usage (run_id);
-        CREATE INDEX llm_usage_subject ON llm_usage (subject);
-        """,
-    )
-]
+from lore.core.store import Store
+from lore.core.store.llm_store import LlmStore
 
 _PROCESS_RUN = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 _run: ContextVar[tuple[str, str | None]] = ContextVar("lore_model_run", default=(_PROCESS_RUN, None))
 _subject: ContextVar[str | None] = ContextVar("lore_model_subject", default=None)
-
-
-def usage_store(store: Store | None = None) -> Store:
-    store = store or open_store()
-    store.migrate(MIGRATIONS)
-    return store
 
 
 def current_run() -> str:
@@ -121,33 +85,21 @@ def record(
     latency_ms: float | None = None,
     store: Store | None = None,
 ) -> None:
-    store = usage_store(store)
     run_id, label = _run.get()
-    with store.transaction() as tx:
-        tx.execute(
-            "INSERT OR IGNORE INTO llm_runs (run_id, label, started_at) VALUES (?, ?, ?)",
-            (run_id, label, time.time()),
-        )
-        tx.execute(
-            "INSERT INTO llm_usage (run_id, subject, task, kind, provider, model, cached, items,"
-            " prompt_tokens, completion_tokens, estimated, latency_ms, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                subject if subject is not None else _subject.get(),
-                task,
-                kind,
-                provider,
-                model,
-                int(cached),
-                items,
-                prompt_tokens,
-                completion_tokens,
-                int(estimated),
-                latency_ms,
-                time.time(),
-            ),
-        )
+    row = {
+        "subject": subject if subject is not None else _subject.get(),
+        "task": task,
+        "kind": kind,
+        "provider": provider,
+        "model": model,
+        "cached": cached,
+        "items": items,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "estimated": estimated,
+        "latency_ms": latency_ms,
+    }
+    LlmStore(store).record_usage(run_id, label, row)
 
 
 # -- queries -----------------------------------------------------------------------------------
@@ -208,56 +160,34 @@ def prices(config: dict[str, Any] | None = None) -> dict[str, tuple[float, float
     return out
 
 
-def _where(run_id: str | None, subject: str | None, prefix: str | None) -> tuple[str, list[Any]]:
-    terms, params = ["1"], []
-    if run_id is not None:
-        terms.append("run_id = ?")
-        params.append(run_id)
-    if subject is not None:
-        terms.append("subject = ?")
-        params.append(subject)
-    if prefix is not None:
-        terms.append("subject LIKE ? ESCAPE '\\'")
-        params.append(prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-    return " AND ".join(terms), params
-
-
 def _grouped(
     group: str, run_id: str | None, subject: str | None, prefix: str | None, store: Store | None
 ) -> dict[Any, Totals]:
-    conn = usage_store(store).connect()
-    where, params = _where(run_id, subject, prefix)
     table = prices()
     out: dict[Any, Totals] = {}
-    rows = conn.execute(
-        f"SELECT {group}, kind, provider, model, cached, COUNT(*), SUM(items),"
-        " SUM(prompt_tokens), SUM(completion_tokens), MAX(estimated)"
-        f" FROM llm_usage WHERE {where} GROUP BY {group}, kind, provider, model, cached",
-        params,
-    )
-    for key, kind, provider, model, cached, count, items, p_tok, c_tok, estimated in rows:
-        t = out.setdefault(key, Totals())
-        if kind == "chat":
-            if cached:
-                t.cache_hits += count
+    for r in LlmStore(store).usage(group, run_id, subject, prefix):
+        t = out.setdefault(r.group, Totals())
+        if r.kind == "chat":
+            if r.cached:
+                t.cache_hits += r.count
                 continue
-            t.calls += count
+            t.calls += r.count
         else:
-            if cached:
-                t.embed_cache_hits += items
+            if r.cached:
+                t.embed_cache_hits += r.items
                 continue
-            t.calls += count
-            t.embed_calls += count
-            t.embedded_texts += items
-        t.prompt_tokens += p_tok
-        t.completion_tokens += c_tok
-        t.estimated_tokens = t.estimated_tokens or bool(estimated)
-        price = table.get(f"{provider}:{model}") or table.get(model)
+            t.calls += r.count
+            t.embed_calls += r.count
+            t.embedded_texts += r.items
+        t.prompt_tokens += r.prompt_tokens
+        t.completion_tokens += r.completion_tokens
+        t.estimated_tokens = t.estimated_tokens or r.estimated
+        price = table.get(f"{r.provider}:{r.model}") or table.get(r.model)
         if price is None:
-            if provider != "local" and model not in t.unpriced:
-                t.unpriced.append(model)
+            if r.provider != "local" and r.model not in t.unpriced:
+                t.unpriced.append(r.model)
             continue
-        t.cost = (t.cost or 0.0) + (p_tok * price[0] + c_tok * price[1]) / 1_000_000
+        t.cost = (t.cost or 0.0) + (r.prompt_tokens * price[0] + r.completion_tokens * price[1]) / 1_000_000
     return out
 
 
@@ -269,7 +199,7 @@ def totals(
     store: Store | None = None,
 ) -> Totals:
     """Everything matching the filters added up (no filter: all use ever recorded)."""
-    return _grouped("'all'", run_id, subject, subject_prefix, store).get("all", Totals())
+    return _grouped("all", run_id, subject, subject_prefix, store).get("all", Totals())
 
 
 def totals_by_subject(
@@ -281,7 +211,7 @@ def totals_by_subject(
 
 
 def totals_by_model(*, run_id: str | None = None, store: Store | None = None) -> dict[str, Totals]:
-    return dict(sorted(_grouped("provider || ':' || model", run_id, None, None, store).items()))
+    return dict(sorted(_grouped("model", run_id, None, None, store).items()))
 
 
 def usage_report(
@@ -292,19 +222,14 @@ def usage_report(
     store: Store | None = None,
 ) -> dict[str, Totals]:
     """Totals grouped `by` subject, model or run, for `lore model usage`."""
-    column = {"subject": "subject", "model": "provider || ':' || model", "run": "run_id"}.get(by)
-    if column is None:
+    if by not in ("subject", "model", "run"):
         raise InvalidInput(f"cannot group usage by {by!r}: use subject, model or run")
-    grouped = _grouped(column, run_id, None, subject_prefix, store)
+    grouped = _grouped(by, run_id, None, subject_prefix, store)
     return {k if k is not None else "": v for k, v in sorted(grouped.items(), key=lambda kv: kv[0] or "")}
 
 
 def recent_runs(limit: int = 10, store: Store | None = None) -> list[dict[str, Any]]:
-    conn = usage_store(store).connect()
-    rows = conn.execute(
-        "SELECT r.run_id, r.label, r.started_at, COUNT(u.id) FROM llm_runs r"
-        " LEFT JOIN llm_usage u ON u.run_id = r.run_id GROUP BY r.run_id"
-        " ORDER BY r.started_at DESC LIMIT ?",
-        (limit,),
-    )
-    return [{"run_id": r[0], "label": r[1], "started_at": r[2], "rows": r[3]} for r in rows]
+    return [
+        {"run_id": r.run_id, "label": r.label, "started_at": r.started_at, "rows": r.rows}
+        for r in LlmStore(store).recent_runs(limit)
+    ]

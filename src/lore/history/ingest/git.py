@@ -26,13 +26,14 @@ from lore.history.ingest.identity import is_bot, person_key, pr_from_subject
 from lore.history.ingest.progress import Progress, QuietProgress
 from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
+from lore.history.store import HistoryStore
 
 BATCH_COMMITS = 5000
 
 WRITERS = {
-    "commits": sql.insert_commits,
-    "changes": sql.insert_changes,
-    "people": sql.upsert_people,
+    "commits": HistoryStore.insert_commits,
+    "changes": HistoryStore.insert_changes,
+    "people": HistoryStore.upsert_people,
 }
 
 
@@ -84,10 +85,9 @@ def _ingest(
     started: float,
 ) -> GitIngestReport:
     store = sql.open_history()
-    conn = store.connect()
     with ingest_lock(repo):
         windowed = bool(since or until)
-        state = sql.get_sync(conn, repo.id, "git") or {}
+        state = store.get_sync(repo.id, "git") or {}
         tips = [] if windowed else list(state.get("tips", []))
         if windowed:
             mode, revs = "window", [head]
@@ -101,7 +101,7 @@ def _ingest(
         if total is None:  # a remembered tip is gone (history rewritten): read everything
             revs = [head]
             total = _count(root, revs, since, until)
-        known = sql.known_shas(conn, repo.id)
+        known = store.known_shas(repo.id)
         writer = GraphWriter(store, repo.id)
         ingest = _CommitIngest(writer, repo.id)
         progress.start("commits", total)
@@ -119,11 +119,11 @@ def _ingest(
                 progress.advance(BATCH_COMMITS)
         progress.advance(added % BATCH_COMMITS)
         writer.flush(WRITERS)
-        link_prs(writer, conn, repo.id, pull_refs(root), first_parent_line(root, head))
+        link_prs(writer, store, repo.id, pull_refs(root), first_parent_line(root, head))
 
-        def checkpoint(c) -> None:
+        def checkpoint(db: HistoryStore) -> None:
             if not windowed:
-                sql.set_sync(c, repo.id, "git", {"tips": [head], "at": time.time()})
+                db.set_sync(repo.id, "git", {"tips": [head], "at": time.time()})
 
         writer.flush(WRITERS, extra=checkpoint)
     return GitIngestReport(
@@ -221,7 +221,9 @@ class _CommitIngest:
         )
 
 
-def link_prs(w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], mainline: set[str]) -> None:
+def link_prs(
+    w: GraphWriter, db: HistoryStore, repo_id: int, pull_heads: dict[str, int], mainline: set[str]
+) -> None:
     """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
 
     Walks back from a merge's second parent (or a PR head) until reaching the first-parent
@@ -232,9 +234,9 @@ def link_prs(w: GraphWriter, conn, repo_id: int, pull_heads: dict[str, int], mai
     comes from git, not from the commits stored, so a windowed run (which stores only part of
     it) cannot mistake main-line commits for branch commits.
     """
-    commits = sql.commit_parents(conn, repo_id)
-    named = sql.commit_prs(conn, repo_id)  # sha -> PR named in the subject
-    linked = sql.part_of_links(conn, repo_id)
+    commits = db.commit_parents(repo_id)
+    named = db.commit_prs(repo_id)  # sha -> PR named in the subject
+    linked = db.part_of_links(repo_id)
     claimed = set(named)
     merges = sorted((at, sha) for sha, (parents, at) in commits.items() if len(parents) > 1 and sha in named)
     starts = [(named[sha], list(commits[sha][0][1:])) for _at, sha in merges]

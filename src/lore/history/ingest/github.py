@@ -31,7 +31,6 @@ from lore.core.github import (
     api_base,
     discover_token,
 )
-from lore.core.graph import add_edges
 from lore.history import store as sql
 from lore.history.ingest.git import head_commit, ingest_git
 from lore.history.ingest.gitlog import repo_root
@@ -39,17 +38,18 @@ from lore.history.ingest.identity import closing_refs, is_bot, person_key, pr_fr
 from lore.history.ingest.progress import Progress, QuietProgress
 from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
+from lore.history.store import HistoryStore
 
 PER_PAGE = 100
 SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 CONNECT_PAIRING = 120.0  # seconds between a `connected` event and the PR cross-reference
 
 WRITERS = {
-    "items": sql.upsert_items,
-    "comments": sql.upsert_comments,
-    "people": sql.upsert_people,
-    "commits": sql.insert_commits,
-    "changes": sql.insert_changes,
+    "items": HistoryStore.upsert_items,
+    "comments": HistoryStore.upsert_comments,
+    "people": HistoryStore.upsert_people,
+    "commits": HistoryStore.insert_commits,
+    "changes": HistoryStore.insert_changes,
 }
 
 
@@ -118,7 +118,7 @@ def ingest_github(
         client = GitHubClient(
             base_url=api_base(),
             token=token,
-            store=sql.open_history(),
+            store=sql.open_history().store,
             ttl=0 if refresh else DEFAULT_TTL,
             sleep=progress.wait,
         )
@@ -163,8 +163,7 @@ class _Items:
         self.people_seen: set[int] = set()
 
     def run(self, max_pages: int | None, refresh: bool = False) -> None:
-        conn = self.store.connect()
-        state = sql.get_sync(conn, self.repo.id, "github") or {}
+        state = self.store.get_sync(self.repo.id, "github") or {}
         params: dict[str, Any] = {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE}
         if state.get("next") and state.get("max_pages") == max_pages:
             start_url, pages_done = state["next"], state.get("pages", 0)
@@ -205,7 +204,7 @@ class _Items:
                 }
             elif max_pages is not None and pages_done >= max_pages:
                 done_state["next"] = None  # the bounded run is complete
-            self.w.flush(WRITERS, extra=lambda c, s=done_state: sql.set_sync(c, self.repo.id, "github", s))
+            self.w.flush(WRITERS, extra=lambda db, s=done_state: db.set_sync(self.repo.id, "github", s))
             self.report.pages += 1
         self.report.window = [lo, hi]
 
@@ -229,8 +228,8 @@ class _Items:
         nid = self.w.ids.get((other, str(number)))
         if nid is not None and (kind, str(number)) not in self.w.ids:
             # a placeholder made from a commit subject guessed the wrong kind
-            with self.store.transaction() as conn:
-                sql.retype_node(conn, nid, kind)
+            with self.store.transaction() as db:
+                db.retype_node(nid, kind)
             del self.w.ids[(other, str(number))]
             self.w.ids[(kind, str(number))] = nid
         return self.w.node(kind, str(number), f"{'PR' if is_pr else 'Issue'} #{number}")
@@ -406,22 +405,21 @@ def _keyword_closes(repo: Repo, slug: str, report: GitHubIngestReport) -> None:
     target is an issue, and the PR existed before the issue was closed.
     """
     store = sql.open_history()
-    conn = store.connect()
-    prs = sql.merged_prs(conn, repo.id)
-    issues = sql.issue_close_times(conn, repo.id)
+    prs = store.merged_prs(repo.id)
+    issues = store.issue_close_times(repo.id)
     rows = []
     for pr in prs:
-        for number in closing_refs(f"{pr['title']}\n{pr['body']}", slug):
+        for number in closing_refs(f"{pr.title}\n{pr.body}", slug):
             target = issues.get(number)
             if target is None:
                 continue
             issue_id, closed_at = target
-            if closed_at is not None and pr["created_at"] is not None and pr["created_at"] > closed_at:
+            if closed_at is not None and pr.created_at is not None and pr.created_at > closed_at:
                 continue
-            rows.append((pr["node_id"], issue_id, "CLOSES", closed_at or pr["merged_at"]))
+            rows.append((pr.node_id, issue_id, "CLOSES", closed_at or pr.merged_at))
     if rows:
-        with store.transaction() as tx:
-            report.keyword_closes = add_edges(tx, sql.TABLES, rows)
+        with store.transaction() as db:
+            report.keyword_closes = db.graph.add_edges(rows)
 
 
 def _api_commits(
@@ -435,8 +433,7 @@ def _api_commits(
 ) -> int:
     """Commits from the API (when no clone is given), one extra request per commit for files."""
     store = sql.open_history()
-    conn = store.connect()
-    known = sql.known_shas(conn, repo.id)
+    known = store.known_shas(repo.id)
     w = GraphWriter(store, repo.id)
     added = 0
     progress.start("commits (API)", None)

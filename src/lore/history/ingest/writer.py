@@ -5,19 +5,16 @@ keeps the repository's (kind, key) -> node id map in memory, hands out ids from 
 block, and flushes nodes, edges and detail rows with `executemany` inside one transaction.
 
 Each new edge is counted into its two ends' degrees in that same transaction
-(`core.graph.add_edges`), so a degree can never disagree with the edges stored, however an
+(`GraphStore.add_edges`), so a degree can never disagree with the edges stored, however an
 ingest ends (killed, failed, resumed): hub suppression depends on it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from lore.core.graph import add_edges
-from lore.core.store import Store
-from lore.history import store as sql
+from lore.history.store import HistoryStore
 
 _ID_BLOCK = 4096
 
@@ -25,10 +22,10 @@ _ID_BLOCK = 4096
 class GraphWriter:
     """Collects nodes, edges and detail rows of one repository; `flush` writes them."""
 
-    def __init__(self, store: Store, repo_id: int):
+    def __init__(self, store: HistoryStore, repo_id: int):
         self.store = store
         self.repo_id = repo_id
-        self.ids = sql.node_ids(store.connect(), repo_id)
+        self.ids = store.node_ids(repo_id)
         self._next = 0
         self._end = 0
         self._new: list[tuple] = []
@@ -43,8 +40,8 @@ class GraphWriter:
         nid = self.ids.get((kind, key))
         if nid is None:
             if self._next >= self._end:
-                with self.store.transaction() as conn:
-                    self._next = sql.reserve_node_ids(conn, _ID_BLOCK)
+                with self.store.transaction() as db:
+                    self._next = db.reserve_node_ids(_ID_BLOCK)
                 self._end = self._next + _ID_BLOCK
             nid = self._next
             self._next += 1
@@ -71,8 +68,8 @@ class GraphWriter:
 
     def flush(
         self,
-        writers: dict[str, Callable[[sqlite3.Connection, list[Any]], None]],
-        extra: Callable[[sqlite3.Connection], None] | None = None,
+        writers: dict[str, Callable[[HistoryStore, list[Any]], None]],
+        extra: Callable[[HistoryStore], None] | None = None,
     ) -> None:
         """Write everything buffered, plus `extra` (e.g. a checkpoint), and the degrees of the
         nodes whose edges changed, in one transaction."""
@@ -86,16 +83,16 @@ class GraphWriter:
             if at is not None and (row[5] is None or at > row[5]):
                 row[5] = at
         updates = [(label, at, nid) for nid, (label, at) in self._refresh.items() if nid not in new_ids]
-        with self.store.transaction() as conn:
+        with self.store.transaction() as db:
             if self._new:
-                sql.insert_nodes(conn, [tuple(r) for r in self._new])
+                db.insert_nodes([tuple(r) for r in self._new])
             if updates:
-                sql.refresh_nodes(conn, updates)
+                db.refresh_nodes(updates)
             if self._edges:
-                self.edges_added += add_edges(conn, sql.TABLES, self._edges)
+                self.edges_added += db.graph.add_edges(self._edges)
             for kind, rows in self._rows.items():
-                writers[kind](conn, rows)
+                writers[kind](db, rows)
             if extra is not None:
-                extra(conn)
+                extra(db)
         self.nodes_added += len(self._new)
         self._new, self._edges, self._rows, self._refresh = [], [], {}, {}
