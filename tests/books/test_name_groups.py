@@ -140,3 +140,20 @@ def test_a_library_imported_before_the_timeline_gets_its_names_found_again(myste
     reopened = sql.books_store(Store(db.path))
     after = entities.characters(mystery.id, limit=500, store=reopened)[1]
     assert [(e.name, e.kind, e.mentions) for e in after] == [(e.name, e.kind, e.mentions) for e in before]
+
+
+def test_a_store_that_ran_the_old_names_migration_gets_the_queue_table(mystery) -> None:
+    """Migration 0004 once ran the name finder itself and made no queue table; 0005 adds it."""
+    from lore.books import store as sql
+    from lore.core.store import Store
+
+    db = sql.books_store()
+    library.set_progress(mystery.id, 2)
+    before = entities.characters(mystery.id, limit=500)[1]
+    with db.transaction() as tx:
+        tx.execute("DROP TABLE book_names_pending")
+        tx.execute("DELETE FROM schema_migrations WHERE name = 'books/0005_names_pending'")
+    reopened = library.open_books(Store(db.path))
+    assert "books/0005_names_pending" in reopened.applied_migrations()
+    after = entities.characters(mystery.id, limit=500, store=reopened)[1]
+    assert [(e.name, e.mentions) for e in after] == [(e.name, e.mentions) for e in before]

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.library import Book, caps_for, find_book
+from lore.books.library import Book, caps_for, find_book, open_books
 from lore.books.model import graph as model_graph
 from lore.books.names.display import choose_display
 from lore.core.errors import InvalidInput, NotFound
@@ -83,7 +83,7 @@ def characters(
     store: Store | None = None,
 ) -> tuple[Book, list[EntitySummary]]:
     """Entities the reader has met, most present first."""
-    db = sql.books_store(store)
+    db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
     conn = db.connect()
@@ -118,7 +118,7 @@ def autocomplete(
     ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False, store: Store | None = None
 ) -> list[str]:
     """Names the reader has seen that start with `prefix` (any word of the name)."""
-    db = sql.books_store(store)
+    db = open_books(store)
     book = find_book(ref, db)
     prefix = prefix.strip()
     if not prefix:
@@ -146,7 +146,7 @@ def profile(
     store: Store | None = None,
 ) -> dict[str, Any]:
     """What the reader knows of one entity: names, counts, first passages, who appears with it."""
-    db = sql.books_store(store)
+    db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
     conn = db.connect()
@@ -208,7 +208,7 @@ def graph(
     store: Store | None = None,
 ) -> dict[str, Any]:
     """The visible graph: typed relations (model layer) or co-occurrence in passages."""
-    db = sql.books_store(store)
+    db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
     conn = db.connect()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import weakref
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -68,8 +69,29 @@ class Book:
         return data
 
 
+_names_checked: weakref.WeakSet[Store] = weakref.WeakSet()  # Store objects already caught up
+
+
+def open_books(store: Store | None = None) -> Store:
+    """The store with the books tables in place and every book's names current.
+
+    A migration may drop derived name rows and queue the books (it cannot run the name finder
+    itself, see migration 0004); they are found here, once per opened store, with
+    today's code.
+    """
+    db = sql.books_store(store)
+    if db not in _names_checked:
+        for book_id in sql.names_pending(db.connect()):
+            with db.transaction() as tx:
+                if book_id in sql.names_pending(tx):  # another process may have done it
+                    store_names(tx, book_id)
+                    sql.names_found(tx, book_id)
+        _names_checked.add(db)
+    return db
+
+
 def _store(store: Store | None) -> Store:
-    return sql.books_store(store)
+    return open_books(store)
 
 
 def _book(row: Any) -> Book:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.library import Book, caps_for, find_book, series_books
+from lore.books.library import Book, caps_for, find_book, open_books, series_books
 from lore.books.passage_vectors import embedder, vector_search
 from lore.books.query import Query, names_the_role, parse
 from lore.books.store import END, Cap
@@ -94,7 +94,7 @@ def search_book(
     ref: str | int, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
 ) -> SearchResult:
     """Search one book within the reader's position (`spoilers` lifts the cap)."""
-    db = sql.books_store(store)
+    db = open_books(store)
     return search_books([find_book(ref, db)], query, k, spoilers=spoilers, store=db)
 
 
@@ -102,14 +102,14 @@ def search_series(
     name: str, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
 ) -> SearchResult:
     """Search every book of a series, each under its own cap."""
-    db = sql.books_store(store)
+    db = open_books(store)
     return search_books(series_books(name, db), query, k, spoilers=spoilers, store=db)
 
 
 def search_books(
     books: list[Book], query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
 ) -> SearchResult:
-    db = sql.books_store(store)
+    db = open_books(store)
     query = " ".join(query.split())
     space = embedder()
     floor = relevance_floor(space.name)

@@ -182,17 +182,36 @@ MIGRATIONS.append(
 )
 
 
-def _rebuild_names(conn: sqlite3.Connection) -> None:
-    """Books imported before the timeline had names grouped over the whole book: find again."""
-    from lore.books.library import store_names
-
-    for (book_id,) in conn.execute("SELECT id FROM books").fetchall():
-        conn.execute("DELETE FROM book_mentions WHERE book_id = ?", (book_id,))
-        conn.execute("DELETE FROM book_entities WHERE book_id = ?", (book_id,))
-        store_names(conn, book_id)
-
-
-MIGRATIONS.append(Migration("books/0004_names_as_read", _rebuild_names))
+# Books imported before the timeline had names grouped over the whole book: they must be found
+# again. Finding names is application code (books.names) that keeps changing, so a frozen
+# migration cannot run it: it drops the old whole-book rows and queues every book in
+# `book_names_pending`, and `books.library.open_books` finds their names with the code of the
+# day on the next open. A reader meanwhile sees no names for such a book, never wrong ones.
+MIGRATIONS.append(
+    Migration(
+        "books/0004_names_as_read",
+        """
+        CREATE TABLE IF NOT EXISTS book_names_pending (
+            book_id INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE
+        );
+        DELETE FROM book_name_links;
+        DELETE FROM book_mentions;
+        DELETE FROM book_entities;
+        INSERT OR IGNORE INTO book_names_pending (book_id) SELECT id FROM books;
+        """,
+    )
+)
+# stores that ran 0004 when it still found the names itself have no queue table yet
+MIGRATIONS.append(
+    Migration(
+        "books/0005_names_pending",
+        """
+        CREATE TABLE IF NOT EXISTS book_names_pending (
+            book_id INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE
+        );
+        """,
+    )
+)
 
 END = 1 << 30  # "no passage limit within the cap chapter", and "the whole book" as a chapter
 
@@ -362,6 +381,15 @@ def set_position(conn: sqlite3.Connection, book_id: int, chapter: int, passage: 
 
 def clear_position(conn: sqlite3.Connection, book_id: int) -> None:
     conn.execute("DELETE FROM book_positions WHERE book_id = ?", (book_id,))
+
+
+def names_pending(conn: sqlite3.Connection) -> list[int]:
+    """Books whose names a migration dropped, to be found again by the current code."""
+    return [r[0] for r in conn.execute("SELECT book_id FROM book_names_pending ORDER BY book_id")]
+
+
+def names_found(conn: sqlite3.Connection, book_id: int) -> None:
+    conn.execute("DELETE FROM book_names_pending WHERE book_id = ?", (book_id,))
 
 
 # -- library reads (no book content) ------------------------------------------------------------

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lore.books import store as sql
-from lore.books.library import find_book
+from lore.books.library import find_book, open_books
 from lore.books.model.schema import SYSTEM, ChunkFacts, chunk_prompt
 from lore.books.names.evidence import NameFinder, Position
 from lore.books.names.finder import TITLES
@@ -111,7 +111,7 @@ def extract_book(
     ref: str | int, *, store: Store | None = None, progress: Callable[[str, int, int], None] | None = None
 ) -> ExtractReport:
     """Run the model over a book and replace its model layer; needs a configured model."""
-    db = sql.books_store(store)
+    db = open_books(store)
     book = find_book(ref, db)
     subject = subject_of(book.id)
     client = ModelClient(task=BOOKS_EXTRACT, subject=subject)
