@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lore.core.store import Migration, Store, open_store
+from lore.core.store.binding import in_marks
 
 MIGRATIONS = [
     Migration(
@@ -456,7 +457,7 @@ def passages_by_id(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequence[
     if not ids:
         return []
     cte, params = _cap_cte(caps)
-    marks = ",".join("?" for _ in ids)
+    marks = in_marks(ids)
     return conn.execute(
         f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text"
         f" FROM book_passages p JOIN cap ON {visible('p')} WHERE p.id IN ({marks})",
@@ -469,7 +470,7 @@ def names_in_passages(conn: sqlite3.Connection, caps: Sequence[Cap], ids: Sequen
     if not ids:
         return []
     cte, params = _cap_cte(caps)
-    marks = ",".join("?" for _ in ids)
+    marks = in_marks(ids)
     return conn.execute(
         f"{cte} SELECT m.passage_id, m.start - p.start AS start, m.end - p.start AS end"
         f" FROM book_mentions m JOIN cap ON {visible('m')} JOIN book_passages p ON p.id = m.passage_id"
@@ -534,7 +535,7 @@ def group_kinds(conn: sqlite3.Connection, caps: Sequence[Cap], entity_ids: Seque
     if not entity_ids:
         return {}
     cte, params = _names_cte(caps)
-    marks = ",".join("?" for _ in entity_ids)
+    marks = in_marks(entity_ids)
     rows = conn.execute(
         f"{cte} SELECT vm.eid, {_GROUP_KIND} FROM vm JOIN book_entities e ON e.id = vm.eid"
         f" WHERE vm.eid IN ({marks}) GROUP BY vm.eid",
@@ -550,7 +551,7 @@ def visible_forms(
     if not entity_ids:
         return []
     cte, params = _names_cte(caps)
-    marks = ",".join("?" for _ in entity_ids)
+    marks = in_marks(entity_ids)
     return conn.execute(
         f"{cte} SELECT vm.eid AS entity_id, vm.form, COUNT(*) AS n, MIN(vm.chapter_seq) AS first_chapter"
         f" FROM vm WHERE vm.eid IN ({marks}) GROUP BY vm.eid, vm.form",
@@ -743,7 +744,7 @@ def model_names(
     if not entity_ids:
         return []
     cte, params = _cap_cte(caps)
-    marks = ",".join("?" for _ in entity_ids)
+    marks = in_marks(entity_ids)
     return conn.execute(
         f"{cte} SELECT n.entity_id, n.name AS form, COUNT(*) AS n, MIN(n.chapter_seq) AS first_chapter"
         f" FROM book_model_names n JOIN cap ON {visible('n')}"
@@ -796,7 +797,7 @@ def model_relations(
 def model_kinds(conn: sqlite3.Connection, entity_ids: Sequence[int]) -> dict[int, str]:
     if not entity_ids:
         return {}
-    marks = ",".join("?" for _ in entity_ids)
+    marks = in_marks(entity_ids)
     rows = conn.execute(f"SELECT id, kind FROM book_model_entities WHERE id IN ({marks})", tuple(entity_ids))
     return {r[0]: r[1] for r in rows}
 

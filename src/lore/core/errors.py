@@ -21,6 +21,14 @@ class InvalidInput(LoreError):
     exit_code = 2
 
 
+class AlreadyExists(InvalidInput):
+    """A write collided with a row that must be unique (another writer got there first).
+
+    Stores raise it in place of the driver's integrity error, so callers never see a driver
+    type and can retry or report on any backend.
+    """
+
+
 class StoreError(LoreError):
     """The store could not be opened or is damaged."""
 

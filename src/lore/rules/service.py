@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import heapq
 import secrets
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from lore.core.config import load_settings
-from lore.core.errors import InvalidInput, NotFound
+from lore.core.errors import AlreadyExists, InvalidInput, NotFound
 from lore.core.globs import parse_patterns
 from lore.core.text import Tokenizer, build_tokenizer
 from lore.rules import projects as proj
@@ -48,7 +47,7 @@ def register_project(path: str | Path, store: RulesStore | None = None) -> tuple
         name = proj.unique_name(root, {p.name for p in store.projects()})
         try:
             return store.insert_project(name, root, sections), True
-        except sqlite3.IntegrityError:  # another process took this path or name meanwhile
+        except AlreadyExists:  # another process took this path or name meanwhile
             continue
     raise InvalidInput(f"could not register {root}: its name kept colliding with new projects")
 

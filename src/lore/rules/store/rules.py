@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lore.core.errors import AlreadyExists
 from lore.core.store import Migration, Store, open_store
 from lore.rules.models import Project, Rule, TrustRecord
 
@@ -238,12 +239,16 @@ class RulesStore:
         return _project(row) if row else None
 
     def insert_project(self, name: str, path: Path, sections: Sequence[str]) -> Project:
-        with self.store.transaction() as tx:
-            cur = tx.execute(
-                "INSERT INTO projects (name, path, sections, created_at) VALUES (?, ?, ?, ?)",
-                (name, str(path), json.dumps(list(sections)), time.time()),
-            )
-            row = tx.execute("SELECT * FROM projects WHERE id = ?", (cur.lastrowid,)).fetchone()
+        """A new project; `AlreadyExists` when its name or path was taken meanwhile."""
+        try:
+            with self.store.transaction() as tx:
+                cur = tx.execute(
+                    "INSERT INTO projects (name, path, sections, created_at) VALUES (?, ?, ?, ?)",
+                    (name, str(path), json.dumps(list(sections)), time.time()),
+                )
+                row = tx.execute("SELECT * FROM projects WHERE id = ?", (cur.lastrowid,)).fetchone()
+        except sqlite3.IntegrityError as exc:
+            raise AlreadyExists(f"a project named {name!r} or at {path} already exists") from exc
         return _project(row)
 
     def update_sections(self, project_id: int, sections: Sequence[str]) -> None:
