@@ -166,11 +166,11 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
         search.search_book(book.id, q, spoilers=True)
     capped = timed(lambda i: search.search_book(book.id, queries[i]), runs)
     uncapped = timed(lambda i: search.search_book(book.id, queries[i], spoilers=True), runs)
-    conn = sql.books_store().connect()
+    db = sql.books_store()
     half, whole = [Cap(book.id, max(1, book.chapters // 2))], [Cap(book.id, END)]
     terms = [" OR ".join(f'"{t}"' for t in content_terms(q)) or '"the"' for q in queries]
-    fts_capped = timed(lambda i: sql.term_hits(conn, half, terms[i]), runs)
-    fts_uncapped = timed(lambda i: sql.term_hits(conn, whole, terms[i]), runs)
+    fts_capped = timed(lambda i: db.term_hits(half, terms[i]), runs)
+    fts_uncapped = timed(lambda i: db.term_hits(whole, terms[i]), runs)
     return [
         (
             "search_book (service)",

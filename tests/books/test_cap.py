@@ -69,17 +69,16 @@ def test_profile_counts_and_company_are_capped(mystery: library.Book) -> None:
 
 def test_full_text_and_vector_search_filter_inside_the_query(mystery: library.Book) -> None:
     db = sql.books_store()
-    conn = db.connect()
     cap = [Cap(mystery.id, 2)]
-    assert sql.term_hits(conn, cap, '"clara"') == []
-    assert sql.term_hits(conn, [Cap(mystery.id, 5)], '"clara"')
-    visible = sql.count_visible_passages(conn, cap)
-    hits = vector_search(db, cap, "Clara Vane poisoned the colonel", k=10_000)
+    assert db.term_hits(cap, '"clara"') == []
+    assert db.term_hits([Cap(mystery.id, 5)], '"clara"')
+    visible = db.count_visible_passages(cap)
+    hits = vector_search(db.store, cap, "Clara Vane poisoned the colonel", k=10_000)
     # the filter runs in the scan, before the top-k: every visible passage, nothing else
     assert len(hits) == visible
-    rows = sql.passages_by_id(conn, cap, [int(h.key) for h in hits])
-    assert {r["chapter_seq"] for r in rows} == {1, 2}
-    assert vector_search(db, [Cap(mystery.id, 0)], "Penrose", k=10) == []
+    rows = db.passages_by_id(cap, [int(h.key) for h in hits])
+    assert {r.chapter_seq for r in rows} == {1, 2}
+    assert vector_search(db.store, [Cap(mystery.id, 0)], "Penrose", k=10) == []
 
 
 def test_show_hides_the_titles_of_chapters_not_reached(mystery: library.Book) -> None:
@@ -110,7 +109,7 @@ def test_every_capped_read_joins_the_cap_in_sql(mystery: library.Book) -> None:
 
     (The vector index's own reads are checked above: its filter runs inside the scan.)"""
     library.set_progress(mystery.id, 2)
-    conn = sql.books_store().connect()
+    conn = sql.books_store().store.connect()
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
     try:
@@ -149,7 +148,7 @@ def test_a_passage_cap_holds_for_search_and_vectors(mystery: library.Book) -> No
     result = search.search_book(mystery.id, "Who poisoned the colonel?")
     assert result.verdict == search.NOT_REACHED and result.hits == []
     db = sql.books_store()
-    hits = vector_search(db, [Cap(mystery.id, 5, 1)], "poisoned the colonel", k=10_000)
-    rows = sql.passages_by_id(db.connect(), [Cap(mystery.id, 5, 1)], [int(h.key) for h in hits])
-    assert len(rows) == len(hits) == sql.count_visible_passages(db.connect(), [Cap(mystery.id, 5, 1)])
-    assert all(r["chapter_seq"] < 5 or r["passage_seq"] == 1 for r in rows)
+    hits = vector_search(db.store, [Cap(mystery.id, 5, 1)], "poisoned the colonel", k=10_000)
+    rows = db.passages_by_id([Cap(mystery.id, 5, 1)], [int(h.key) for h in hits])
+    assert len(rows) == len(hits) == db.count_visible_passages([Cap(mystery.id, 5, 1)])
+    assert all(r.chapter_seq < 5 or r.passage_seq == 1 for r in rows)

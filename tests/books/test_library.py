@@ -26,7 +26,7 @@ def _rows(table: str) -> int:
 
 def test_import_stores_chapters_and_passages_whose_offsets_round_trip(mystery: library.Book) -> None:
     assert (mystery.title, mystery.authors, mystery.chapters) == ("The Vane Inheritance", ["Ada Example"], 5)
-    conn = sql.books_store().connect()
+    conn = sql.books_store().store.connect()
     chapters = {
         r["chapter_seq"]: r["text"]
         for r in conn.execute("SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (mystery.id,))
@@ -114,7 +114,7 @@ def test_a_failure_while_writing_rolls_the_whole_import_back(
     assert {t: _rows(t) for t in before} == before
     fts = (
         sql.books_store()
-        .connect()
+        .store.connect()
         .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
         .fetchone()[0]
     )
@@ -122,7 +122,7 @@ def test_a_failure_while_writing_rolls_the_whole_import_back(
 
 
 def _fts_count_of(book: library.Book) -> int:
-    conn = sql.books_store().connect()
+    conn = sql.books_store().store.connect()
     return conn.execute(
         "SELECT COUNT(*) FROM book_passages WHERE book_id = ? AND text LIKE '%teapot%'", (book.id,)
     ).fetchone()[0]
@@ -135,7 +135,7 @@ def test_removing_a_book_removes_everything_derived_from_it(mystery: library.Boo
         assert _rows(table) == 0
     hits = (
         sql.books_store()
-        .connect()
+        .store.connect()
         .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
         .fetchone()[0]
     )

@@ -161,7 +161,7 @@ def test_extraction_keeps_verified_items_and_counts_the_model_use(extracted, fak
     assert report.identities == 1 and report.relations == 3
     assert report.usage["calls"] == 5 and report.usage["prompt_tokens"] > 0
     assert totals_by_subject("book:")[f"book:{book.id}"].calls == 5
-    conn = sql.books_store().connect()
+    conn = sql.books_store().store.connect()
     chapters = {
         r[0]: r[1]
         for r in conn.execute("SELECT chapter_seq, text FROM book_chapters WHERE book_id = ?", (book.id,))
@@ -377,7 +377,7 @@ def test_a_name_known_later_is_not_linked_to_what_came_before(knowing) -> None:
 
 def test_a_name_is_known_from_the_passage_that_gives_it(knowing) -> None:
     book, _ = knowing
-    conn = sql.books_store().connect()
+    conn = sql.books_store().store.connect()
     first = conn.execute(
         "SELECT MIN(passage_seq) FROM book_passages WHERE book_id = ? AND chapter_seq = 3"
         " AND text LIKE '%Clara Vane%'",

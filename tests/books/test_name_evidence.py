@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lore.books.names.evidence import NameFinder, name_words
+from lore.books.names.evidence import NameFinder, PassageRef, name_words
 
 PASSAGES = [
     {"id": 11, "chapter_seq": 1, "passage_seq": 1, "text": "I hope the cabman comes. A veiled woman waited."},
@@ -29,7 +29,7 @@ def test_articles_and_honorifics_are_not_part_of_the_name() -> None:
 
 
 def test_first_passage_giving_each_name() -> None:
-    find = NameFinder(PASSAGES)
+    find = NameFinder([PassageRef(**p) for p in PASSAGES])
     assert find.first("the veiled woman") == (11, 1, 1)  # "A veiled woman"
     assert find.first("Mr. Penrose") == (12, 1, 2)
     assert find.first("O'Brien") == (12, 1, 2)  # a straight apostrophe finds a curly one

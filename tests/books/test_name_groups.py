@@ -133,7 +133,7 @@ def test_a_library_imported_before_the_timeline_gets_its_names_found_again(myste
     db = sql.books_store()
     library.set_progress(mystery.id, 2)
     before = entities.characters(mystery.id, limit=500)[1]
-    with db.transaction() as tx:  # the old shape: whole-book groups, no timeline
+    with db.store.transaction() as tx:  # the old shape: whole-book groups, no timeline
         tx.execute("DELETE FROM book_name_links")
         tx.execute("UPDATE book_mentions SET entity_id = (SELECT MIN(id) FROM book_entities)")
         tx.execute("DELETE FROM schema_migrations WHERE name = 'books/0004_names_as_read'")
@@ -150,10 +150,10 @@ def test_a_store_that_ran_the_old_names_migration_gets_the_queue_table(mystery) 
     db = sql.books_store()
     library.set_progress(mystery.id, 2)
     before = entities.characters(mystery.id, limit=500)[1]
-    with db.transaction() as tx:
+    with db.store.transaction() as tx:
         tx.execute("DROP TABLE book_names_pending")
         tx.execute("DELETE FROM schema_migrations WHERE name = 'books/0005_names_pending'")
     reopened = library.open_books(Store(db.path))
-    assert "books/0005_names_pending" in reopened.applied_migrations()
+    assert "books/0005_names_pending" in reopened.store.applied_migrations()
     after = entities.characters(mystery.id, limit=500, store=reopened)[1]
     assert [(e.name, e.mentions) for e in after] == [(e.name, e.mentions) for e in before]

@@ -155,9 +155,8 @@ def _golden(lib, book, question: str) -> None:
     assert all(h.chapter <= 7 for h in later.hits)
     naming = [h for h in later.hits if NAMING in h.text]
     assert naming and naming[0].chapter == 7
-    conn = lib.store.connect()
-    chapter = sql.chapter_outline(conn, book.id)[6]
-    assert chapter["title"] == "VII: Light in the Darkness"
+    chapter = sql.books_store(lib.store).chapter_outline(book.id)[6]
+    assert chapter.title == "VII: Light in the Darkness"
 
 
 NAMING = "Jefferson Hope, the murderer of Enoch Drebber"

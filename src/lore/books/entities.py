@@ -17,12 +17,11 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lore.books import store as sql
-from lore.books.library import Book, caps_for, find_book, open_books
+from lore.books.library import Book, Stores, caps_for, find_book, open_books
 from lore.books.model import graph as model_graph
 from lore.books.names.display import choose_display
+from lore.books.store import BooksStore
 from lore.core.errors import InvalidInput, NotFound
-from lore.core.store import Store
 
 
 @dataclass
@@ -52,10 +51,10 @@ class Relation:
     kind: str = "CO_OCCURS"
 
 
-def _names(conn: Any, caps: list[Any], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
+def _names(db: BooksStore, caps: list[Any], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
     forms: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    for row in sql.visible_forms(conn, caps, ids):
-        forms[row["entity_id"]].append((row["form"], row["n"]))
+    for row in db.visible_forms(caps, ids):
+        forms[row.entity_id].append((row.form, row.n))
     return {eid: choose_display(f) for eid, f in forms.items()}
 
 
@@ -64,10 +63,10 @@ NAME_KINDS = ("person", "place", "name")
 MODEL_KINDS = ("character", "place", "group", "object", "event")
 
 
-def _use_model(conn: Any, book: Book, source: str) -> bool:
+def _use_model(db: BooksStore, book: Book, source: str) -> bool:
     if source not in SOURCES:
         raise InvalidInput(f"source must be one of {', '.join(SOURCES)}")
-    has = sql.has_model_layer(conn, book.id)
+    has = db.has_model_layer(book.id)
     if source == "model" and not has:
         raise InvalidInput(f"{book.title} has no model layer yet: run `lore books extract {book.id}`")
     return has and source != "names"
@@ -80,42 +79,41 @@ def characters(
     limit: int = 50,
     source: str = "auto",
     spoilers: bool = False,
-    store: Store | None = None,
+    store: Stores = None,
 ) -> tuple[Book, list[EntitySummary]]:
     """Entities the reader has met, most present first."""
     db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
-    conn = db.connect()
-    if _use_model(conn, book, source):
+    if _use_model(db, book, source):
         if kind is not None and kind not in MODEL_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(MODEL_KINDS)}")
-        rows = model_graph.entity_rows(conn, caps, kind, max(1, limit))
+        rows = model_graph.entity_rows(db, caps, kind, max(1, limit))
         return book, [EntitySummary(**r, source="model") for r in rows]
     if kind is not None and kind not in NAME_KINDS:
         raise InvalidInput(
             f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
             " with a model for characters, places, groups, objects and events)"
         )
-    rows = sql.entity_list(conn, caps, kind, max(1, limit))
-    names = _names(conn, caps, [r["id"] for r in rows])
+    rows = db.entity_list(caps, kind, max(1, limit))
+    names = _names(db, caps, [r.id for r in rows])
     return book, [
         EntitySummary(
-            id=r["id"],
-            name=names[r["id"]][0],
-            kind=r["kind"],
-            mentions=r["mentions"],
-            first_chapter=r["first_chapter"],
-            chapters=r["chapters"],
-            aliases=names[r["id"]][1],
-            passages=r["passages"],
+            id=r.id,
+            name=names[r.id][0],
+            kind=r.kind,
+            mentions=r.mentions,
+            first_chapter=r.first_chapter,
+            chapters=r.chapters,
+            aliases=names[r.id][1],
+            passages=r.passages,
         )
         for r in rows
     ]
 
 
 def autocomplete(
-    ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False, store: Store | None = None
+    ref: str | int, prefix: str, *, limit: int = 10, spoilers: bool = False, store: Stores = None
 ) -> list[str]:
     """Names the reader has seen that start with `prefix` (any word of the name)."""
     db = open_books(store)
@@ -123,15 +121,14 @@ def autocomplete(
     prefix = prefix.strip()
     if not prefix:
         return []
-    conn = db.connect()
     caps = caps_for([book], spoilers=spoilers)
-    rows = list(sql.autocomplete(conn, caps, prefix, limit * 3))
-    if sql.has_model_layer(conn, book.id):
-        rows = list(sql.model_autocomplete(conn, caps, prefix, limit * 3)) + rows
+    rows = list(db.autocomplete(caps, prefix, limit * 3))
+    if db.has_model_layer(book.id):
+        rows = list(db.model_autocomplete(caps, prefix, limit * 3)) + rows
     out: list[str] = []
     for row in rows:
-        if row["form"] not in out:
-            out.append(row["form"])
+        if row.form not in out:
+            out.append(row.form)
     return out[:limit]
 
 
@@ -143,55 +140,54 @@ def profile(
     appearances: int = 5,
     related: int = 10,
     source: str = "auto",
-    store: Store | None = None,
+    store: Stores = None,
 ) -> dict[str, Any]:
     """What the reader knows of one entity: names, counts, first passages, who appears with it."""
     db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
-    conn = db.connect()
     head = {"book": {"id": book.id, "title": book.title}}
-    if _use_model(conn, book, source):
+    if _use_model(db, book, source):
         wanted = " ".join(name.split())
-        entity = model_graph.resolve(conn, caps, wanted) if wanted else None
-        found = model_graph.profile(conn, caps, entity, related) if entity is not None else None
+        entity = model_graph.resolve(db, caps, wanted) if wanted else None
+        found = model_graph.profile(db, caps, entity, related) if entity is not None else None
         if found is None:
             raise NotFound(_unknown(wanted))
         return {**head, **found, "source": "model"}
-    entity_id = _resolve(conn, caps, book, name)
-    summary = next(iter(sql.entity_list(conn, caps, None, 1, entity_id=entity_id)), None)
+    entity_id = _resolve(db, caps, book, name)
+    summary = next(iter(db.entity_list(caps, None, 1, entity_id=entity_id)), None)
     if summary is None:  # cannot happen: _resolve only returns visible entities
         raise NotFound(_unknown(name))
-    shown, aliases = _names(conn, caps, [entity_id])[entity_id]
+    shown, aliases = _names(db, caps, [entity_id])[entity_id]
     seen = [
         {
-            "chapter": r["chapter_seq"],
-            "passage": r["passage_seq"],
-            "passage_id": r["passage_id"],
-            "surface": r["surface"],
+            "chapter": r.chapter_seq,
+            "passage": r.passage_seq,
+            "passage_id": r.passage_id,
+            "surface": r.surface,
             "context": _context(r),
         }
-        for r in sql.entity_mentions(conn, caps, entity_id, appearances)
+        for r in db.entity_mentions(caps, entity_id, appearances)
     ]
-    neighbours = sql.cooccurrences(conn, caps, entity_id, related)
-    names = _names(conn, caps, [r["target"] for r in neighbours])
+    neighbours = db.cooccurrences(caps, entity_id, related)
+    names = _names(db, caps, [r.target for r in neighbours])
     return {
         **head,
         "id": entity_id,
         "name": shown,
-        "kind": summary["kind"],
+        "kind": summary.kind,
         "aliases": aliases,
-        "mentions": summary["mentions"],
-        "passages": summary["passages"],
-        "first_chapter": summary["first_chapter"],
-        "chapters": summary["chapters"],
+        "mentions": summary.mentions,
+        "passages": summary.passages,
+        "first_chapter": summary.first_chapter,
+        "chapters": summary.chapters,
         "appearances": seen,
         "related": [
             {
-                "id": r["target"],
-                "name": names[r["target"]][0],
-                "passages": r["passages"],
-                "first_chapter": r["first_chapter"],
+                "id": r.target,
+                "name": names[r.target][0],
+                "passages": r.passages,
+                "first_chapter": r.first_chapter,
             }
             for r in neighbours
         ],
@@ -205,32 +201,31 @@ def graph(
     limit: int = 200,
     spoilers: bool = False,
     source: str = "auto",
-    store: Store | None = None,
+    store: Stores = None,
 ) -> dict[str, Any]:
     """The visible graph: typed relations (model layer) or co-occurrence in passages."""
     db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
-    conn = db.connect()
     head = {"book": {"id": book.id, "title": book.title}}
-    if _use_model(conn, book, source):
-        return {**head, **model_graph.graph(conn, caps, limit), "source": "model"}
-    rows = sql.cooccurrences(conn, caps, None, limit)
-    ids = sorted({r["source"] for r in rows} | {r["target"] for r in rows})
-    names = _names(conn, caps, ids)
-    kinds = sql.group_kinds(conn, caps, ids)
+    if _use_model(db, book, source):
+        return {**head, **model_graph.graph(db, caps, limit), "source": "model"}
+    rows = db.cooccurrences(caps, None, limit)
+    ids = sorted({r.source for r in rows} | {r.target for r in rows})
+    names = _names(db, caps, ids)
+    kinds = db.group_kinds(caps, ids)
     return {
         **head,
         "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],
         "edges": [
             asdict(
                 Relation(
-                    r["source"],
-                    r["target"],
-                    names[r["source"]][0],
-                    names[r["target"]][0],
-                    r["passages"],
-                    r["first_chapter"],
+                    r.source,
+                    r.target,
+                    names[r.source][0],
+                    names[r.target][0],
+                    r.passages,
+                    r.first_chapter,
                 )
             )
             for r in rows
@@ -239,19 +234,19 @@ def graph(
     }
 
 
-def _resolve(conn: Any, caps: list[Any], book: Book, name: str) -> int:
+def _resolve(db: BooksStore, caps: list[Any], book: Book, name: str) -> int:
     wanted = " ".join(name.split())
     if not wanted:
         raise InvalidInput("name a character, place or other entity")
-    rows = sql.entities_by_form(conn, caps, wanted)
+    rows = db.entities_by_form(caps, wanted)
     if rows:
-        return rows[0]["entity_id"]
-    rows = sql.autocomplete(conn, caps, wanted, 20)
-    ids = list(dict.fromkeys(r["entity_id"] for r in rows))
+        return rows[0].entity_id
+    rows = db.autocomplete(caps, wanted, 20)
+    ids = list(dict.fromkeys(r.entity_id for r in rows))
     if len(ids) == 1:
         return ids[0]
     if len(ids) > 1:
-        options = ", ".join(dict.fromkeys(r["form"] for r in rows[:6]))
+        options = ", ".join(dict.fromkeys(r.form for r in rows[:6]))
         raise InvalidInput(f"{wanted!r} could be several: {options}")
     raise NotFound(_unknown(wanted))
 
@@ -262,8 +257,8 @@ def _unknown(name: str) -> str:
 
 def _context(row: Any, width: int = 160) -> str:
     """A window of the passage around the mention (offsets are chapter offsets)."""
-    text = row["text"]
-    at = row["start"] - row["passage_start"]
+    text = row.text
+    at = row.start - row.passage_start
     lo = max(0, at - width // 2)
     hi = min(len(text), at + width // 2)
     snippet = " ".join(text[lo:hi].split())

@@ -23,7 +23,7 @@ from lore.books.names.groups import name_index
 from lore.books.passages import passages
 from lore.books.read.parsed import ParsedBook, count_words
 from lore.books.read.readers import read_book
-from lore.books.store import END, Cap
+from lore.books.store import END, BookRow, BooksStore, Cap
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store import Store
 
@@ -70,45 +70,46 @@ class Book:
 
 
 _names_checked: weakref.WeakSet[Store] = weakref.WeakSet()  # Store objects already caught up
+Stores = Store | BooksStore | None  # what library functions accept: a Store, or the books store
 
 
-def open_books(store: Store | None = None) -> Store:
+def open_books(store: Stores = None) -> BooksStore:
     """The store with the books tables in place and every book's names current.
 
     A migration may drop derived name rows and queue the books (it cannot run the name finder
     itself, see migration 0004); they are found here, once per opened store, with
     today's code.
     """
-    db = sql.books_store(store)
-    if db not in _names_checked:
-        for book_id in sql.names_pending(db.connect()):
+    db = store if isinstance(store, BooksStore) else sql.books_store(store)
+    if db.store not in _names_checked:
+        for book_id in db.names_pending():
             with db.transaction() as tx:
-                if book_id in sql.names_pending(tx):  # another process may have done it
+                if book_id in tx.names_pending():  # another process may have done it
                     store_names(tx, book_id)
-                    sql.names_found(tx, book_id)
-        _names_checked.add(db)
+                    tx.names_found(book_id)
+        _names_checked.add(db.store)
     return db
 
 
-def _store(store: Store | None) -> Store:
+def _store(store: Stores) -> BooksStore:
     return open_books(store)
 
 
-def _book(row: Any) -> Book:
+def _book(row: BookRow) -> Book:
     return Book(
-        id=row["id"],
-        title=row["title"],
-        authors=json.loads(row["authors"]),
-        series=row["series"],
-        series_index=row["series_index"],
-        format=row["format"],
-        source_path=row["source_path"],
-        words=row["word_count"],
-        chapters=row["chapter_count"],
-        passages=row["passage_count"],
-        position=Position(row["pos_chapter"] or 0, row["pos_passage"]),
-        notes=row["notes"],
-        added_at=row["added_at"],
+        id=row.id,
+        title=row.title,
+        authors=json.loads(row.authors),
+        series=row.series,
+        series_index=row.series_index,
+        format=row.format,
+        source_path=row.source_path,
+        words=row.word_count,
+        chapters=row.chapter_count,
+        passages=row.passage_count,
+        position=Position(row.pos_chapter or 0, row.pos_passage),
+        notes=row.notes,
+        added_at=row.added_at,
     )
 
 
@@ -123,7 +124,7 @@ def add_book(
     title: str | None = None,
     author: str | None = None,
     progress: Progress | None = None,
-    store: Store | None = None,
+    store: Stores = None,
 ) -> Book:
     """Import a file; the same file twice returns the book already there."""
     from lore.books.passage_vectors import index_passages  # numpy and the embedder: only when used
@@ -137,9 +138,9 @@ def add_book(
         raise NotFound(f"no such file: {path}")
     with path.open("rb") as handle:  # streamed: the file may be far larger than its text
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    existing = sql.find_by_hash(db.connect(), digest)
+    existing = db.find_by_hash(digest)
     if existing is not None:
-        book = get_book(existing["id"], store=db)
+        book = get_book(existing.id, store=db)
         book.already_present = True
         return book
     tick("reading", 0, 1)
@@ -164,17 +165,16 @@ def add_book(
         tick("names", 0, 1)
         store_names(tx, book_id, [c.text for c in parsed.chapters])
         tick("names", 1, 1)
-        index_passages(db, book_id, sql.passages_for_embedding(tx, book_id), tick)
+        index_passages(db.store, book_id, tx.passages_for_embedding(book_id), tick)
     tick("done", 1, 1)
     book = get_book(book_id, store=db)
     book.warnings = list(parsed.warnings)
     return book
 
 
-def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: str) -> int:
+def _write(tx: BooksStore, parsed: ParsedBook, spans: list[Any], path: Path, digest: str) -> int:
     words = [count_words(c.text) for c in parsed.chapters]
-    book_id = sql.insert_book(
-        tx,
+    book_id = tx.insert_book(
         title=parsed.title,
         authors=parsed.authors,
         series=parsed.series,
@@ -189,28 +189,28 @@ def _write(tx: Any, parsed: ParsedBook, spans: list[Any], path: Path, digest: st
     for seq, (chapter, chapter_spans, n_words) in enumerate(
         zip(parsed.chapters, spans, words, strict=True), start=1
     ):
-        sql.insert_chapter(tx, book_id, seq, chapter.title, chapter.text, n_words, len(chapter_spans))
+        tx.insert_chapter(book_id, seq, chapter.title, chapter.text, n_words, len(chapter_spans))
         rows += [
             (seq, k, s.start, s.end, chapter.text[s.start : s.end])
             for k, s in enumerate(chapter_spans, start=1)
         ]
-    sql.insert_passages(tx, book_id, rows)
+    tx.insert_passages(book_id, rows)
     return book_id
 
 
-def store_names(tx: Any, book_id: int, texts: list[str] | None = None) -> None:
+def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) -> None:
     """Find a book's names and write them: one entity row per name form, every mention in its
     passage, and the timeline of which full name each short form joins (`name_groups`)."""
-    texts = sql.chapter_texts(tx, book_id) if texts is None else texts
+    texts = tx.chapter_texts(book_id) if texts is None else texts
     ends: dict[int, list[int]] = {}
     ids: dict[tuple[int, int], int] = {}
-    for r in sql.passage_spans(tx, book_id):
-        ends.setdefault(r["chapter_seq"], []).append(r["end"])
-        ids[(r["chapter_seq"], r["passage_seq"])] = r["id"]
+    for r in tx.passage_spans(book_id):
+        ends.setdefault(r.chapter_seq, []).append(r.end)
+        ids[(r.chapter_seq, r.passage_seq)] = r.id
     mentions, links = name_index(texts)
     forms: dict[str, int] = {}
     for name in dict.fromkeys(m.form for m in mentions):
-        forms[name] = sql.insert_entity(tx, book_id, name, form_kind(name))
+        forms[name] = tx.insert_entity(book_id, name, form_kind(name))
     mention_rows = []
     for m in mentions:
         seq = m.chapter + 1
@@ -230,13 +230,13 @@ def store_names(tx: Any, book_id: int, texts: list[str] | None = None) -> None:
                     int(bool(m.titles)),
                 )
             )
-    sql.insert_mentions(tx, mention_rows)
+    tx.insert_mentions(mention_rows)
     link_rows = []
     for link in links:
         seq = link.chapter + 1
         k = _passage_of(ends.get(seq, []), link.start) or len(ends.get(seq, [])) or 1
         link_rows.append((book_id, forms[link.form], forms[link.target], seq, k))
-    sql.insert_name_links(tx, link_rows)
+    tx.insert_name_links(link_rows)
 
 
 def _passage_of(ends: list[int], offset: int) -> int | None:
@@ -248,24 +248,24 @@ def _passage_of(ends: list[int], offset: int) -> int | None:
 # -- finding books ------------------------------------------------------------------------------
 
 
-def list_books(store: Store | None = None) -> list[Book]:
-    return [_book(r) for r in sql.list_books(_store(store).connect())]
+def list_books(store: Stores = None) -> list[Book]:
+    return [_book(r) for r in _store(store).list_books()]
 
 
-def get_book(book_id: int, store: Store | None = None) -> Book:
-    row = sql.get_book(_store(store).connect(), book_id)
+def get_book(book_id: int, store: Stores = None) -> Book:
+    row = _store(store).get_book(book_id)
     if row is None:
         raise NotFound(f"no book #{book_id} in the library")
     return _book(row)
 
 
-def find_book(ref: str | int, store: Store | None = None) -> Book:
+def find_book(ref: str | int, store: Stores = None) -> Book:
     """A book by id, or by a part of its title that only one book has."""
     text = str(ref).strip().lstrip("#")
     if not text:
         raise InvalidInput("name a book: its id or a part of its title")
     if text.isdigit():
-        row = sql.get_book(_store(store).connect(), int(text))
+        row = _store(store).get_book(int(text))
         if row is not None:
             return _book(row)
     books = list_books(store)
@@ -284,18 +284,18 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("’", "'")).strip()
 
 
-def remove_book(ref: str | int, store: Store | None = None) -> Book:
+def remove_book(ref: str | int, store: Stores = None) -> Book:
     from lore.books.passage_vectors import remove_passages
 
     db = _store(store)
     book = find_book(ref, db)
     with db.transaction() as tx:
-        sql.delete_book(tx, book.id)
-        remove_passages(db, book.id)
+        tx.delete_book(book.id)
+        remove_passages(db.store, book.id)
     return book
 
 
-def reindex(ref: str | int, store: Store | None = None) -> tuple[Book, int]:
+def reindex(ref: str | int, store: Stores = None) -> tuple[Book, int]:
     """Embed a book's passages with the embedder configured now (after switching models)."""
     from lore.books.passage_vectors import index_passages
 
@@ -303,25 +303,25 @@ def reindex(ref: str | int, store: Store | None = None) -> tuple[Book, int]:
     book = find_book(ref, db)
     with db.transaction() as tx:
         count = index_passages(
-            db, book.id, sql.passages_for_embedding(tx, book.id), lambda stage, done, total: None
+            db.store, book.id, tx.passages_for_embedding(book.id), lambda stage, done, total: None
         )
     return book, count
 
 
-def chapters(ref: str | int, store: Store | None = None) -> tuple[Book, list[dict[str, Any]]]:
+def chapters(ref: str | int, store: Stores = None) -> tuple[Book, list[dict[str, Any]]]:
     """A book's chapters; titles past the reader's position are withheld (they can spoil)."""
     db = _store(store)
     book = find_book(ref, db)
     cap = cap_for(book)
     out = []
-    for row in sql.chapter_outline(db.connect(), book.id):
-        reached = row["chapter_seq"] <= cap.chapter
+    for row in db.chapter_outline(book.id):
+        reached = row.chapter_seq <= cap.chapter
         out.append(
             {
-                "chapter": row["chapter_seq"],
-                "title": row["title"] if reached else None,
-                "words": row["word_count"],
-                "passages": row["passage_count"],
+                "chapter": row.chapter_seq,
+                "title": row.title if reached else None,
+                "words": row.word_count,
+                "passages": row.passage_count,
                 "reached": reached,
             }
         )
@@ -332,7 +332,7 @@ def chapters(ref: str | int, store: Store | None = None) -> tuple[Book, list[dic
 
 
 def set_progress(
-    ref: str | int, chapter: int | str, passage: int | None = None, store: Store | None = None
+    ref: str | int, chapter: int | str, passage: int | None = None, store: Stores = None
 ) -> Book:
     """Record how far the reader is: a chapter number, 0 (not started) or "end"."""
     db = _store(store)
@@ -350,14 +350,14 @@ def set_progress(
     if passage is not None:
         if chapter == 0:
             raise InvalidInput("--passage needs a chapter of 1 or more")
-        outline = {r["chapter_seq"]: r["passage_count"] for r in sql.chapter_outline(db.connect(), book.id)}
+        outline = {r.chapter_seq: r.passage_count for r in db.chapter_outline(book.id)}
         if not 1 <= passage <= outline[chapter]:
             raise InvalidInput(f"chapter {chapter} has passages 1 to {outline[chapter]}")
     with db.transaction() as tx:
         if chapter == 0:
-            sql.clear_position(tx, book.id)
+            tx.clear_position(book.id)
         else:
-            sql.set_position(tx, book.id, chapter, passage)
+            tx.set_position(book.id, chapter, passage)
     return get_book(book.id, db)
 
 
@@ -373,9 +373,9 @@ def caps_for(books: list[Book], spoilers: bool = False) -> list[Cap]:
     return [cap_for(b) for b in books]
 
 
-def series_books(name: str, store: Store | None = None) -> list[Book]:
+def series_books(name: str, store: Stores = None) -> list[Book]:
     db = _store(store)
-    ids = sql.books_in_series(db.connect(), name)
+    ids = db.books_in_series(name)
     if not ids:
         raise NotFound(f"no series named {name!r} in the library")
     return [get_book(i, db) for i in ids]

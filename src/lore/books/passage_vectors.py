@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lore.books.store import END, Cap
+from lore.books.store import END, Cap, PassageText
 from lore.core.embed import Embedder, get_embedder
 from lore.core.llm import model_subject
 from lore.core.store import Store
@@ -38,7 +38,7 @@ def passage_index(store: Store, space: Embedder | None = None) -> VectorIndex:
 
 
 def index_passages(
-    store: Store, book_id: int, rows: Sequence[Any], tick: Callable[[str, int, int], None]
+    store: Store, book_id: int, rows: Sequence[PassageText], tick: Callable[[str, int, int], None]
 ) -> int:
     """Embed and store a book's passages (inside the caller's transaction)."""
     index = passage_index(store)
@@ -47,12 +47,12 @@ def index_passages(
     for start in range(0, total, BATCH):
         batch = rows[start : start + BATCH]
         with model_subject(f"book:{book_id}"):  # embedding calls are counted against the book
-            vectors = index.space.embed([r["text"] for r in batch], progress=False)  # type: ignore[attr-defined]
+            vectors = index.space.embed([r.text for r in batch], progress=False)  # type: ignore[attr-defined]
         index.add(
             (
-                str(r["id"]),
+                str(r.id),
                 vec,
-                {"book_id": book_id, "chapter_seq": r["chapter_seq"], "passage_seq": r["passage_seq"]},
+                {"book_id": book_id, "chapter_seq": r.chapter_seq, "passage_seq": r.passage_seq},
             )
             for r, vec in zip(batch, vectors, strict=True)
         )

@@ -23,13 +23,11 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lore.books import store as sql
-from lore.books.library import Book, caps_for, find_book, open_books, series_books
+from lore.books.library import Book, Stores, caps_for, find_book, open_books, series_books
 from lore.books.passage_vectors import embedder, vector_search
 from lore.books.query import Query, names_the_role, parse
-from lore.books.store import END, Cap
+from lore.books.store import END, BooksStore, Cap
 from lore.core.config import load_settings
-from lore.core.store import Store
 
 RRF_K = 60
 BM25_K1, BM25_B = 1.2, 0.75
@@ -91,7 +89,7 @@ def relevance_floor(name: str) -> float:
 
 
 def search_book(
-    ref: str | int, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+    ref: str | int, query: str, k: int = 5, *, spoilers: bool = False, store: Stores = None
 ) -> SearchResult:
     """Search one book within the reader's position (`spoilers` lifts the cap)."""
     db = open_books(store)
@@ -99,7 +97,7 @@ def search_book(
 
 
 def search_series(
-    name: str, query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+    name: str, query: str, k: int = 5, *, spoilers: bool = False, store: Stores = None
 ) -> SearchResult:
     """Search every book of a series, each under its own cap."""
     db = open_books(store)
@@ -107,7 +105,7 @@ def search_series(
 
 
 def search_books(
-    books: list[Book], query: str, k: int = 5, *, spoilers: bool = False, store: Store | None = None
+    books: list[Book], query: str, k: int = 5, *, spoilers: bool = False, store: Stores = None
 ) -> SearchResult:
     db = open_books(store)
     query = " ".join(query.split())
@@ -135,16 +133,15 @@ def search_books(
 
 
 def ranked(
-    db: Store, caps: list[Cap], question: Query, floor: float, limit: int
+    db: BooksStore, caps: list[Cap], question: Query, floor: float, limit: int
 ) -> tuple[list[PassageHit], list[PassageHit]]:
     """Visible passages that clear the relevance floor, best first by fused rank: those that
     answer the question, and all the relevant ones. They are the same list, except for "who is
     the ROLE?", whose answers must name someone as the role."""
     if not question.text or all(c.chapter <= 0 for c in caps):
         return [], []
-    conn = db.connect()
-    lexical = _lexical(conn, caps, question.groups, limit)
-    vectors = {int(h.key): h.score for h in vector_search(db, caps, question.text, limit)}
+    lexical = _lexical(db, caps, question.groups, limit)
+    vectors = {int(h.key): h.score for h in vector_search(db.store, caps, question.text, limit)}
     fused: dict[int, float] = {}
     for rank, pid in enumerate(lexical["order"]):
         fused[pid] = fused.get(pid, 0.0) + 1.0 / (RRF_K + rank + 1)
@@ -155,16 +152,16 @@ def ranked(
         for pid in fused
         if lexical["coverage"].get(pid, 0.0) >= COVERAGE_FLOOR or vectors.get(pid, -1.0) >= floor
     ]
-    rows = {r["id"]: r for r in sql.passages_by_id(conn, caps, keep)}
+    rows = {r.id: r for r in db.passages_by_id(caps, keep)}
     related = [
         PassageHit(
             passage_id=pid,
-            book_id=r["book_id"],
-            chapter=r["chapter_seq"],
-            passage=r["passage_seq"],
-            start=r["start"],
-            end=r["end"],
-            text=r["text"],
+            book_id=r.book_id,
+            chapter=r.chapter_seq,
+            passage=r.passage_seq,
+            start=r.start,
+            end=r.end,
+            text=r.text,
             score=round(fused[pid], 6),
             bm25=lexical["bm25"].get(pid),
             cosine=_rounded(vectors.get(pid)),
@@ -177,13 +174,13 @@ def ranked(
     if question.role is None:
         return related, related
     names: dict[int, list[tuple[int, int]]] = {}
-    for m in sql.names_in_passages(conn, caps, [h.passage_id for h in related]):
-        names.setdefault(m["passage_id"], []).append((m["start"], m["end"]))
+    for m in db.names_in_passages(caps, [h.passage_id for h in related]):
+        names.setdefault(m.passage_id, []).append((m.start, m.end))
     answers = [h for h in related if names_the_role(h.text, names.get(h.passage_id, []), question.role)]
     return answers, related
 
 
-def _lexical(conn: Any, caps: list[Cap], groups: list[tuple[str, ...]], limit: int) -> dict[str, Any]:
+def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], limit: int) -> dict[str, Any]:
     """BM25 order of visible passages, and each candidate's IDF-weighted share of the question.
 
     Each group is one content word of the question with its synonyms: a passage holds the word
@@ -193,19 +190,19 @@ def _lexical(conn: Any, caps: list[Cap], groups: list[tuple[str, ...]], limit: i
     empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}}
     if not groups:
         return empty
-    total, mean_size = sql.visible_size(conn, caps)
+    total, mean_size = db.visible_size(caps)
     scores: dict[int, float] = {}
     weights: list[float] = []
     holders: list[set[int]] = []
     for group in groups:
-        rows = sql.term_hits(conn, caps, " OR ".join(f'"{w}"' for w in group))
+        rows = db.term_hits(caps, " OR ".join(f'"{w}"' for w in group))
         df = len(rows)
-        holders.append({r["id"] for r in rows})
+        holders.append({r.id for r in rows})
         weights.append(math.log(1.0 + total / (df + 0.5)))
         idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
         for r in rows:
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * r["size"] / max(mean_size, 1.0))
-            scores[r["id"]] = scores.get(r["id"], 0.0) + idf * r["tf"] * (BM25_K1 + 1.0) / (r["tf"] + norm)
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * r.size / max(mean_size, 1.0))
+            scores[r.id] = scores.get(r.id, 0.0) + idf * r.tf * (BM25_K1 + 1.0) / (r.tf + norm)
     order = sorted(scores, key=lambda pid: (-scores[pid], pid))[:limit]
     whole = sum(weights) or 1.0
     coverage = {

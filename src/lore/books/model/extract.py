@@ -22,14 +22,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lore.books import store as sql
-from lore.books.library import find_book, open_books
+from lore.books.library import Stores, find_book, open_books
 from lore.books.model.schema import SYSTEM, ChunkFacts, chunk_prompt
-from lore.books.names.evidence import NameFinder, Position
+from lore.books.names.evidence import NameFinder, PassageRef, Position
 from lore.books.names.finder import TITLES
+from lore.books.store import BooksStore, ChapterPassage
 from lore.core.llm import BOOKS_EXTRACT, ModelClient, model_run, totals
 from lore.core.quotes import find_quote
-from lore.core.store import Store
 
 CHUNK_WORDS = 1200
 BATCH = 8
@@ -49,7 +48,7 @@ class Verified:
 
     kind: str  # "entity", "relation" or "identity"
     item: Any
-    passage: Any
+    passage: ChapterPassage
     quote: str
     quote_start: int  # chapter offsets
     quote_end: int
@@ -57,7 +56,7 @@ class Verified:
 
     @property
     def position(self) -> tuple[int, int]:
-        return (self.passage["chapter_seq"], self.passage["passage_seq"])
+        return (self.passage.chapter_seq, self.passage.passage_seq)
 
     def names(self) -> list[str]:
         """Every name the item uses: its entity and aliases, or the two ends it links."""
@@ -92,15 +91,15 @@ def subject_of(book_id: int) -> str:
     return f"book:{book_id}"
 
 
-def chunks_of(rows: list[Any], limit: int = CHUNK_WORDS) -> list[Chunk]:
+def chunks_of(rows: list[ChapterPassage], limit: int = CHUNK_WORDS) -> list[Chunk]:
     """Consecutive passages of one chapter, up to about `limit` words per chunk."""
     out: list[Chunk] = []
     words = 0
     for row in rows:
-        size = len(row["text"].split())
+        size = len(row.text.split())
         last = out[-1] if out else None
-        if last is None or last.chapter != row["chapter_seq"] or words + size > limit:
-            out.append(Chunk(row["chapter_seq"], row["chapter_title"], []))
+        if last is None or last.chapter != row.chapter_seq or words + size > limit:
+            out.append(Chunk(row.chapter_seq, row.chapter_title, []))
             words = 0
         out[-1].passages.append(row)
         words += size
@@ -108,7 +107,7 @@ def chunks_of(rows: list[Any], limit: int = CHUNK_WORDS) -> list[Chunk]:
 
 
 def extract_book(
-    ref: str | int, *, store: Store | None = None, progress: Callable[[str, int, int], None] | None = None
+    ref: str | int, *, store: Stores = None, progress: Callable[[str, int, int], None] | None = None
 ) -> ExtractReport:
     """Run the model over a book and replace its model layer; needs a configured model."""
     db = open_books(store)
@@ -116,7 +115,7 @@ def extract_book(
     subject = subject_of(book.id)
     client = ModelClient(task=BOOKS_EXTRACT, subject=subject)
     label = client.spec().label  # raises NeedsModel (with how to set one up) before any work
-    rows = sql.chapter_passages(db.connect(), book.id)
+    rows = db.chapter_passages(book.id)
     chunks = chunks_of(rows)
     tick = progress or (lambda stage, done, total: None)
     results: list[Any] = []
@@ -124,7 +123,7 @@ def extract_book(
         for start in range(0, len(chunks), BATCH):
             batch = chunks[start : start + BATCH]
             prompts = [
-                chunk_prompt(book.title, c.title, [(i, p["text"]) for i, p in enumerate(c.passages, 1)])
+                chunk_prompt(book.title, c.title, [(i, p.text) for i, p in enumerate(c.passages, 1)])
                 for c in batch
             ]
             results += client.structured_many_sync(prompts, ChunkFacts, system=SYSTEM, return_exceptions=True)
@@ -137,12 +136,14 @@ def extract_book(
         good, bad = verify(chunk, result.value)
         verified += good
         rejected += bad
-    placed = place_names(verified, NameFinder(rows))
+    placed = place_names(
+        verified, NameFinder([PassageRef(r.id, r.chapter_seq, r.passage_seq, r.text) for r in rows])
+    )
     rejected += placed.dropped_items
     with db.transaction() as tx:
-        sql.clear_model_layer(tx, book.id)
+        tx.clear_model_layer(book.id)
         counts = _write(tx, book.id, placed, label)
-        sql.record_model_run(tx, book.id, label, len(chunks), failed, len(placed.items), rejected)
+        tx.record_model_run(book.id, label, len(chunks), failed, len(placed.items), rejected)
     used = totals(subject=subject)
     return ExtractReport(
         book.id,
@@ -164,7 +165,7 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
     good: list[Verified] = []
     rejected = 0
     last = chunk.passages[-1]
-    horizon = (last["chapter_seq"], last["passage_seq"])
+    horizon = (last.chapter_seq, last.passage_seq)
     items = (
         [("entity", e) for e in facts.entities]
         + [("relation", r) for r in facts.relations]
@@ -175,7 +176,7 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
             rejected += 1
             continue
         passage = chunk.passages[item.passage - 1]
-        span = find_quote(item.quote, passage["text"])
+        span = find_quote(item.quote, passage.text)
         if span is None:
             rejected += 1
             continue
@@ -184,9 +185,9 @@ def verify(chunk: Chunk, facts: ChunkFacts) -> tuple[list[Verified], int]:
                 kind,
                 item,
                 passage,
-                passage["text"][span.start : span.end],
-                passage["start"] + span.start,
-                passage["start"] + span.end,
+                passage.text[span.start : span.end],
+                passage.start + span.start,
+                passage.start + span.end,
                 horizon,
             )
         )
@@ -292,7 +293,7 @@ def place_names(items: list[Verified], finder: NameFinder) -> PlacedNames:
     gives is dropped."""
     out = PlacedNames()
     for v in items:
-        where: Position = (v.passage["id"], *v.position)
+        where: Position = (v.passage.id, *v.position)
         known: dict[str, Position] = {}
         for name in v.names():
             name = " ".join(name.split())
@@ -313,7 +314,7 @@ def place_names(items: list[Verified], finder: NameFinder) -> PlacedNames:
     return out
 
 
-def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int, int, int]:
+def _write(tx: BooksStore, book_id: int, placed: PlacedNames, label: str) -> tuple[int, int, int]:
     rank = {"entity": 0, "relation": 1, "identity": 2}
     steps = sorted(
         [((v.position, rank[v.kind]), (v, names, where)) for v, names, where in placed.items]
@@ -343,23 +344,21 @@ def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int,
         if first != second:
             relation = IDENTIFIED_AS if v.kind == "identity" else " ".join(v.item.relation.lower().split())
             edges.append((first, second, relation, v))
-    ids = {eid: sql.insert_model_entity(tx, book_id, kind, label) for eid, kind in resolver.kinds.items()}
-    sql.insert_model_names(
-        tx,
+    ids = {eid: tx.insert_model_entity(book_id, kind, label) for eid, kind in resolver.kinds.items()}
+    tx.insert_model_names(
         [
             (ids[eid], book_id, name, pid, ch, ps)
             for eid, names in resolver.names.items()
             for name, (pid, ch, ps) in names.items()
         ],
     )
-    sql.insert_model_facts(
-        tx,
+    tx.insert_model_facts(
         [
             (
                 book_id,
                 ids[eid],
                 v.item.description,
-                v.passage["id"],
+                v.passage.id,
                 *v.position,
                 v.quote,
                 v.quote_start,
@@ -370,15 +369,14 @@ def _write(tx: Any, book_id: int, placed: PlacedNames, label: str) -> tuple[int,
             for eid, v in facts
         ],
     )
-    sql.insert_model_relations(
-        tx,
+    tx.insert_model_relations(
         [
             (
                 book_id,
                 ids[s],
                 ids[t],
                 rel,
-                v.passage["id"],
+                v.passage.id,
                 *v.position,
                 v.quote,
                 v.quote_start,

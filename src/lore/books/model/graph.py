@@ -10,95 +10,94 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from lore.books import store as sql
 from lore.books.names.display import choose_display
-from lore.books.store import Cap
+from lore.books.store import BooksStore, Cap, ModelRelation
 
 
-def display_names(conn: Any, caps: list[Cap], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
+def display_names(db: BooksStore, caps: list[Cap], ids: list[int]) -> dict[int, tuple[str, list[str]]]:
     forms: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    for row in sql.model_names(conn, caps, ids):
-        forms[row["entity_id"]].append((row["form"], row["n"]))
+    for row in db.model_names(caps, ids):
+        forms[row.entity_id].append((row.form, row.n))
     return {eid: choose_display(f) for eid, f in forms.items()}
 
 
-def entity_rows(conn: Any, caps: list[Cap], kind: str | None, limit: int) -> list[dict[str, Any]]:
-    rows = sql.model_entity_list(conn, caps, kind, limit)
-    names = display_names(conn, caps, [r["id"] for r in rows])
+def entity_rows(db: BooksStore, caps: list[Cap], kind: str | None, limit: int) -> list[dict[str, Any]]:
+    rows = db.model_entity_list(caps, kind, limit)
+    names = display_names(db, caps, [r.id for r in rows])
     return [
         {
-            "id": r["id"],
-            "name": names[r["id"]][0],
-            "kind": r["kind"],
-            "mentions": r["passages"],
-            "passages": r["passages"],
-            "first_chapter": r["first_chapter"],
-            "chapters": r["chapters"],
-            "aliases": names[r["id"]][1],
+            "id": r.id,
+            "name": names[r.id][0],
+            "kind": r.kind,
+            "mentions": r.passages,
+            "passages": r.passages,
+            "first_chapter": r.first_chapter,
+            "chapters": r.chapters,
+            "aliases": names[r.id][1],
         }
         for r in rows
     ]
 
 
-def resolve(conn: Any, caps: list[Cap], name: str) -> int | None:
-    rows = sql.model_entity_by_name(conn, caps, name)
+def resolve(db: BooksStore, caps: list[Cap], name: str) -> int | None:
+    rows = db.model_entity_by_name(caps, name)
     if rows:
-        return rows[0]["entity_id"]
+        return rows[0].entity_id
     from lore.books.model.extract import name_key
 
     wanted = name_key(name)
-    for row in entity_rows(conn, caps, None, 100000):
+    for row in entity_rows(db, caps, None, 100000):
         if wanted in {name_key(n) for n in [row["name"], *row["aliases"]]}:
             return row["id"]
     return None
 
 
-def profile(conn: Any, caps: list[Cap], entity_id: int, limit: int = 20) -> dict[str, Any] | None:
-    row = next((r for r in entity_rows(conn, caps, None, 100000) if r["id"] == entity_id), None)
+def profile(db: BooksStore, caps: list[Cap], entity_id: int, limit: int = 20) -> dict[str, Any] | None:
+    row = next((r for r in entity_rows(db, caps, None, 100000) if r["id"] == entity_id), None)
     if row is None:
         return None
     facts = [
         {
-            "text": f["text"],
-            "quote": f["quote"],
-            "chapter": f["chapter_seq"],
-            "passage": f["passage_seq"],
-            "passage_id": f["passage_id"],
-            "extracted_by": f["extracted_by"],
+            "text": f.text,
+            "quote": f.quote,
+            "chapter": f.chapter_seq,
+            "passage": f.passage_seq,
+            "passage_id": f.passage_id,
+            "extracted_by": f.extracted_by,
         }
-        for f in sql.model_facts(conn, caps, entity_id, limit)
+        for f in db.model_facts(caps, entity_id, limit)
     ]
-    relations = _relations(conn, caps, sql.model_relations(conn, caps, entity_id, limit))
+    relations = _relations(db, caps, db.model_relations(caps, entity_id, limit))
     return {**row, "facts": facts, "relations": relations}
 
 
-def graph(conn: Any, caps: list[Cap], limit: int) -> dict[str, Any]:
-    rows = sql.model_relations(conn, caps, None, limit)
-    edges = _relations(conn, caps, rows)
+def graph(db: BooksStore, caps: list[Cap], limit: int) -> dict[str, Any]:
+    rows = db.model_relations(caps, None, limit)
+    edges = _relations(db, caps, rows)
     ids = sorted({e["source"] for e in edges} | {e["target"] for e in edges})
-    names = display_names(conn, caps, ids)
-    kinds = sql.model_kinds(conn, ids)
+    names = display_names(db, caps, ids)
+    kinds = db.model_kinds(ids)
     return {
         "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "character")} for i in ids],
         "edges": edges,
     }
 
 
-def _relations(conn: Any, caps: list[Cap], rows: list[Any]) -> list[dict[str, Any]]:
-    ids = sorted({r["source_id"] for r in rows} | {r["target_id"] for r in rows})
-    names = display_names(conn, caps, ids)
+def _relations(db: BooksStore, caps: list[Cap], rows: list[ModelRelation]) -> list[dict[str, Any]]:
+    ids = sorted({r.source_id for r in rows} | {r.target_id for r in rows})
+    names = display_names(db, caps, ids)
     return [
         {
-            "source": r["source_id"],
-            "target": r["target_id"],
-            "source_name": names[r["source_id"]][0],
-            "target_name": names[r["target_id"]][0],
-            "kind": r["relation"],
-            "quote": r["quote"],
-            "chapter": r["chapter_seq"],
-            "passage": r["passage_seq"],
-            "passage_id": r["passage_id"],
-            "extracted_by": r["extracted_by"],
+            "source": r.source_id,
+            "target": r.target_id,
+            "source_name": names[r.source_id][0],
+            "target_name": names[r.target_id][0],
+            "kind": r.relation,
+            "quote": r.quote,
+            "chapter": r.chapter_seq,
+            "passage": r.passage_seq,
+            "passage_id": r.passage_id,
+            "extracted_by": r.extracted_by,
         }
         for r in rows
     ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from lore.books.names.finder import TITLES
 
@@ -52,20 +52,30 @@ def name_pattern(name: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![^\W_])" + _GAP.join(_word_pattern(w) for w in words) + r"(?![^\W_])")
 
 
+@dataclass(frozen=True)
+class PassageRef:
+    """A passage as name evidence needs it: where it is, and its text."""
+
+    id: int
+    chapter_seq: int
+    passage_seq: int
+    text: str
+
+
 class NameFinder:
     """The first passage, in reading order, whose text contains a name."""
 
-    def __init__(self, passages: Sequence[Any]):
-        """`passages`: rows with id, chapter_seq and passage_seq and text, in reading order."""
+    def __init__(self, passages: Sequence[PassageRef]):
+        """`passages`: in reading order."""
         self._where: list[Position] = []
         self._starts: list[int] = []
         pieces: list[str] = []
         offset = 0
         for row in passages:
-            self._where.append((row["id"], row["chapter_seq"], row["passage_seq"]))
+            self._where.append((row.id, row.chapter_seq, row.passage_seq))
             self._starts.append(offset)
-            pieces.append(row["text"])
-            offset += len(row["text"]) + len(_SEPARATOR)
+            pieces.append(row.text)
+            offset += len(row.text) + len(_SEPARATOR)
         self._text = _SEPARATOR.join(pieces)
         self._found: dict[str, Position | None] = {}
 
