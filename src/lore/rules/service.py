@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import secrets
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -424,5 +424,5 @@ def agent_outcomes(project: Project, limit: int = 500) -> dict[str, dict[str, An
     waiting) and why, so the UI can show the gate's reason next to the rule."""
     latest: dict[str, dict[str, Any]] = {}
     for row in session_store().outcomes(project.id, limit):  # newest first
-        latest.setdefault(row["rule_id"], row)
+        latest.setdefault(row.rule_id, asdict(row))
     return latest

@@ -221,6 +221,12 @@ class RulesStore:
     def _conn(self) -> sqlite3.Connection:
         return self.store.connect()
 
+    @contextmanager
+    def transaction(self) -> Iterator[RulesStore]:
+        """One write transaction over several calls: the calls made inside join it."""
+        with self.store.transaction():
+            yield self
+
     # -- projects -------------------------------------------------------------------------
     def projects(self) -> list[Project]:
         rows = self._conn().execute("SELECT * FROM projects ORDER BY name")

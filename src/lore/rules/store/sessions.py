@@ -15,6 +15,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from lore.core.store import Migration, StoreBusy, StoreError
 from lore.rules.store.rules import MIGRATIONS, RulesStore, rules_store
@@ -113,6 +114,17 @@ def _flush_at_exit() -> None:
         writer.flush(timeout=60)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One gate decision a session recorded for a rule (activated, pending...) and why."""
+
+    session_id: str
+    rule_id: str
+    outcome: str
+    reason: str
+    at: float
+
+
 class SessionStore:
     def __init__(self, rules: RulesStore):
         self.rules = rules
@@ -173,13 +185,14 @@ class SessionStore:
         )
         return row[0]
 
-    def outcomes(self, project_id: int, limit: int = 200) -> list[dict]:
+    def outcomes(self, project_id: int, limit: int = 200) -> list[Outcome]:
+        """What sessions did with the project's rules, newest first."""
         rows = self.store.connect().execute(
             "SELECT session_id, rule_id, outcome, reason, at FROM activations WHERE project_id = ?"
             " ORDER BY at DESC LIMIT ?",
             (project_id, limit),
         )
-        return [dict(r) for r in rows]
+        return [Outcome(*r) for r in rows]
 
 
 def session_store() -> SessionStore:
