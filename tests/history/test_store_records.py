@@ -1,0 +1,32 @@
+"""The history store hands out records: a sample of its reads on a real ingested repository."""
+
+from __future__ import annotations
+
+from lore.history import store as sql
+from lore.history.ingest.git import ingest_git
+from lore.history.repos import resolve_repo
+from support.records import records_only
+
+
+def test_history_reads_return_records(history_repo) -> None:
+    ingest_git(history_repo.root)
+    repo = resolve_repo(str(history_repo.root))
+    db = sql.open_history()
+    file = db.find_node(repo.id, "file", "src/helpers.py")
+    assert file is not None
+    commits = db.find_commit_by_prefix(repo.id, "")
+    segments = [(file.id, float("-inf"), float("inf"))]
+    records_only(
+        repos=db.list_repos(),
+        repo=db.repo_by_id(repo.id),
+        node=file,
+        people=db.find_people(repo.id, "bob"),
+        files=db.find_files_by_suffix(repo.id, "helpers.py"),
+        changes=db.changes(repo.id),
+        renames=db.renames(repo.id),
+        timeline=db.file_timeline(segments),
+        commit_details=db.commit_details([c.id for c in commits]),
+        stats=db.stats(repo.id),
+        walk=db.graph.walk(file.id, depth=2),
+        parents=db.commit_parents(repo.id),
+    )
