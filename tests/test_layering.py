@@ -31,7 +31,7 @@ SQL = re.compile(
 )
 # strings that look like SQL but are data Lore never runs, each with the file it is in
 SQL_AS_DATA = {("rules/demo.py", "CREATE TABLE orders")}  # a file of the demo repository
-DRIVER_CALLS = {"execute", "executemany", "executescript", "fetchone", "fetchall", "cursor"}
+DRIVER_CALLS = {"connect", "execute", "executemany", "executescript", "fetchone", "fetchall", "cursor"}
 
 
 def _modules() -> Iterator[Path]:

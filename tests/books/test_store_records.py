@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lore.books import library
 from lore.books import store as sql
 from lore.books.store import END, Cap
+from lore.core.errors import AlreadyExists
 from support.records import records_only
 
 
@@ -28,3 +31,26 @@ def test_books_reads_return_records(mystery: library.Book) -> None:
         chapter_passages=db.chapter_passages(mystery.id),
         size=db.visible_size(caps),
     )
+
+
+def test_the_same_file_imported_meanwhile_is_already_exists_and_the_book_is_kept(
+    mystery: library.Book,
+) -> None:
+    db = sql.books_store()
+    before = db.list_books()
+    (sha,) = (
+        db.store.connect().execute("SELECT source_sha256 FROM books WHERE id = ?", (mystery.id,)).fetchone()
+    )
+    with pytest.raises(AlreadyExists, match="already in the library"), db.transaction() as tx:
+        tx.insert_book(
+            title="Copy",
+            authors=[],
+            series=None,
+            series_index=None,
+            fmt="txt",
+            source_path="/elsewhere/copy.txt",
+            sha256=sha,
+            word_count=1,
+            notes="",
+        )
+    assert db.list_books() == before

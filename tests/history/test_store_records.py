@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from lore.core.errors import AlreadyExists
 from lore.history import store as sql
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
@@ -30,3 +33,13 @@ def test_history_reads_return_records(history_repo) -> None:
         walk=db.graph.walk(file.id, depth=2),
         parents=db.commit_parents(repo.id),
     )
+
+
+def test_a_taken_repository_identity_is_already_exists_and_the_first_is_kept() -> None:
+    db = sql.open_history()
+    first = db.repo_by_id(db.create_repo("app", "/src/app", None))
+    with pytest.raises(AlreadyExists, match="already exists"):
+        db.create_repo("app-2", "/src/app", None)
+    with pytest.raises(AlreadyExists):
+        db.create_repo("app", "/src/other", None)
+    assert db.list_repos() == [first]

@@ -8,6 +8,7 @@ is filtered by SQLite itself and never reaches Python. `visible(alias)` is that 
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lore.core.errors import AlreadyExists
 from lore.core.store import Migration, Store, open_store
 from lore.core.store.binding import in_marks
 
@@ -529,23 +531,27 @@ class BooksStore:
         word_count: int,
         notes: str,
     ) -> int:
+        """A new book; `AlreadyExists` when the same file (by hash) was imported meanwhile."""
         conn = self.store.connect()
-        cur = conn.execute(
-            "INSERT INTO books (title, authors, series, series_index, format, source_path,"
-            " source_sha256, word_count, notes, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                title,
-                json.dumps(authors),
-                series,
-                series_index,
-                fmt,
-                source_path,
-                sha256,
-                word_count,
-                notes,
-                time.time(),
-            ),
-        )
+        try:
+            cur = conn.execute(
+                "INSERT INTO books (title, authors, series, series_index, format, source_path,"
+                " source_sha256, word_count, notes, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    title,
+                    json.dumps(authors),
+                    series,
+                    series_index,
+                    fmt,
+                    source_path,
+                    sha256,
+                    word_count,
+                    notes,
+                    time.time(),
+                ),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise AlreadyExists(f"{title!r} is already in the library (same file)") from exc
         return int(cur.lastrowid or 0)
 
     def insert_chapter(

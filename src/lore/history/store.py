@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from lore.core.errors import NotFound
+from lore.core.errors import AlreadyExists, NotFound
 from lore.core.graph import GraphTables
 from lore.core.store import Migration, Store, open_store
 from lore.core.store.binding import in_marks
@@ -351,13 +351,19 @@ class HistoryStore:
         return _repo(row) if row else None
 
     def create_repo(self, name: str, path: str | None, github: str | None) -> int:
+        """A new repository; `AlreadyExists` when its name, folder or slug is taken."""
         conn = self.store.connect()
         now = time.time()
-        cur = conn.execute(
-            "INSERT INTO history_repos (name, path, github, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-            (name, path, github, now, now),
-        )
-        return int(cur.lastrowid)
+        try:
+            cur = conn.execute(
+                "INSERT INTO history_repos (name, path, github, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (name, path, github, now, now),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise AlreadyExists(
+                f"a repository named {name!r} (or at {path or github}) already exists"
+            ) from exc
+        return int(cur.lastrowid or 0)
 
     def set_repo_path(self, repo_id: int, path: str) -> None:
         conn = self.store.connect()
