@@ -308,6 +308,65 @@ def _node(row: sqlite3.Row) -> Node:
     return Node(row["id"], row["kind"], row["key"], row["label"], row["at"], row["degree"])
 
 
+# Two reads too long for a line: what happened to a path, and every commit, PR and issue behind
+# a file (`{values}` is one `(?, ?, ?)` per stretch of time a path held the file).
+_PATH_EVENTS = """
+SELECT ch.at, ch.status, o.id FROM history_changes ch
+LEFT JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path
+WHERE ch.file_id = ?2 AND ch.status IN ('A', 'R', 'D')
+UNION
+SELECT e.at, 'R', e.dst FROM history_edges e WHERE e.src = ?2 AND e.rel = 'RENAMED_FROM'
+UNION
+SELECT e.at, 'X', e.src FROM history_edges e INDEXED BY history_edges_dst
+WHERE e.dst = ?2 AND e.rel = 'RENAMED_FROM'
+ORDER BY 1
+"""
+
+_FILE_TIMELINE = """
+WITH seg(file_id, since, until) AS (VALUES {values}),
+touching AS (
+    SELECT e.src AS id, MIN(e.at) AS at FROM seg s
+    JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
+    WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
+),
+prs AS (
+    SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
+        SELECT t.id, 1 AS depth, 'MODIFIED' AS how FROM touching t
+        JOIN history_nodes n ON n.id = t.id WHERE n.kind = 'pr'
+        UNION ALL
+        SELECT e.dst, 2, 'PART_OF' FROM touching t JOIN history_edges e ON e.src = t.id
+        WHERE e.rel = 'PART_OF'
+    ) GROUP BY id
+),
+linked AS (
+    SELECT other AS id, MIN(depth) + 1 AS depth, MIN(rel) AS how FROM (
+        SELECT e.dst AS other, p.depth, e.rel FROM prs p JOIN history_edges e ON e.src = p.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+        UNION ALL
+        SELECT e.src, p.depth, e.rel FROM prs p
+        JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = p.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+        UNION ALL
+        SELECT e.dst, 1, e.rel FROM touching t JOIN history_edges e ON e.src = t.id
+        WHERE e.rel IN ('CLOSES', 'MENTIONS')
+    ) GROUP BY other
+),
+alls AS (
+    SELECT id, depth, how FROM (
+        SELECT id, depth, how, ROW_NUMBER() OVER (PARTITION BY id ORDER BY depth, how) AS r
+        FROM (
+            SELECT id, 1 AS depth, 'MODIFIED' AS how FROM touching
+            UNION ALL SELECT id, depth, how FROM prs
+            UNION ALL SELECT id, depth, how FROM linked
+        )
+    ) WHERE r = 1
+)
+SELECT n.id, n.kind, n.key, n.label, n.at, a.depth, a.how
+FROM alls a JOIN history_nodes n ON n.id = a.id
+ORDER BY a.depth, n.at IS NULL, n.at DESC, n.kind, n.key
+"""
+
+
 # ---------------------------------------------------------------- the store
 
 
@@ -327,6 +386,8 @@ class HistoryStore:
         """One write transaction over several calls (a batch and its checkpoint)."""
         with self.store.transaction():
             yield self
+
+    # ---------------------------------------------------------------- repositories, sync, locks
 
     def repo_by_path(self, path: str) -> Repo | None:
         conn = self.store.connect()
@@ -724,17 +785,7 @@ class HistoryStore:
         """
         conn = self.store.connect()
         rows = conn.execute(
-            """
-    SELECT ch.at, ch.status, o.id FROM history_changes ch
-    LEFT JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path
-    WHERE ch.file_id = ?2 AND ch.status IN ('A', 'R', 'D')
-    UNION
-    SELECT e.at, 'R', e.dst FROM history_edges e WHERE e.src = ?2 AND e.rel = 'RENAMED_FROM'
-    UNION
-    SELECT e.at, 'X', e.src FROM history_edges e INDEXED BY history_edges_dst
-    WHERE e.dst = ?2 AND e.rel = 'RENAMED_FROM'
-    ORDER BY 1
-    """,
+            _PATH_EVENTS,
             (repo_id, file_id),
         ).fetchall()
         return [(at, event, other) for at, event, other in rows if at is not None]
@@ -786,49 +837,7 @@ class HistoryStore:
         values = ", ".join("(?, ?, ?)" for _ in segments)
         params: list[Any] = [x for seg in segments for x in seg]
         rows = conn.execute(
-            f"""
-WITH seg(file_id, since, until) AS (VALUES {values}),
-touching AS (
-        SELECT e.src AS id, MIN(e.at) AS at FROM seg s
-        JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
-        WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
-),
-prs AS (
-        SELECT id, MIN(depth) AS depth, MIN(how) AS how FROM (
-            SELECT t.id, 1 AS depth, 'MODIFIED' AS how FROM touching t
-            JOIN history_nodes n ON n.id = t.id WHERE n.kind = 'pr'
-            UNION ALL
-            SELECT e.dst, 2, 'PART_OF' FROM touching t JOIN history_edges e ON e.src = t.id
-            WHERE e.rel = 'PART_OF'
-        ) GROUP BY id
-),
-linked AS (
-        SELECT other AS id, MIN(depth) + 1 AS depth, MIN(rel) AS how FROM (
-            SELECT e.dst AS other, p.depth, e.rel FROM prs p JOIN history_edges e ON e.src = p.id
-            WHERE e.rel IN ('CLOSES', 'MENTIONS')
-            UNION ALL
-            SELECT e.src, p.depth, e.rel FROM prs p
-            JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = p.id
-            WHERE e.rel IN ('CLOSES', 'MENTIONS')
-            UNION ALL
-            SELECT e.dst, 1, e.rel FROM touching t JOIN history_edges e ON e.src = t.id
-            WHERE e.rel IN ('CLOSES', 'MENTIONS')
-        ) GROUP BY other
-),
-alls AS (
-        SELECT id, depth, how FROM (
-            SELECT id, depth, how, ROW_NUMBER() OVER (PARTITION BY id ORDER BY depth, how) AS r
-            FROM (
-                SELECT id, 1 AS depth, 'MODIFIED' AS how FROM touching
-                UNION ALL SELECT id, depth, how FROM prs
-                UNION ALL SELECT id, depth, how FROM linked
-            )
-        ) WHERE r = 1
-)
-SELECT n.id, n.kind, n.key, n.label, n.at, a.depth, a.how
-FROM alls a JOIN history_nodes n ON n.id = a.id
-ORDER BY a.depth, n.at IS NULL, n.at DESC, n.kind, n.key
-    """,
+            _FILE_TIMELINE.format(values=values),
             params,
         )
         return [TimelineEntry(*r) for r in rows]
