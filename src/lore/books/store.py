@@ -455,7 +455,7 @@ def visible(alias: str) -> str:
     )
 
 
-# -- writes -------------------------------------------------------------------------------------
+# -- SQL pieces the reads share ---------------------------------------------------------------
 
 
 _BOOK_COLUMNS = (
@@ -511,6 +511,8 @@ class BooksStore:
         """One write transaction over several calls (a whole import, a model layer)."""
         with self.store.transaction():
             yield self
+
+    # -- writes ---------------------------------------------------------------------------------
 
     def find_by_hash(self, sha256: str) -> BookRef | None:
         conn = self.store.connect()
