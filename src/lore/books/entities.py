@@ -88,8 +88,8 @@ def characters(
     if _use_model(db, book, source):
         if kind is not None and kind not in MODEL_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(MODEL_KINDS)}")
-        rows = model_graph.entity_rows(db, caps, kind, max(1, limit))
-        return book, [EntitySummary(**r, source="model") for r in rows]
+        model_rows = model_graph.entity_rows(db, caps, kind, max(1, limit))
+        return book, [EntitySummary(**r, source="model") for r in model_rows]
     if kind is not None and kind not in NAME_KINDS:
         raise InvalidInput(
             f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
@@ -238,9 +238,9 @@ def _resolve(db: BooksStore, caps: list[Any], book: Book, name: str) -> int:
     wanted = " ".join(name.split())
     if not wanted:
         raise InvalidInput("name a character, place or other entity")
-    rows = db.entities_by_form(caps, wanted)
-    if rows:
-        return rows[0].entity_id
+    exact = db.entities_by_form(caps, wanted)
+    if exact:
+        return exact[0].entity_id
     rows = db.autocomplete(caps, wanted, 20)
     ids = list(dict.fromkeys(r.entity_id for r in rows))
     if len(ids) == 1:

@@ -254,7 +254,9 @@ def sqlite_vec_connection(path: Path | None) -> Any:
     module: Any = sqlite3
     if not hasattr(sqlite3.Connection, "enable_load_extension"):
         try:
-            import sqlean as module
+            import sqlean
+
+            module = sqlean
         except ImportError as exc:
             raise InvalidInput(
                 "this Python's sqlite3 cannot load extensions; `pip install 'lore-mem[vec]'`"

@@ -7,8 +7,10 @@ read last time are remembered, so the next run asks git only for commits after t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.history import store as sql
@@ -30,7 +32,7 @@ from lore.history.store import HistoryStore
 
 BATCH_COMMITS = 5000
 
-WRITERS = {
+WRITERS: dict[str, Callable[[HistoryStore, Any], None]] = {
     "commits": HistoryStore.insert_commits,
     "changes": HistoryStore.insert_changes,
     "people": HistoryStore.upsert_people,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -44,7 +45,7 @@ PER_PAGE = 100
 SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 CONNECT_PAIRING = 120.0  # seconds between a `connected` event and the PR cross-reference
 
-WRITERS = {
+WRITERS: dict[str, Callable[[HistoryStore, Any], None]] = {
     "items": HistoryStore.upsert_items,
     "comments": HistoryStore.upsert_comments,
     "people": HistoryStore.upsert_people,
@@ -204,9 +205,13 @@ class _Items:
                 }
             elif max_pages is not None and pages_done >= max_pages:
                 done_state["next"] = None  # the bounded run is complete
-            self.w.flush(WRITERS, extra=lambda db, s=done_state: db.set_sync(self.repo.id, "github", s))
+            self.w.flush(WRITERS, extra=self._checkpoint(done_state))
             self.report.pages += 1
         self.report.window = [lo, hi]
+
+    def _checkpoint(self, state: dict[str, Any]) -> Callable[[HistoryStore], None]:
+        """The sync state written in the same transaction as the page it describes."""
+        return lambda db: db.set_sync(self.repo.id, "github", state)
 
     # ------------------------------------------------------------ one item
 

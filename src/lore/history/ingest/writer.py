@@ -11,7 +11,7 @@ ingest ends (killed, failed, resumed): hub suppression depends on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lore.history.store import HistoryStore
@@ -28,7 +28,7 @@ class GraphWriter:
         self.ids = store.node_ids(repo_id)
         self._next = 0
         self._end = 0
-        self._new: list[tuple] = []
+        self._new: list[list[Any]] = []  # id, repo, kind, key, label, at (label and at may change)
         self._refresh: dict[int, tuple[str, float | None]] = {}
         self._edges: list[tuple] = []
         self._rows: dict[str, list[Any]] = {}
@@ -68,7 +68,7 @@ class GraphWriter:
 
     def flush(
         self,
-        writers: dict[str, Callable[[HistoryStore, list[Any]], None]],
+        writers: Mapping[str, Callable[[HistoryStore, Any], None]],
         extra: Callable[[HistoryStore], None] | None = None,
     ) -> None:
         """Write everything buffered, plus `extra` (e.g. a checkpoint), and the degrees of the
