@@ -224,7 +224,7 @@ def add_rule_checked(
     """
     store = rules_store()
     scope = tuple(normalize_scope(fields.pop("scope", None), project.sections, project.path))
-    with store.atomically():
+    with store.transaction():
         for same in store.rules_with_text(project.id, text.strip()):
             if same.scope == scope:
                 return CheckedSave(same, known=True)

@@ -6,13 +6,28 @@ driver. The names below are re-exported so `from lore.core.store import open_sto
 working for every caller.
 """
 
+from lore.core.errors import StoreError
 from lore.core.store.sqlite import (
     BUSY_TIMEOUT_MS,
     DB_NAME,
     Migration,
     Store,
+    StoreBusy,
+    damaged_message,
     forget_stores,
     open_store,
+    read_only_message,
 )
 
-__all__ = ["BUSY_TIMEOUT_MS", "DB_NAME", "Migration", "Store", "forget_stores", "open_store"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "DB_NAME",
+    "Migration",
+    "Store",
+    "StoreBusy",
+    "StoreError",
+    "damaged_message",
+    "forget_stores",
+    "open_store",
+    "read_only_message",
+]

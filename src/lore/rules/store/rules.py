@@ -223,7 +223,9 @@ class RulesStore:
 
     @contextmanager
     def transaction(self) -> Iterator[RulesStore]:
-        """One write transaction over several calls: the calls made inside join it."""
+        """One write transaction (BEGIN IMMEDIATE) over several calls, which join it: every read
+        inside sees the latest committed rules and no other writer, in this process or another,
+        can slip in between a check and the write it permits."""
         with self.store.transaction():
             yield self
 
@@ -315,16 +317,6 @@ class RulesStore:
     def rule(self, rule_id: str) -> Rule | None:
         row = self._conn().execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
         return _rule(row) if row else None
-
-    @contextmanager
-    def atomically(self) -> Iterator[None]:
-        """One write transaction around checks and the writes they allow (BEGIN IMMEDIATE).
-
-        Every read inside sees the latest committed rules and no other writer can slip in
-        between a check and the insert it permits, in this process or another.
-        """
-        with self.store.transaction():
-            yield
 
     def rules_with_text(self, project_id: int, text: str) -> list[Rule]:
         """Rules of a project whose text is the same once case and spacing are ignored."""
