@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,22 @@ def test_train_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     binary.write_bytes(b"\x89PNG")
     wrong = CliRunner().invoke(app, ["train", str(binary), "--name", "shop"])
     assert wrong.exit_code == 2 and "not .png files" in wrong.output
+
+
+def test_train_and_memorize_print_one_report_shape(tmp_path: Path) -> None:
+    """Both imports share one report: the same JSON keys, every piece counted once."""
+    repo = make_repo(
+        tmp_path / "shop", {"docs/style.md": STYLE_GUIDE, "AGENTS.md": "- Keep handlers thin.\n"}
+    )
+    service.register_project(repo)
+    trained = CliRunner().invoke(app, ["train", str(repo / "docs/style.md"), "--name", "shop", "--json"])
+    memorized = CliRunner().invoke(app, ["memorize", str(repo), "--json"])
+    assert trained.exit_code == 0 and memorized.exit_code == 0, trained.output + memorized.output
+    a, b = json.loads(trained.stdout), json.loads(memorized.stdout)
+    assert set(a) == set(b)
+    for report in (a, b):
+        assert report["added"] + report["merged"] + report["repeats"] + report["refused"] == report["pieces"]
+        assert len(report["rules"]) == report["added"]
+    assert a["added"] == 3 and {r.id for r in service.list_rules(service.find_project("shop"))} >= set(
+        a["rules"]
+    )

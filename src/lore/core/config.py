@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import InvalidInput
+from lore.core.files import write_atomic
 from lore.core.home import lore_home
 
 CONFIG_NAME = "config.json"
@@ -164,7 +165,4 @@ def update_settings(changes: dict[str, Any], path: Path | None = None) -> None:
     else:
         data = {}
     data.update(changes)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=2) + "\n")

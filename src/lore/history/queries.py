@@ -14,6 +14,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from lore.core.dates import FORMATS, to_epoch
+from lore.core.dates import iso_utc as iso
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.graph import BridgeCap
 from lore.history import store as sql
@@ -37,12 +39,6 @@ def _db() -> HistoryStore:
     return sql.open_history()
 
 
-def iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def parse_time(text: str | None, *, now: float | None = None) -> float | None:
     """`2024-03-01`, an ISO timestamp, epoch seconds, or `90d` / `12w` / `6m` / `2y` ago."""
     if text is None or text == "":
@@ -53,15 +49,10 @@ def parse_time(text: str | None, *, now: float | None = None) -> float | None:
         days = int(match.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[match.group(2)]
         base = now if now is not None else datetime.now(UTC).timestamp()
         return base - days * 86400
-    if re.fullmatch(r"\d{9,}(\.\d+)?", text):
-        return float(text)
     try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidInput(f"not a date: {text!r} (use 2024-03-01, epoch seconds or 90d)") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+        return to_epoch(text)
+    except InvalidInput:
+        raise InvalidInput(f"not a date: {text!r} (use {FORMATS} or 90d)") from None
 
 
 # ---------------------------------------------------------------- stats

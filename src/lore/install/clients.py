@@ -35,6 +35,7 @@ from typing import Any
 
 from lore.core.config import load_settings, update_settings
 from lore.core.errors import InvalidInput
+from lore.core.files import write_atomic
 from lore.core.home import lore_home
 
 SERVER_NAME = "lore"
@@ -350,7 +351,7 @@ def _apply(changes: list[FileChange]) -> None:
             if str(change.path) in state.get("created", []):
                 state["created"].remove(str(change.path))
             continue
-        _write_atomic(change.path, change.after)
+        write_atomic(change.path, change.after)
     _save_state(state)
 
 
@@ -395,15 +396,6 @@ def _backup(change: FileChange, stamp: str) -> Path:
         n += 1
     target.write_bytes((change.before or "").encode("utf-8"))
     return target
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.lore-tmp")
-    tmp.write_bytes(text.encode("utf-8"))
-    if path.exists():
-        shutil.copymode(path, tmp)
-    tmp.replace(path)
 
 
 def _read(path: Path) -> str | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import InvalidInput
+from lore.core.files import write_atomic
 from lore.rules import service
 from lore.rules.intake.frontmatter import render_front_matter, split_front_matter
 from lore.rules.models import Project, Rule
@@ -146,10 +147,7 @@ def _write(path: Path, text: str, result: ExportResult) -> None:
     if path.exists() and path.read_text(encoding="utf-8", errors="replace") == text:
         result.unchanged.append(path)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".lore-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, text)
     result.written.append(path)
 
 

@@ -20,10 +20,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from lore.core.dates import iso_utc as iso
+from lore.core.dates import to_epoch
 from lore.core.errors import InvalidInput
 from lore.core.github import (
     DEFAULT_TTL,
@@ -82,15 +83,10 @@ class GitHubIngestReport:
 
 
 def ts(text: str | None) -> float | None:
+    """Epoch seconds of a GitHub timestamp (`2024-03-01T12:00:00Z`); None when GitHub sent none."""
     if not text:
         return None
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def iso(value: float | None) -> str | None:
-    if value is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(value))
+    return to_epoch(text, what="a GitHub timestamp")
 
 
 def ingest_github(

@@ -24,6 +24,7 @@ from typing import Any
 
 from lore.core import git
 from lore.core.config import load_settings
+from lore.core.dates import iso_utc, to_epoch
 from lore.core.errors import InvalidInput, LoreError
 from lore.core.git import Remote, parse_remote
 from lore.core.github import GitHubClient, GitHubError, api_base, discover_token
@@ -78,18 +79,7 @@ def parse_since(value: str | dt.date | dt.datetime | None) -> str | None:
     """An ISO 8601 UTC time GitHub accepts, from a date or date-time."""
     if value is None or value == "":
         return None
-    if isinstance(value, dt.datetime):
-        moment = value
-    elif isinstance(value, dt.date):
-        moment = dt.datetime(value.year, value.month, value.day)
-    else:
-        try:
-            moment = dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInput(f"--since wants a date like 2024-01-31, not {value!r}") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso_utc(to_epoch(value, what="--since"))
 
 
 # -- reading and cleaning comments ----------------------------------------------------------------------
@@ -177,8 +167,8 @@ def group_feedback(items: list[Feedback]) -> list[list[Feedback]]:
 
 def _ts(item: Feedback) -> float:
     try:
-        return dt.datetime.fromisoformat(str(item.evidence["created_at"]).replace("Z", "+00:00")).timestamp()
-    except ValueError:
+        return to_epoch(str(item.evidence["created_at"]))
+    except InvalidInput:
         return 0.0
 
 

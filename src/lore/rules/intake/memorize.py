@@ -65,13 +65,19 @@ class FileImport:
 
 
 @dataclass
-class MemorizeReport:
+class ImportReport:
+    """What an import of files did (`lore memorize` and `lore train` alike), file by file.
+
+    Both commands split files into pieces and save them the same way, so they share one report
+    and one JSON shape; only the status of the rules they store differs."""
+
     project: Project
     files: list[FileImport]
     saved: Saved
 
     def to_dict(self) -> dict[str, Any]:
-        """Every piece in exactly one of added, merged, repeats and refused."""
+        """Every piece in exactly one of added, merged, repeats and refused; `rules` names the
+        rules the import created."""
         return {
             "project": self.project.name,
             "files": [f.to_dict() for f in self.files],
@@ -80,6 +86,7 @@ class MemorizeReport:
             "merged": self.saved.count("merged"),
             "repeats": self.saved.count("known"),
             "refused": self.saved.count("refused"),
+            "rules": [r.id for r in self.saved.added],
         }
 
 
@@ -327,7 +334,7 @@ def _under(base: str, pattern: str) -> str:
 
 
 # -- the command -------------------------------------------------------------------------------------
-def memorize(path: str | Path) -> MemorizeReport:
+def memorize(path: str | Path) -> ImportReport:
     """Import every instruction file of the repository holding `path` (or just `path`, a file)."""
     given = Path(path).expanduser().absolute()
     if not given.exists():
@@ -352,7 +359,7 @@ def memorize(path: str | Path) -> MemorizeReport:
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="pending", source="memorize")
     attribute(files, saved)
-    return MemorizeReport(project, files, saved)
+    return ImportReport(project, files, saved)
 
 
 def attribute(files: list[FileImport], saved: Saved) -> None:

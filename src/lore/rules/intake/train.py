@@ -6,37 +6,18 @@ is nobody else to approve them. Refused pieces (hidden characters) are reported,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import projects as proj
-from lore.rules.intake.candidates import Saved, save_candidates
-from lore.rules.intake.memorize import FileImport, attribute, read_instruction_file
+from lore.rules.intake.candidates import save_candidates
+from lore.rules.intake.memorize import FileImport, ImportReport, attribute, read_instruction_file
 from lore.rules.models import Project
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst", ".text", "")
 
 
-@dataclass
-class TrainReport:
-    project: Project
-    files: list[FileImport]
-    saved: Saved
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "project": self.project.name,
-            "files": [f.to_dict() for f in self.files],
-            "added": [r.id for r in self.saved.added],
-            "merged": self.saved.count("merged"),
-            "repeats": self.saved.repeats,
-            "refused": [r.line() for r in self.saved.refused],
-        }
-
-
-def train(project: Project, paths: list[str | Path], scope: str | None = None) -> TrainReport:
+def train(project: Project, paths: list[str | Path], scope: str | None = None) -> ImportReport:
     """Split each document into rules and store them active (source "trained")."""
     if not paths:
         raise InvalidInput("give at least one document to train from")
@@ -58,4 +39,4 @@ def train(project: Project, paths: list[str | Path], scope: str | None = None) -
     candidates = [c for f in files for c in f.candidates]
     saved = save_candidates(project, candidates, status="active", source="trained")
     attribute(files, saved)
-    return TrainReport(project, files, saved)
+    return ImportReport(project, files, saved)

@@ -1,0 +1,59 @@
+"""Moments in time, read and written one way everywhere.
+
+Users type dates on the command line (`--since 2024-03-01`), GitHub sends ISO 8601 with a `Z`,
+and the stores keep epoch seconds. Every one of them becomes a timezone-aware UTC moment here, so
+that no caller compares a naive local time with a UTC one, and the error for a bad date reads the
+same wherever it is typed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from lore.core.errors import InvalidInput
+
+_EPOCH = re.compile(r"\d{9,}(\.\d+)?")  # nine digits or more: 8 digits is a basic-format date
+FORMATS = "2024-03-01, 2024-03-01T12:00:00Z or epoch seconds"
+
+
+def parse_instant(text: str | dt.date | dt.datetime | float | int, *, what: str = "a date") -> dt.datetime:
+    """A timezone-aware UTC datetime from ISO 8601 (with `Z` or an offset), a date alone
+    (midnight UTC), epoch seconds, or a date/datetime object (naive ones are taken as UTC).
+
+    Raises InvalidInput naming `what` (e.g. "--since") for anything else."""
+    if isinstance(text, dt.datetime):
+        return as_utc(text)
+    if isinstance(text, dt.date):
+        return dt.datetime(text.year, text.month, text.day, tzinfo=dt.UTC)
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return dt.datetime.fromtimestamp(float(text), dt.UTC)
+    raw = str(text).strip()
+    if _EPOCH.fullmatch(raw):
+        return dt.datetime.fromtimestamp(float(raw), dt.UTC)
+    if raw[-1:] in ("z", "Z"):
+        raw = raw[:-1] + "+00:00"
+    try:
+        moment = dt.datetime.fromisoformat(raw)
+    except ValueError:
+        raise InvalidInput(f"{what} wants a date like {FORMATS}, not {str(text)!r}") from None
+    return as_utc(moment)
+
+
+def as_utc(moment: dt.datetime) -> dt.datetime:
+    """The same moment in UTC; a naive datetime is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC)
+
+
+def to_epoch(text: str | dt.date | dt.datetime | float | int, *, what: str = "a date") -> float:
+    """Epoch seconds of anything `parse_instant` reads."""
+    return parse_instant(text, what=what).timestamp()
+
+
+def iso_utc(seconds: float | None) -> str | None:
+    """`2024-03-01T12:00:00Z` for epoch seconds (None stays None): the one form Lore writes."""
+    if seconds is None:
+        return None
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
