@@ -62,7 +62,7 @@ def test_hash_embedder_name_carries_its_dimension() -> None:
     small = HashEmbedder(dim=64)
     assert small.name == "hash-ngram-v1-64"
     assert small.embed(["hello world"]).shape == (1, 64)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInput, match="at least 16 dimensions, not 4"):
         HashEmbedder(dim=4)
 
 

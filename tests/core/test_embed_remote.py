@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from lore.core.embed import get_embedder
-from lore.core.errors import InvalidInput, NeedsModel
-from lore.core.llm import totals
+from lore.core.errors import InvalidInput, LoreError, NeedsModel
+from lore.core.llm import ModelCallError, totals
 from lore.core.vectors import VectorIndex
 from support.fake_llm import FakeLLM, fake_llm_fixture, fake_vector  # noqa: F401
 
@@ -79,3 +79,15 @@ def test_every_embedding_request_is_accounted(fake_llm: FakeLLM) -> None:
     assert get_embedder("openai:text-embedding-3-large").dim == 8  # nothing known yet: a probe
     assert fake_llm.count("embeddings") == 3
     assert totals().calls == totals().embed_calls == 3
+
+
+def test_a_model_that_changes_its_dimension_is_a_model_error(fake_llm: FakeLLM) -> None:
+    """A server answering with other vectors than before is the model's fault: one LoreError line
+    (exit 1 in the CLI, a readable reply over MCP), never a bare ValueError traceback."""
+    embedder = get_embedder("openai:text-embedding-3-small")
+    assert embedder.embed(["alpha"]).shape == (1, 8)
+    fake_llm.embed_dim = 12
+    with pytest.raises(ModelCallError) as caught:
+        embedder.embed(["beta"], no_cache=True)
+    assert isinstance(caught.value, LoreError) and caught.value.exit_code == 1
+    assert "returned vectors of shape (1, 12)" in str(caught.value) and "\n" not in str(caught.value)

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lore.core.errors import StoreError
 from lore.core.llm import cache, usage
+from lore.core.llm.errors import ModelCallError
 from lore.core.tokens import estimate_many
 
 PROGRESS_FROM = 256  # texts to embed before a progress bar is worth showing
@@ -93,7 +95,7 @@ class Embedder(ABC):
                 raw, tokens = self._embed_counted(batch)
                 vectors = normalize(raw)
                 if vectors.shape != (len(batch), self.dim):  # a remote dim is known by now
-                    raise ValueError(
+                    raise ModelCallError(
                         f"{self.name} returned vectors of shape {vectors.shape},"
                         f" expected {(len(batch), self.dim)}"
                     )
@@ -110,7 +112,7 @@ class Embedder(ABC):
                 bar.advance(len(batch))
         out = np.stack(rows).astype(np.float32, copy=False)  # type: ignore[arg-type]
         if out.shape[1] != self.dim:
-            raise ValueError(
+            raise StoreError(
                 f"cached vectors of {self.name} have {out.shape[1]} dimensions,"
                 f" not {self.dim}; clear the embedding cache"
             )

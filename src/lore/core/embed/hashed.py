@@ -18,6 +18,7 @@ from itertools import pairwise
 import numpy as np
 
 from lore.core.embed.base import Embedder
+from lore.core.errors import InvalidInput
 
 VERSION = "hash-ngram-v1"
 DEFAULT_DIM = 384
@@ -157,7 +158,7 @@ class HashEmbedder(Embedder):
 
     def __init__(self, dim: int = DEFAULT_DIM):
         if dim < 16:
-            raise ValueError("the hash embedder needs at least 16 dimensions")
+            raise InvalidInput(f"the hash embedder needs at least 16 dimensions, not {dim}")
         self._dim = dim
         self.name = VERSION if dim == DEFAULT_DIM else f"{VERSION}-{dim}"
 

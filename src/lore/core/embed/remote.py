@@ -11,6 +11,7 @@ import numpy as np
 from lore.core.embed.base import Embedder
 from lore.core.llm import cache
 from lore.core.llm.client import ModelClient
+from lore.core.llm.errors import ModelCallError
 from lore.core.llm.settings import ModelSpec, normalize_base_url, resolve_model
 
 _NOMIC_DOC, _NOMIC_QUERY = "search_document: ", "search_query: "
@@ -57,7 +58,7 @@ class RemoteEmbedder(Embedder):
             texts = [t if t.startswith((_NOMIC_DOC, _NOMIC_QUERY)) else _NOMIC_DOC + t for t in texts]
         vectors, tokens = self._client.embed_vectors_sync(self.spec, texts)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ValueError(f"{self.name} returned vectors of shape {vectors.shape}")
+            raise ModelCallError(f"{self.name} returned vectors of shape {vectors.shape}")
         if self._dim is None:
             self._dim = int(vectors.shape[1])
         return vectors, tokens
