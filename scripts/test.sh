@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Set up a virtualenv with Lore and its dev tools, then run ruff and the whole test suite.
+# Set up a virtualenv with Lore and its dev tools, then run the checks and the whole test suite:
+# ruff (lint and format), mypy against its shrinking baseline, pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e '.[dev]'
 .venv/bin/ruff check src tests bench
+.venv/bin/ruff format --check src tests bench
+.venv/bin/python scripts/mypy_baseline.py
 .venv/bin/python -m pytest "$@"

@@ -70,6 +70,7 @@ class BM25Index:
             if not docs:
                 continue
             idf = self.idf(term)
+            items: Iterable[tuple[Hashable, int]]
             if among is not None and len(among) < len(docs):
                 items = ((d, docs[d]) for d in among if d in docs)
             else:

@@ -329,10 +329,10 @@ def _choice(sources: Sources, task: str | None) -> tuple[str, str, dict[str, Any
         if default:
             return conf_provider.lower(), default, {}, "config model.provider (default model)"
     for name in AUTO_ORDER:
-        provider = PROVIDERS[name]
-        for var in provider.key_vars:
-            if sources.env(var)[0] and provider.chat_model:
-                return name, provider.chat_model, {}, f"{var} is set (default model)"
+        known = PROVIDERS[name]
+        for var in known.key_vars:
+            if sources.env(var)[0] and known.chat_model:
+                return name, known.chat_model, {}, f"{var} is set (default model)"
     raise NeedsModel(f"no language model is configured: {SETUP_HINT}")
 
 
@@ -348,7 +348,8 @@ def resolve_model(
     sources = Sources(config, cwd)
     if model:
         provider_name, model_name = _parse_from(model, "model")
-        overrides, where = {}, "argument"
+        overrides: dict[str, Any] = {}
+        where = "argument"
     else:
         provider_name, model_name, overrides, where = _choice(sources, task)
     return _spec(sources, provider_name, model_name, overrides, where)
