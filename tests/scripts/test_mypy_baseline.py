@@ -80,4 +80,3 @@ def test_a_new_file_may_have_no_error() -> None:
     assert tool.lowered({"old.py": 1, "new.py": 5}, {"old.py": 2, "gone.py": 3}) == {"old.py": 1}
     output = "a.py:3: error: x  [misc]\na.py:4: note: y\nb/c.py:1:5: error: z  [arg-type]\nFound 2 errors\n"
     assert tool.count_errors(output) == {"a.py": 1, "b/c.py": 1}
-
