@@ -10,7 +10,9 @@ import pytest
 
 from lore.core.store import forget_stores
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# The shared books and real rules next to the checkout; LORE_SHARED_DATA points elsewhere.
+SHARED = Path(os.environ.get("LORE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+IN_CI = os.environ.get("LORE_CI") == "1"  # set by .ci/run
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +59,19 @@ def make_repo(root: Path, files: dict[str, str] | None = None, commit: bool = Tr
 
 @pytest.fixture
 def shared_data() -> Path:
-    if not SHARED.exists():
-        pytest.skip("../shared/data is not present")
+    """The shared data folder. Missing, it fails the test under CI (a CI run that skips the real
+    books and rules would pass without testing them) and skips it, saying why, elsewhere."""
+    if not SHARED.is_dir():
+        if IN_CI:
+            pytest.fail(
+                f"the shared data folder {SHARED} is missing; CI needs it "
+                "(put it there or set LORE_SHARED_DATA)",
+                pytrace=False,
+            )
+        pytest.skip(f"the shared data folder {SHARED} is not present (CI fails without it)")
     return SHARED
+
+
+def pytest_report_header() -> str:
+    state = "present" if SHARED.is_dir() else "missing: " + ("tests fail (CI)" if IN_CI else "tests skip")
+    return f"shared data: {SHARED} ({state})"
