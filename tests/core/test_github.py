@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from lore.core.errors import NotFound
 from lore.core.github import GitHubClient, GitHubError, discover_token, parse_link
+from support.clock import FakeClock
 from support.fake_github import FakeGitHub
 
 
 @pytest.fixture
 def gh():
-    server = FakeGitHub("acme", "widget", per_page=2)
+    server = FakeGitHub("acme", "widget", per_page=2, clock=FakeClock())
     for n in range(1, 6):
         server.add_issue(n, f"Issue {n}", created_at=f"2024-01-0{n}T00:00:00Z")
     with server:
@@ -21,14 +20,14 @@ def gh():
 
 
 def _client(gh: FakeGitHub, **kw) -> tuple[GitHubClient, list[tuple[float, str]]]:
-    waits: list[tuple[float, str]] = []
-
-    def sleep(seconds: float, reason: str) -> None:
-        waits.append((seconds, reason))
-        time.sleep(min(seconds, 2.0))
-
+    """A client on the server's fake clock: every wait is recorded and passes at once."""
+    clock = gh.fake_clock
+    assert clock is not None
     kw.setdefault("backoff", 0.01)
-    return GitHubClient(base_url=gh.url, token=kw.pop("token", None), sleep=sleep, **kw), waits
+    client = GitHubClient(
+        base_url=gh.url, token=kw.pop("token", None), sleep=clock.sleep, clock=clock.now, **kw
+    )
+    return client, clock.waits
 
 
 def test_pagination_follows_link_headers(gh: FakeGitHub) -> None:
@@ -93,13 +92,14 @@ def test_secondary_limit_waits_retry_after(gh: FakeGitHub) -> None:
 
 
 def test_primary_limit_waits_until_reset() -> None:
-    with FakeGitHub(rate_limit=2, reset_in=1) as gh:
+    with FakeGitHub(rate_limit=2, reset_in=600, clock=FakeClock()) as gh:
         gh.add_issue(1, "One")
         client, waits = _client(gh)
         for _ in range(3):
             client.get("repos/acme/widget/issues/1", {"n": _})  # distinct URLs, no cache
-        assert waits and waits[0][1].startswith("primary rate limit")
-        assert 0 < waits[0][0] <= 3
+        assert len(waits) == 1 and waits[0][1].startswith("primary rate limit")
+        assert 600 <= waits[0][0] <= 603  # until the server's reset, not a guess
+        assert [status for _path, status in gh.log] == [200, 200, 200]  # the third after the reset
 
 
 def test_errors_are_one_line(gh: FakeGitHub) -> None:

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -219,10 +218,7 @@ def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tm
     code = "from lore.history.ingest.github import ingest_github; ingest_github('acme/widget')"
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
     try:
-        deadline = time.time() + 60
-        while not gh.requests("/issues/6/timeline") and time.time() < deadline:
-            time.sleep(0.05)
-        assert gh.requests("/issues/6/timeline"), "the ingest never reached page 2"
+        assert gh.wait_for_request("/issues/6/timeline"), "the ingest never reached page 2"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -24,10 +24,13 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from support.clock import FakeClock
 
 
 def _user(login: str) -> dict[str, Any]:
@@ -67,6 +70,7 @@ class FakeGitHub:
         per_page: int = 100,
         rate_limit: int = 5000,
         reset_in: float = 3600,
+        clock: FakeClock | None = None,
     ):
         self.owner, self.repo = owner, repo
         self.viewer: str | None = None  # the login `GET /user` names
@@ -74,7 +78,10 @@ class FakeGitHub:
         self.rate_limit = rate_limit
         self.remaining = rate_limit
         self.reset_in = reset_in
-        self.reset_at = time.time() + reset_in
+        # rate-limit windows follow this clock; a FakeClock shared with the client skips the waits
+        self.fake_clock = clock
+        self.clock: Callable[[], float] = clock.now if clock is not None else time.time
+        self.reset_at = self.clock() + reset_in
         self.auth_seen: list[str | None] = []
         self.items: dict[int, _Item] = {}
         self.commits: list[dict[str, Any]] = []  # oldest first
@@ -82,6 +89,8 @@ class FakeGitHub:
         self.log: list[tuple[str, int]] = []  # (path?query, status) once answered
         self.arrived: list[str] = []  # path?query as each request arrives
         self._lock = threading.Lock()
+        self._arrival = threading.Condition(self._lock)  # notified as each request arrives
+        self._closing = threading.Event()  # set by stop(): ends "slow" answers at once
         self._next_id = 1000
         # bound now, so `url` is known while loading data; served once started
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -346,6 +355,12 @@ class FakeGitHub:
         with self._lock:
             self.troubles.append(Trouble(match, kind, times, seconds))
 
+    def wait_for_request(self, contains: str, timeout: float = 60.0) -> bool:
+        """Block until a request whose path contains `contains` has arrived (woken by each
+        arrival, never polling); False when `timeout` passed first."""
+        with self._arrival:
+            return self._arrival.wait_for(lambda: any(contains in p for p in self.arrived), timeout)
+
     def requests(self, contains: str = "") -> list[str]:
         """Requests received so far (answered or not) whose path contains `contains`."""
         with self._lock:
@@ -354,11 +369,15 @@ class FakeGitHub:
     # ------------------------------------------------------------ serving
 
     def start(self) -> FakeGitHub:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll: shutdown() waits for the serving loop's next look at its flag
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        self._closing.set()
         if self._thread is not None:
             self._server.shutdown()
         self._server.server_close()
@@ -436,9 +455,10 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             with gh._lock:
                 gh.arrived.append(self.path)
+                gh._arrival.notify_all()
                 gh.auth_seen.append(self.headers.get("Authorization"))
-                if time.time() >= gh.reset_at:
-                    gh.remaining, gh.reset_at = gh.rate_limit, time.time() + gh.reset_in
+                if gh.clock() >= gh.reset_at:
+                    gh.remaining, gh.reset_at = gh.rate_limit, gh.clock() + gh.reset_in
                 exhausted = gh.remaining <= 0
             if exhausted:
                 return self._send(
@@ -454,7 +474,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     self.connection.close()
                     return
                 if trouble.kind == "slow":
-                    time.sleep(trouble.seconds)
+                    gh._closing.wait(trouble.seconds)
                 elif trouble.kind == "502":
                     return self._send(502, {"message": "Bad Gateway"})
                 elif trouble.kind == "secondary":
@@ -469,7 +489,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                         {"message": "API rate limit exceeded"},
                         {
                             "X-RateLimit-Remaining": "0",
-                            "X-RateLimit-Reset": str(int(time.time() + trouble.seconds)),
+                            "X-RateLimit-Reset": str(int(gh.clock() + trouble.seconds)),
                         },
                     )
             data = gh.route(parts.path, query)

@@ -10,8 +10,10 @@ folder), the `model` section of `config.json`, the providers' own variables, bui
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +141,9 @@ class RuntimeOptions:
     max_concurrency: int = 4
     retry_base: float = 0.5  # seconds; doubled each retry, with jitter
     retry_cap: float = 30.0
+    # how a retry waits: a test passes one that records the wait and returns at once, so the
+    # retry path runs end to end against a real server without the test taking that long
+    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, compare=False, repr=False)
 
 
 def normalize_base_url(url: str) -> str:

@@ -119,5 +119,5 @@ class Transport:
             if wait is None:
                 backoff = min(self.options.retry_cap, self.options.retry_base * 2**attempt)
                 wait = backoff * (0.5 + random.random() / 2)
-            await asyncio.sleep(wait)
+            await self.options.sleep(wait)
         raise AssertionError("unreachable")
