@@ -11,6 +11,12 @@ import pytest
 from lore.core.store import forget_stores
 
 # The shared books and real rules next to the checkout; LORE_SHARED_DATA points elsewhere.
+# A terminal size exported by the runner (pytest-xdist workers export COLUMNS=80 and LINES=24)
+# would fix the width of the CLI's consoles when they are created at import, and the tests that
+# set COLUMNS for one command would then see 80 columns whatever they ask for.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
+
 SHARED = Path(os.environ.get("LORE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 IN_CI = os.environ.get("LORE_CI") == "1"  # set by .ci/run
 
