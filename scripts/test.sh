@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a virtualenv with Lore and its dev tools, then run the checks and the whole test suite:
-# ruff (lint and format), mypy against its shrinking baseline, pytest.
+# ruff (lint and format), mypy against its shrinking baseline, pytest on two workers
+# (LORE_TEST_WORKERS=0 runs it in one process; arguments go to pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -9,4 +10,4 @@ python3 -m venv .venv
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
 .venv/bin/python scripts/mypy_baseline.py
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest -n "${LORE_TEST_WORKERS:-2}" "$@"
