@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gen_cli_docs.py"
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("gen_cli_docs", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_cli_docs"] = module
-    spec.loader.exec_module(module)
-    return module
+from support.scripts import load_script
 
 
 def test_docs_cli_md_is_up_to_date() -> None:
-    gen = _generator()
+    gen = load_script("gen_cli_docs")
     committed = gen.OUT.read_text(encoding="utf-8")
     assert committed == gen.render(), "docs/cli.md is stale: run python scripts/gen_cli_docs.py"
 
 
 def test_every_command_and_option_is_documented() -> None:
     """The walk reaches every command of the tree (groups included), through the public API."""
-    gen = _generator()
+    gen = load_script("gen_cli_docs")
     text = gen.render()
     for path, command, ctx in gen.walk(gen.root_command(), ("lore",), None):
         assert f"## `{' '.join(path)}`" in text
@@ -37,7 +26,7 @@ def test_every_command_and_option_is_documented() -> None:
 
 
 def test_check_mode_reports_a_stale_file(tmp_path: Path, capsys) -> None:
-    gen = _generator()
+    gen = load_script("gen_cli_docs")
     stale = tmp_path / "cli.md"
     stale.write_text("# old\n")
     assert gen.main(["--check", "--out", str(stale)]) == 1

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mypy_baseline.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("mypy_baseline", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mypy_baseline"] = module
-    spec.loader.exec_module(module)
-    return module
+from support.scripts import load_script
 
 
 def _project(root: Path, body: str) -> Path:
@@ -54,7 +43,7 @@ def f() -> int:
 def test_more_errors_fail_fewer_pass_and_update_only_lowers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tool = _script()
+    tool = load_script("mypy_baseline")
     root = _project(tmp_path / "proj", ONE_ERROR)
     baseline = tmp_path / "baseline.json"
     assert tool.main(["--root", str(root), "--baseline", str(baseline), "--init"]) == 0
@@ -75,7 +64,7 @@ def test_more_errors_fail_fewer_pass_and_update_only_lowers(
 
 
 def test_a_new_file_may_have_no_error() -> None:
-    tool = _script()
+    tool = load_script("mypy_baseline")
     assert tool.worse_files({"new.py": 1, "old.py": 2}, {"old.py": 2}) == {"new.py": (0, 1)}
     assert tool.lowered({"old.py": 1, "new.py": 5}, {"old.py": 2, "gone.py": 3}) == {"old.py": 1}
     output = "a.py:3: error: x  [misc]\na.py:4: note: y\nb/c.py:1:5: error: z  [arg-type]\nFound 2 errors\n"
