@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +50,8 @@ def ui() -> Iterator[RunningUI]:
     server = build_server(sock, token)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the UI server did not start")
-        time.sleep(0.01)
+    if not server.ready.wait(timeout=30) or not server.started:
+        raise RuntimeError("the UI server did not start")
     yield RunningUI(sock.getsockname()[1], token)
     server.should_exit = True
     thread.join(timeout=30)

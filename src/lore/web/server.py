@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 import socket
 import threading
-import time
 import webbrowser
 from collections.abc import Callable
 
@@ -40,21 +39,33 @@ def url_for(port: int, token: str) -> str:
     return f"http://{HOST}:{port}/?token={token}"
 
 
-def build_server(sock: socket.socket, token: str) -> uvicorn.Server:
+class UIServer(uvicorn.Server):
+    """uvicorn's server with an event set once start-up has finished, well or badly, so whoever
+    waits for it (the browser opener, a test) is woken at that moment instead of polling."""
+
+    def __init__(self, config: uvicorn.Config):
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets=sockets)
+        finally:
+            self.ready.set()
+
+
+def build_server(sock: socket.socket, token: str) -> UIServer:
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(token, port), log_level="warning", access_log=False, lifespan="off", server_header=False
     )
-    return uvicorn.Server(config)
+    return UIServer(config)
 
 
-def _when_started(server: uvicorn.Server, action: Callable[[], object]) -> None:
+def _when_started(server: UIServer, action: Callable[[], object]) -> None:
     def wait() -> None:
-        for _ in range(200):
-            if server.started:
-                action()
-                return
-            time.sleep(0.05)
+        if server.ready.wait(timeout=10) and server.started:
+            action()
 
     threading.Thread(target=wait, daemon=True).start()
 
