@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 
-from lore.core.dates import iso_utc, parse_instant, to_epoch
+from lore.core.dates import iso_utc, local_minute, parse_instant, to_epoch
 from lore.core.errors import InvalidInput
 
 MARCH_FIRST = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
@@ -45,3 +46,14 @@ def test_anything_else_is_one_clear_refusal(text: str) -> None:
         parse_instant(text, what="--since")
     message = str(caught.value)
     assert message.startswith("--since wants a date like 2024-03-01") and "\n" not in message
+
+
+def test_local_minute_is_for_reading_and_says_when_there_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+5:30, no daylight saving
+    time.tzset()
+    try:
+        assert local_minute(to_epoch("2024-03-01T12:30:45Z")) == "2024-03-01 18:00"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert local_minute(None) == "-" and local_minute(0, empty="never") == "never"

@@ -6,7 +6,6 @@ chapter you are on is shown (a book you have not started shows nothing).
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from rich.table import Table
 from lore.books import library
 from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.cli.model_use import NO_CACHE_OPTION, model_command
+from lore.core.dates import local_minute
 
 app = typer.Typer(
     help="Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
@@ -145,7 +145,7 @@ def show(
         f"{info.position.describe(info.chapters)}",
         highlight=False,
     )
-    added = dt.datetime.fromtimestamp(info.added_at).strftime("%Y-%m-%d %H:%M")
+    added = local_minute(info.added_at)
     console.print(
         f"[dim]{escape(info.source_path)} (added {added}; {escape(info.notes)})[/dim]", highlight=False
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import typer
@@ -10,6 +9,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from lore.cli.common import console, echo, err_console, handle_errors, print_json
+from lore.core.dates import local_minute
 from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.models import Project, Rule
@@ -35,7 +35,7 @@ def _project(ctx: typer.Context) -> Project:
 
 
 def _when(ts: float | None) -> str:
-    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
+    return local_minute(ts)
 
 
 def _status(rule: Rule) -> str:

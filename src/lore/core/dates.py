@@ -57,3 +57,11 @@ def iso_utc(seconds: float | None) -> str | None:
     if seconds is None:
         return None
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def local_minute(seconds: float | None, *, empty: str = "-") -> str:
+    """`2024-03-01 12:30` in the machine's time zone, for people reading a table; `empty` for
+    no time. Stored and machine-read times stay UTC (`iso_utc`)."""
+    if not seconds:
+        return empty
+    return dt.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
