@@ -11,10 +11,14 @@ ROOT = Path(__file__).resolve().parents[1]
 NEEDS_DATA = "tests/rules/test_screening.py::test_real_rules_are_rarely_held"
 
 
-def _run(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+# an expected failure: its failed set-up must not pass for the expected one under CI
+XFAIL_NEEDING_DATA = "tests/books/test_shared_books.py::test_readers_questions"
+
+
+def _run(tmp_path: Path, *tests: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("LORE_CI", "LORE_SHARED_DATA")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", NEEDS_DATA, "-p", "no:cacheprovider", "-rfs"],
+        [sys.executable, "-m", "pytest", *(tests or [NEEDS_DATA]), "-p", "no:cacheprovider", "-rfs"],
         cwd=ROOT,
         env={**clean, "LORE_SHARED_DATA": str(tmp_path / "no-such-folder"), **env},
         capture_output=True,
@@ -28,6 +32,15 @@ def test_missing_shared_data_fails_under_ci(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"the shared data folder {tmp_path / 'no-such-folder'} is missing; CI needs it" in done.stdout
     assert "Traceback" not in done.stdout
+    assert "error: the shared data folder" in done.stdout and "1 test(s) need it" in done.stdout
+
+
+def test_an_expected_failure_does_not_hide_the_missing_data_under_ci(tmp_path: Path) -> None:
+    for workers in ("0", "2"):  # in one process and on xdist workers alike
+        done = _run(tmp_path, XFAIL_NEEDING_DATA, "-k", "Elizabeth", "-n", workers, LORE_CI="1")
+        assert done.returncode == 1, done.stdout
+        assert "1 error" in done.stdout and "xfailed" not in done.stdout
+        assert "is missing; CI needs it" in done.stdout
 
 
 def test_missing_shared_data_skips_with_the_reason_elsewhere(tmp_path: Path) -> None:
