@@ -52,7 +52,7 @@ def parse_time(text: str | None, *, now: float | None = None) -> float | None:
     try:
         return to_epoch(text)
     except InvalidInput:
-        raise InvalidInput(f"not a date: {text!r} (use {FORMATS} or 90d)") from None
+        raise InvalidInput(f"not a date: {text!r} (use {FORMATS}, or an age such as 90d)") from None
 
 
 # ---------------------------------------------------------------- stats
