@@ -130,3 +130,18 @@ def test_walk_starts_from_a_person_on_a_local_repository(history_repo) -> None:
     assert missing.exit_code == 3 and "no file or person 'Nobody Known'" in missing.stderr
     missing = runner.invoke(app, ["walk", "@nobody"])
     assert missing.exit_code == 3 and "'@nobody'" in missing.stderr
+
+
+def test_dates_read_one_way_and_a_bad_one_is_one_line(history_repo) -> None:
+    """`--since` takes what core.dates reads (a date, ISO with Z, epoch) or an age such as 90d."""
+    runner.invoke(app, ["ingest", str(history_repo.root)])
+    everything = _json(["churn"])
+    assert _json(["churn", "--since", "1973-03-03T09:46:40Z"]) == everything
+    assert _json(["churn", "--since", "100000000"]) == everything  # epoch seconds, the same moment
+    assert _json(["churn", "--since", "2999-01-01"]) == []
+    bad = runner.invoke(app, ["churn", "--since", "last tuesday"])
+    assert bad.exit_code == 2
+    assert bad.output.strip().splitlines() == [
+        "error: not a date: 'last tuesday' (use 2024-03-01, 2024-03-01T12:00:00Z or epoch seconds, "
+        "or an age such as 90d)"
+    ]
