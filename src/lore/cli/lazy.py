@@ -97,6 +97,7 @@ def load(name: str) -> Any:
     for extra in entry.also:
         importlib.import_module(f"lore.cli.{extra}")
     target = getattr(module, entry.attr)
+    command: Any  # a group for a Typer app, a single command for a registering function
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
     else:
@@ -119,15 +120,15 @@ def plain_help(command: Any) -> Any:
 class LazyGroup(TyperGroup):
     """`lore`: the commands of the table, each imported on first use."""
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return [*super().list_commands(ctx), *(n for n in COMMANDS if n not in self.commands)]
 
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.add_command(load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
 
-    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The listing of `lore --help`, by section, from the table (nothing is imported)."""
         own = [(n, c.get_short_help_str(200)) for n, c in self.commands.items() if n not in COMMANDS]
         with formatter.section("Commands"):

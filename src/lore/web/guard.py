@@ -12,7 +12,7 @@ import secrets
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_HEADER = "x-lore-token"
 LOCAL_NAMES = ("127.0.0.1", "localhost")
@@ -80,7 +80,7 @@ class Guard:
         """
         started = False
 
-        async def tracking(message: dict) -> None:
+        async def tracking(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -113,7 +113,7 @@ class Guard:
     @staticmethod
     def _with_headers(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            async def send_with_headers(message: dict) -> None:
+            async def send_with_headers(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
                 await send(message)

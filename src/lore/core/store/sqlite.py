@@ -304,7 +304,7 @@ class _Cursor(sqlite3.Cursor):
         except sqlite3.DatabaseError as exc:
             raise _translate(exc, conn) from None
 
-    def executescript(self, sql_script: str, /) -> _Cursor:
+    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
         conn = self.connection
         if not conn.in_transaction and not conn.store.write_cleared:
             _check_write(conn, sql_script)
@@ -349,16 +349,16 @@ class _Connection(sqlite3.Connection):
 
     store: Store
 
-    def cursor(self, factory: Any = _Cursor) -> Any:  # type: ignore[override]
+    def cursor(self, factory: Any = _Cursor) -> Any:
         return super().cursor(factory)
 
-    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
         return self.cursor().execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:  # type: ignore[override]
+    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
         return self.cursor().executemany(sql, parameters)
 
-    def executescript(self, sql_script: str, /) -> _Cursor:  # type: ignore[override]
+    def executescript(self, sql_script: str, /) -> _Cursor:
         return self.cursor().executescript(sql_script)
 
     def commit(self) -> None:

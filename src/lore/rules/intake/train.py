@@ -6,6 +6,7 @@ is nobody else to approve them. Refused pieces (hidden characters) are reported,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from lore.core.errors import InvalidInput
@@ -17,7 +18,7 @@ from lore.rules.models import Project
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst", ".text", "")
 
 
-def train(project: Project, paths: list[str | Path], scope: str | None = None) -> ImportReport:
+def train(project: Project, paths: Sequence[str | Path], scope: str | None = None) -> ImportReport:
     """Split each document into rules and store them active (source "trained")."""
     if not paths:
         raise InvalidInput("give at least one document to train from")
