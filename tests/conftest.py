@@ -63,22 +63,18 @@ def make_repo(root: Path, files: dict[str, str] | None = None, commit: bool = Tr
     return root
 
 
+_MISSING_IN_CI = "is missing; CI needs it (put it there or set LORE_SHARED_DATA)"
+
+
 @pytest.fixture
 def shared_data() -> Path:
     """The shared data folder. Missing, it fails the test under CI (a CI run that skips the real
     books and rules would pass without testing them) and skips it, saying why, elsewhere."""
     if not SHARED.is_dir():
         if IN_CI:
-            pytest.fail(
-                f"the shared data folder {SHARED} is missing; CI needs it "
-                "(put it there or set LORE_SHARED_DATA)",
-                pytrace=False,
-            )
+            pytest.fail(f"the shared data folder {SHARED} {_MISSING_IN_CI}", pytrace=False)
         pytest.skip(f"the shared data folder {SHARED} is not present (CI fails without it)")
     return SHARED
-
-
-_NEEDS_SHARED = pytest.StashKey[list[str]]()
 
 
 class _NeverRaised(Exception):
@@ -86,7 +82,7 @@ class _NeverRaised(Exception):
 
 
 @pytest.hookimpl(trylast=True)  # after -k / -m deselection: only the tests that will run
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under CI with the shared data missing, the tests that need it must fail, including those
     marked xfail, whose failed set-up would otherwise pass for the expected failure. The closest
     xfail mark now expects an exception nothing raises, so the set-up failure is reported as
@@ -99,14 +95,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(
                 pytest.mark.xfail(raises=_NeverRaised, reason="shared data missing"), append=False
             )
-    config.stash[_NEEDS_SHARED] = [i.nodeid for i in needed]
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    needed = config.stash.get(_NEEDS_SHARED, [])
-    if needed:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line at the end for all the tests the missing folder failed (read from the reports,
+    so it is counted on the xdist controller as well)."""
+    failed = [
+        r
+        for kind in ("error", "failed")
+        for r in terminalreporter.stats.get(kind, [])
+        if _MISSING_IN_CI in str(getattr(r, "longrepr", ""))
+    ]
+    if failed:
         terminalreporter.write_line(
-            f"error: the shared data folder {SHARED} is missing; {len(needed)} test(s) need it "
+            f"error: the shared data folder {SHARED} is missing; {len(failed)} test(s) need it "
             "and CI fails without them (put it there or set LORE_SHARED_DATA)",
             red=True,
         )

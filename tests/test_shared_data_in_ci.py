@@ -41,6 +41,7 @@ def test_an_expected_failure_does_not_hide_the_missing_data_under_ci(tmp_path: P
         assert done.returncode == 1, done.stdout
         assert "1 error" in done.stdout and "xfailed" not in done.stdout
         assert "is missing; CI needs it" in done.stdout
+        assert "error: the shared data folder" in done.stdout and "1 test(s) need it" in done.stdout
 
 
 def test_missing_shared_data_skips_with_the_reason_elsewhere(tmp_path: Path) -> None:
