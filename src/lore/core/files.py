@@ -35,9 +35,9 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: s
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)  # by path: os.fchmod does not exist on Windows
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
