@@ -268,7 +268,7 @@ class _Reflog:
         after any line known to be written elsewhere)."""
         if not email or not self.entries:
             return []
-        earliest = math.floor(self.arrived) - SLACK_SECONDS
+        earliest: float = math.floor(self.arrived) - SLACK_SECONDS
         if written_elsewhere is not None:
             earliest = max(earliest, written_elsewhere + 1)
         latest = self.last_write + SLACK_SECONDS
