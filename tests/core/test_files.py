@@ -46,7 +46,9 @@ def test_a_link_is_replaced_never_followed(tmp_path: Path) -> None:
 
 def test_concurrent_writers_never_mix_their_content(tmp_path: Path) -> None:
     """Many threads write one file at once: every read sees one writer's whole content."""
-    target = tmp_path / "shared.json"
+    folder = tmp_path / "files"  # a folder of its own: the fixtures put files in tmp_path
+    folder.mkdir()
+    target = folder / "shared.json"
     bodies = [(chr(ord("a") + i) * 50_000).encode() for i in range(8)]
     start = threading.Barrier(len(bodies))
     errors: list[BaseException] = []
@@ -67,13 +69,15 @@ def test_concurrent_writers_never_mix_their_content(tmp_path: Path) -> None:
         t.join()
     assert errors == []
     assert target.read_bytes() in bodies
-    assert [p.name for p in tmp_path.iterdir()] == ["shared.json"]
+    assert [p.name for p in folder.iterdir()] == ["shared.json"]
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
-    target = tmp_path / "settings.json"
+    home = tmp_path / "files"
+    home.mkdir()
+    target = home / "settings.json"
     target.write_text("old")
-    folder = tmp_path / "is-a-folder"
+    folder = home / "is-a-folder"
     folder.mkdir()
     (folder / "x").write_text("")
     try:
@@ -83,4 +87,4 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     else:
         raise AssertionError("replacing a folder should fail")
     assert target.read_text() == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["is-a-folder", "settings.json"]
+    assert sorted(p.name for p in home.iterdir()) == ["is-a-folder", "settings.json"]
