@@ -7,6 +7,8 @@ import stat
 import threading
 from pathlib import Path
 
+import pytest
+
 from lore.core.files import write_atomic
 
 
@@ -72,19 +74,14 @@ def test_concurrent_writers_never_mix_their_content(tmp_path: Path) -> None:
     assert [p.name for p in folder.iterdir()] == ["shared.json"]
 
 
-def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+def test_a_failed_replace_leaves_the_target_and_no_temporary(tmp_path: Path) -> None:
+    """When the final step fails (here the target is a folder with files in it), what stood
+    there is untouched and the temporary file is gone."""
     home = tmp_path / "files"
-    home.mkdir()
     target = home / "settings.json"
-    target.write_text("old")
-    folder = home / "is-a-folder"
-    folder.mkdir()
-    (folder / "x").write_text("")
-    try:
-        write_atomic(folder, "new")  # replacing a non-empty folder with a file fails
-    except OSError:
-        pass
-    else:
-        raise AssertionError("replacing a folder should fail")
-    assert target.read_text() == "old"
-    assert sorted(p.name for p in home.iterdir()) == ["is-a-folder", "settings.json"]
+    target.mkdir(parents=True)
+    (target / "keep").write_text("mine")
+    with pytest.raises(OSError):
+        write_atomic(target, "new")
+    assert (target / "keep").read_text() == "mine"
+    assert [p.name for p in home.iterdir()] == ["settings.json"]
