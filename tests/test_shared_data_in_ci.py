@@ -36,8 +36,8 @@ def test_missing_shared_data_fails_under_ci(tmp_path: Path) -> None:
 
 
 def test_an_expected_failure_does_not_hide_the_missing_data_under_ci(tmp_path: Path) -> None:
-    # on xdist workers, as scripts/test.sh runs the suite (each worker collects on its own)
-    done = _run(tmp_path, XFAIL_NEEDING_DATA, "-k", "Elizabeth", "-n", "2", LORE_CI="1")
+    # on an xdist worker, as scripts/test.sh runs the suite (each worker collects on its own)
+    done = _run(tmp_path, XFAIL_NEEDING_DATA, "-k", "Elizabeth", "-n", "1", LORE_CI="1")
     assert done.returncode == 1, done.stdout
     assert "1 error" in done.stdout and "xfailed" not in done.stdout
     assert "is missing; CI needs it" in done.stdout
