@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +205,7 @@ class AgentSession:
         if chosen_root is None and folder is not None:
             chosen_root = proj.git_root(folder)
             if chosen_root is None:
-                raise InvalidInput(f"{_shown(path)} is not inside a git repository")
+                raise InvalidInput(f"{_shown(path or '')} is not inside a git repository")
         if chosen_root is None and project and not saving:
             found = rules_store().project_by_name(project)
             if found is None:
@@ -544,9 +545,7 @@ class AgentSession:
                     project,
                     text,
                     # the gate runs inside the save's transaction: see service.add_rule_checked
-                    decide=lambda text=text, scope=scope, shown=shown: self.screen(
-                        project, text, scope, shown
-                    ),
+                    decide=partial(self.screen, project, text, scope, shown),
                     session_id=self.id,
                     title=str(item.get("title") or ""),
                     triggers=item.get("triggers"),

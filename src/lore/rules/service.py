@@ -202,8 +202,13 @@ class CheckedSave:
 
 
 class Verdict(Protocol):
-    activate: bool
-    reason: str
+    """What a check decides; read-only, so a frozen dataclass (the gate's Decision) fits."""
+
+    @property
+    def activate(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
 def add_rule_checked(
