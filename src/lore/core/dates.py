@@ -26,18 +26,26 @@ def parse_instant(text: str | dt.date | dt.datetime | float | int, *, what: str 
         return as_utc(text)
     if isinstance(text, dt.date):
         return dt.datetime(text.year, text.month, text.day, tzinfo=dt.UTC)
-    if isinstance(text, int | float) and not isinstance(text, bool):
-        return dt.datetime.fromtimestamp(float(text), dt.UTC)
-    raw = str(text).strip()
-    if _EPOCH.fullmatch(raw):
-        return dt.datetime.fromtimestamp(float(raw), dt.UTC)
-    if raw[-1:] in ("z", "Z"):
-        raw = raw[:-1] + "+00:00"
+    refusal = InvalidInput(f"{what} wants a date like {FORMATS}, not {_shown(text)}")
     try:
-        moment = dt.datetime.fromisoformat(raw)
-    except ValueError:
-        raise InvalidInput(f"{what} wants a date like {FORMATS}, not {str(text)!r}") from None
-    return as_utc(moment)
+        if isinstance(text, int | float) and not isinstance(text, bool):
+            return dt.datetime.fromtimestamp(float(text), dt.UTC)
+        raw = str(text).strip()
+        if _EPOCH.fullmatch(raw):
+            return dt.datetime.fromtimestamp(float(raw), dt.UTC)
+        if raw[-1:] in ("z", "Z"):
+            raw = raw[:-1] + "+00:00"
+        return as_utc(dt.datetime.fromisoformat(raw))
+    except (ValueError, OverflowError, OSError):  # not a date, or a year no clock can show
+        raise refusal from None
+
+
+def _shown(text: object, limit: int = 60) -> str:
+    """The refused value as the message quotes it: at most `limit` characters of it."""
+    raw = str(text)
+    return (
+        repr(raw) if len(raw) <= limit else repr(raw[:limit]) + f" (and {len(raw) - limit:,} more characters)"
+    )
 
 
 def as_utc(moment: dt.datetime) -> dt.datetime:
