@@ -26,7 +26,7 @@ def parse_instant(text: str | dt.date | dt.datetime | float | int, *, what: str 
         return as_utc(text)
     if isinstance(text, dt.date):
         return dt.datetime(text.year, text.month, text.day, tzinfo=dt.UTC)
-    refusal = InvalidInput(f"{what} wants a date like {FORMATS}, not {_shown(text)}")
+    refusal = InvalidInput(f"{what} wants a date like {FORMATS}, not {quoted(text)}")
     try:
         if isinstance(text, int | float) and not isinstance(text, bool):
             return dt.datetime.fromtimestamp(float(text), dt.UTC)
@@ -40,7 +40,7 @@ def parse_instant(text: str | dt.date | dt.datetime | float | int, *, what: str 
         raise refusal from None
 
 
-def _shown(text: object, limit: int = 60) -> str:
+def quoted(text: object, limit: int = 60) -> str:
     """The refused value as the message quotes it: at most `limit` characters of it."""
     raw = str(text)
     return (

@@ -14,7 +14,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from lore.core.dates import FORMATS, to_epoch
+from lore.core.dates import FORMATS, quoted, to_epoch
 from lore.core.dates import iso_utc as iso
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.graph import BridgeCap
@@ -52,7 +52,7 @@ def parse_time(text: str | None, *, now: float | None = None) -> float | None:
     try:
         return to_epoch(text)
     except InvalidInput:
-        raise InvalidInput(f"not a date: {text!r} (use {FORMATS}, or an age such as 90d)") from None
+        raise InvalidInput(f"not a date: {quoted(text)} (use {FORMATS}, or an age such as 90d)") from None
 
 
 # ---------------------------------------------------------------- stats
