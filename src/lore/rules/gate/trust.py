@@ -60,7 +60,6 @@ from pathlib import Path
 
 from lore.core import git
 from lore.core.errors import InvalidInput
-from lore.core.github import api_base, discover_token, viewer_login
 from lore.rules.models import TrustRecord
 from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import WriteBehind
@@ -344,6 +343,9 @@ def _github_owner(urls: list[str]) -> _GitHubAnswer | None:
 
     The URL comes from the reflog's `clone: from` line written on this disk, never from
     `.git/config`, which an archive could fill with a remote of your account."""
+    # imported here: the GitHub client brings httpx, which `lore mcp` should not load at start-up
+    from lore.core.github import api_base, discover_token, viewer_login
+
     base = api_base()
     owners = []
     for url in urls:
