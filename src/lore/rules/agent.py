@@ -14,21 +14,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import projects as proj
 from lore.rules import service
-from lore.rules.gate.decision import Decision, decide
 from lore.rules.gate.trust import trust_state
-from lore.rules.gate.validation import refusal_reason
-from lore.rules.gate.wording import risky_wording
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import normalize_scope
 from lore.rules.serve.selection import MIN_MAX_TOKENS, check_task
 from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import SessionStore, WriteBehind, session_store
+
+if TYPE_CHECKING:  # the gate's modules load on the first save, not at `lore mcp` start-up
+    from lore.rules.gate.decision import Decision
 
 REVIEW_INTERVAL_DAYS = 14
 LISTED_NOTE = service.LISTED_NOTE
@@ -484,6 +484,8 @@ class AgentSession:
             if rule.project_id not in allowed:
                 lines.append(f"- skipped {rule.id}: it belongs to a project this session is not working on")
                 continue
+            from lore.rules.gate.wording import risky_wording
+
             words = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
             risky = next((m for w in words if w and (m := risky_wording(w))), None)
             if risky:
@@ -530,6 +532,8 @@ class AgentSession:
         return ids
 
     def _save(self, res: Resolution, items: Sequence[dict[str, Any]], source: str) -> str:
+        from lore.rules.gate.validation import refusal_reason
+
         project = res.project
         lines = [f"Rules saved for project `{project.name}`:"]
         for item in items:
@@ -570,6 +574,8 @@ class AgentSession:
         self, project: Project, text: str, scope: tuple[str, ...], shown: Sequence[str] = ()
     ) -> Decision:
         """The gate (`lore.rules.gate.decision.decide`) with this session's facts."""
+        from lore.rules.gate.decision import decide
+
         settings = self.settings
         return decide(
             project,

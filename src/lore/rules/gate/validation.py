@@ -11,7 +11,6 @@ import unicodedata
 from collections.abc import Iterable
 
 from lore.core.errors import InvalidInput
-from lore.rules.gate.normalize import blank_looking, ignorable
 
 MAX_RULE_CHARS = 500
 MAX_TITLE_CHARS = 120
@@ -31,6 +30,9 @@ def hidden_character(text: str) -> tuple[int, str] | None:
     if text.isascii():  # fast path: only control characters can hide in ASCII
         found = _ASCII_CONTROL.search(text)
         return (found.start(), found.group()) if found else None
+    # the gate's normalisation builds its tables at import: loaded only for non-ASCII text
+    from lore.rules.gate.normalize import blank_looking, ignorable
+
     for i, ch in enumerate(text):
         if ch in "\n\t" or _part_of_emoji(text, i):
             continue
