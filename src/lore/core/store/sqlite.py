@@ -116,7 +116,7 @@ class Store:
     def ensure_writable(self) -> None:
         """Refuse a write up front: read-only, or damaged (checked once per process)."""
         if self.read_only:
-            raise StoreError(read_only_message(self.path))
+            raise StoreReadOnly(read_only_message(self.path))
         if self.damage is not None:
             raise StoreError(damaged_message(self.path, self.damage))
         if self.write_cleared:
@@ -339,8 +339,12 @@ class _Cursor(sqlite3.Cursor):
 
 
 def _check_write(conn: _Connection, sql: str) -> None:
-    """A write outside `Store.transaction` gets the same health and read-only check."""
-    if sql.lstrip()[:8].upper().startswith(_WRITES):
+    """A write outside `Store.transaction` gets the same health and read-only check.
+
+    A plain (deferred) `BEGIN` only opens a read snapshot, so it is not a write; `BEGIN
+    IMMEDIATE` / `EXCLUSIVE` take the write lock and are."""
+    head = sql.lstrip()[:24].upper()
+    if head.startswith(_WRITES + _WRITE_BEGINS):
         conn.store.ensure_writable()
 
 
@@ -372,8 +376,13 @@ class StoreBusy(StoreError):
     """Another process held the store past the busy timeout."""
 
 
+class StoreReadOnly(StoreError):
+    """The store is open read-only and a write was asked for: bookkeeping may skip it."""
+
+
 _DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
-_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "BEGIN", "VACUUM")
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "VACUUM")
+_WRITE_BEGINS = ("BEGIN IMMEDIATE", "BEGIN EXCLUSIVE")
 
 
 def _translate(exc: sqlite3.DatabaseError, conn: _Connection) -> Exception:
@@ -394,7 +403,7 @@ def _translate(exc: sqlite3.DatabaseError, conn: _Connection) -> Exception:
             store.mark_damaged(reason)
         return StoreError(damaged_message(path, reason))
     if name.startswith("SQLITE_READONLY"):
-        return StoreError(read_only_message(path))
+        return StoreReadOnly(read_only_message(path))
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in reason:
         return StoreBusy(
             f"the store at {path} stayed busy ({reason}): another Lore process is writing; try again"

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lore.core.store import Migration, StoreBusy, StoreError
+from lore.core.store import Migration, StoreBusy, StoreError, StoreReadOnly
 from lore.rules.store.rules import MIGRATIONS, RulesStore, rules_store
 
 SESSION_MIGRATIONS = [
@@ -69,6 +69,8 @@ class WriteBehind:
             if not self._queue:
                 try:
                     write(QUICK_WAIT_MS)
+                    return
+                except StoreReadOnly:
                     return
                 except StoreBusy:
                     pass
