@@ -27,8 +27,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lore.rules.serve.selection import SHORT_LIST
+
 DATA = Path(__file__).resolve().parent / "data" / "rules_tasks"
-SHARED_RULES = Path(os.environ.get("LORE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+SHARED_RULES = Path(
+    os.environ.get("LORE_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 SHARED_RULES = SHARED_RULES / "rules"
 SPLITS = ("dev", "held_out")
 MAX_RULE_CHARS = 500
@@ -157,6 +161,7 @@ class Report:
 
 def check(labelled: LabelledSet) -> Report:
     """Every property the set promises, as a list of problems (empty when it holds)."""
+    from lore.core.errors import InvalidInput
     from lore.rules.scopes import coverage, normalize_scope
 
     report = Report()
@@ -174,7 +179,7 @@ def check(labelled: LabelledSet) -> Report:
                 problems.append(f"rule {rule.id} is {len(rule.text)} characters (20 to {MAX_RULE_CHARS})")
             try:
                 scopes[rule.id] = tuple(normalize_scope(list(rule.scope)))
-            except Exception as exc:  # noqa: BLE001 - a bad scope is one problem, not a crash
+            except InvalidInput as exc:  # a bad scope is one problem, not a crash
                 problems.append(f"rule {rule.id} has a bad scope {rule.scope}: {exc}")
             if rule.source and SHARED_RULES.is_dir() and not (SHARED_RULES / rule.source).is_file():
                 problems.append(f"rule {rule.id} names a source that does not exist: {rule.source}")
@@ -219,8 +224,10 @@ def check(labelled: LabelledSet) -> Report:
         report.nice_labels += len(task.nice)
         if len(task.paths) > 1:
             report.multi_file += 1
-            tops = {p.split("/")[0] if p.split("/")[0] not in ("src", "internal") else "/".join(p.split("/")[:2])
-                    for p in task.paths}
+            tops = {
+                p.split("/")[0] if p.split("/")[0] not in ("src", "internal") else "/".join(p.split("/")[:2])
+                for p in task.paths
+            }
             report.multi_section += len(tops) > 1
         report.per_split[task.split] = report.per_split.get(task.split, 0) + 1
     report.tasks = len(labelled.tasks)
@@ -326,6 +333,8 @@ class TaskScore:
     served: list[str]  # the set's ids
     sent_tokens: int
     all_tokens: int
+    eligible: int  # rules whose scope covers the paths; at most SHORT_LIST and all are sent
+    all_served: list[str] = field(default_factory=list)  # what send-all gave, the set's ids
 
     @property
     def must_hit(self) -> int:
@@ -336,7 +345,9 @@ class TaskScore:
         return len(set(self.task.nice) & set(self.served))
 
 
-def score(labelled: LabelledSet, select: Select = spec_select, workdir: Path | None = None) -> list[TaskScore]:
+def score(
+    labelled: LabelledSet, select: Select = spec_select, workdir: Path | None = None
+) -> list[TaskScore]:
     """Each task's reply from `select`, and send-all (no task) measured alongside it."""
     from lore.core.text import estimate_tokens
 
@@ -354,9 +365,18 @@ def score(labelled: LabelledSet, select: Select = spec_select, workdir: Path | N
                     served,
                     estimate_tokens(reply.render()),  # type: ignore[attr-defined]
                     estimate_tokens(everything.render()),  # type: ignore[attr-defined]
+                    reply.eligible_count,  # type: ignore[attr-defined]
+                    [reg.label[rid] for rid in everything.served_ids],  # type: ignore[attr-defined]
                 )
             )
     return out
+
+
+def send_all(scores: list[TaskScore]) -> list[TaskScore]:
+    """The baseline as scores of its own: every eligible rule served, at send-all's tokens."""
+    return [
+        TaskScore(s.task, s.all_served, s.all_tokens, s.all_tokens, s.eligible, s.all_served) for s in scores
+    ]
 
 
 @dataclass(frozen=True)
@@ -369,6 +389,8 @@ class Figures:
     tokens: float  # mean tokens of a reply
     all_tokens: float  # mean tokens of send-all
     served: float  # mean rules served
+    eligible: float  # mean eligible rules
+    short: int  # tasks whose eligible rules are few enough to be sent whole
 
 
 def figures(scores: list[TaskScore]) -> Figures:
@@ -386,30 +408,37 @@ def figures(scores: list[TaskScore]) -> Figures:
         tokens=sum(s.sent_tokens for s in scores) / n,
         all_tokens=sum(s.all_tokens for s in scores) / n,
         served=served / n,
+        eligible=sum(s.eligible for s in scores) / n,
+        short=sum(s.eligible <= SHORT_LIST for s in scores),
     )
 
 
-def print_table(mode: str, scores: list[TaskScore]) -> None:
-    head = ("mode", "split", "tasks", "must-recall", "all must", "nice-recall", "precision",
+def print_table(modes: dict[str, list[TaskScore]]) -> None:
+    head = ("mode", "split", "tasks", "eligible", "sent whole", "must-recall", "all must", "nice-recall", "precision",
             "rules sent", "tokens", "send-all", "tokens/all")  # fmt: skip
     print(" | ".join(f"{h:>11}" for h in head))
-    for split in (*SPLITS, "all"):
-        group = [s for s in scores if split in ("all", s.task.split)]
-        f = figures(group)
-        vals = (mode, split, f.tasks, f"{f.must_recall:.2f}", f"{f.all_must:.2f}", f"{f.nice_recall:.2f}",
-                f"{f.precision:.2f}", f"{f.served:.1f}", f"{f.tokens:.0f}", f"{f.all_tokens:.0f}",
-                f"{f.tokens / f.all_tokens:.0%}" if f.all_tokens else "-")  # fmt: skip
-        print(" | ".join(f"{v:>11}" for v in vals))
+    for mode, scores in modes.items():
+        for split in (*SPLITS, "all"):
+            f = figures([s for s in scores if split in ("all", s.task.split)])
+            vals = (mode, split, f.tasks, f"{f.eligible:.1f}", f.short, f"{f.must_recall:.2f}",
+                    f"{f.all_must:.2f}", f"{f.nice_recall:.2f}", f"{f.precision:.2f}", f"{f.served:.1f}",
+                    f"{f.tokens:.0f}", f"{f.all_tokens:.0f}",
+                    f"{f.tokens / f.all_tokens:.0%}" if f.all_tokens else "-")  # fmt: skip
+            print(" | ".join(f"{v:>11}" for v in vals))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--score", action="store_true", help="score today's spec selection per split")
-    parser.add_argument("--misses", action="store_true", help="with --score: list the must rules missed (dev only)")
+    parser.add_argument(
+        "--misses", action="store_true", help="with --score: list the must rules missed (dev only)"
+    )
     args = parser.parse_args(argv)
     labelled = load()
     report = check(labelled)
-    print(f"Labelled rules set in {DATA.relative_to(Path.cwd()) if DATA.is_relative_to(Path.cwd()) else DATA}")
+    print(
+        f"Labelled rules set in {DATA.relative_to(Path.cwd()) if DATA.is_relative_to(Path.cwd()) else DATA}"
+    )
     for name, (rules, tasks) in report.per_project.items():
         print(f"  {name:<15} {rules:>3} rules  {tasks:>3} tasks  ({labelled.projects[name].kind})")
     splits = ", ".join(f"{k} {v}" for k, v in sorted(report.per_split.items()))
@@ -425,9 +454,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.score:
         scores = score(labelled)
         print("\nSelection on the labelled set (send-all = every eligible rule, same run)\n")
-        print_table("spec", scores)
+        print_table({"spec": scores, "send-all": send_all(scores)})
         print("\nmust/nice-recall = labels served / labels; all must = tasks given every must rule;")
-        print("precision = served rules carrying a label / served; tokens = mean reply size (chars/4).")
+        print("precision = served rules carrying a label / served; tokens = mean reply size (chars/4);")
+        print(f"sent whole = tasks with at most {SHORT_LIST} eligible rules, which every mode sends whole.")
         if args.misses:  # dev only: looking at held-out misses is tuning on them
             for s in scores:
                 missed = sorted(set(s.task.must) - set(s.served))
