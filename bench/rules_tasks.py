@@ -26,8 +26,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lore.rules.serve.selection import SHORT_LIST
+
+if TYPE_CHECKING:
+    from lore.rules.models import Project
+    from lore.rules.serve.selection import RulesReply
 
 DATA = Path(__file__).resolve().parent / "data" / "rules_tasks"
 SHARED_RULES = Path(
@@ -141,6 +146,21 @@ def shared_words(labelled: LabelledSet, task: Task) -> set[str]:
     return {w for rid in task.must if rid in rules for w in mine & rule_words(rules[rid])}
 
 
+def project_sections(files: tuple[str, ...]) -> list[str]:
+    """The sections Lore would map for these files (`lore.rules.projects.sections_of` reads them
+    from git; this is its rule on a plain list, so the checker needs no repository)."""
+    from lore.rules.projects import CONTAINERS, SKIPPED
+
+    folders: set[str] = set()
+    for rel in files:
+        parts = rel.split("/")[:-1]
+        if parts:
+            folders.add(parts[0])
+            if len(parts) >= 2 and parts[0] in CONTAINERS:
+                folders.add(f"{parts[0]}/{parts[1]}")
+    return sorted(f for f in folders if not any(p.startswith(".") or p in SKIPPED for p in f.split("/")))
+
+
 @dataclass
 class Report:
     problems: list[str] = field(default_factory=list)
@@ -162,6 +182,7 @@ class Report:
 def check(labelled: LabelledSet) -> Report:
     """Every property the set promises, as a list of problems (empty when it holds)."""
     from lore.core.errors import InvalidInput
+    from lore.rules.projects import section_of
     from lore.rules.scopes import coverage, normalize_scope
 
     report = Report()
@@ -187,6 +208,7 @@ def check(labelled: LabelledSet) -> Report:
             problems.append(f"project {project.name}: no rule covers any of its files")
     report.rules = len(seen)
 
+    sections = {name: project_sections(p.files) for name, p in labelled.projects.items()}
     task_ids: set[str] = set()
     no_share = 0
     for task in labelled.tasks:
@@ -194,10 +216,10 @@ def check(labelled: LabelledSet) -> Report:
         if task.id in task_ids:
             problems.append(f"{where}: id repeated")
         task_ids.add(task.id)
-        project = labelled.projects.get(task.project)
-        if project is None:
+        if task.project not in labelled.projects:
             problems.append(f"{where}: unknown project {task.project!r}")
             continue
+        project = labelled.projects[task.project]
         if task.split not in SPLITS:
             problems.append(f"{where}: split {task.split!r} is not one of {', '.join(SPLITS)}")
         if not task.paths:
@@ -224,11 +246,7 @@ def check(labelled: LabelledSet) -> Report:
         report.nice_labels += len(task.nice)
         if len(task.paths) > 1:
             report.multi_file += 1
-            tops = {
-                p.split("/")[0] if p.split("/")[0] not in ("src", "internal") else "/".join(p.split("/")[:2])
-                for p in task.paths
-            }
-            report.multi_section += len(tops) > 1
+            report.multi_section += len({section_of(sections[task.project], p) for p in task.paths}) > 1
         report.per_split[task.split] = report.per_split.get(task.split, 0) + 1
     report.tasks = len(labelled.tasks)
     report.no_shared_word = no_share / report.tasks if report.tasks else 0.0
@@ -276,7 +294,7 @@ def temp_home(parent: Path | None = None) -> Iterator[Path]:
 class Registered:
     """A project in the store, with the set's rule ids mapped to the store's and back."""
 
-    project: object  # lore.rules.models.Project
+    project: Project
     store_id: dict[str, str]
     label: dict[str, str]
 
@@ -317,14 +335,14 @@ def register(spec: ProjectSpec, workdir: Path) -> Registered:
 
 
 # -- scoring -----------------------------------------------------------------------------------
-Select = Callable[[object, list[str], str | None], object]  # (project, paths, task) -> RulesReply
+Select = Callable[["Project", list[str], str | None], "RulesReply"]  # (project, paths, task)
 
 
-def spec_select(project: object, paths: list[str], task: str | None) -> object:
+def spec_select(project: Project, paths: list[str], task: str | None) -> RulesReply:
     """Today's selection, the one `lore review resolve` and get_rules call."""
     from lore.rules import service
 
-    return service.rules_for_change(project, paths, task=task)  # type: ignore[arg-type]
+    return service.rules_for_change(project, paths, task=task)
 
 
 @dataclass
@@ -358,15 +376,15 @@ def score(
             reg = registered[task.project]
             reply = select(reg.project, list(task.paths), task.task)
             everything = select(reg.project, list(task.paths), None)
-            served = [reg.label[rid] for rid in reply.served_ids]  # type: ignore[attr-defined]
+            served = [reg.label[rid] for rid in reply.served_ids]
             out.append(
                 TaskScore(
                     task,
                     served,
-                    estimate_tokens(reply.render()),  # type: ignore[attr-defined]
-                    estimate_tokens(everything.render()),  # type: ignore[attr-defined]
-                    reply.eligible_count,  # type: ignore[attr-defined]
-                    [reg.label[rid] for rid in everything.served_ids],  # type: ignore[attr-defined]
+                    estimate_tokens(reply.render()),
+                    estimate_tokens(everything.render()),
+                    reply.eligible_count,
+                    [reg.label[rid] for rid in everything.served_ids],
                 )
             )
     return out

@@ -80,3 +80,18 @@ def test_scoring_registers_every_rule_and_compares_with_send_all(lore_home: Path
     everything = bench.figures(bench.send_all(scores))
     assert everything.must_recall == everything.nice_recall == 1.0
     assert Path(bench.os.environ["LORE_HOME"]) == lore_home  # the test's home is given back
+
+
+def test_a_registered_project_has_its_files_and_rules(lore_home: Path, tmp_path: Path) -> None:
+    bench = _bench()
+    spec = bench.load().projects["relay-go"]
+    registered = bench.register(spec, tmp_path)
+    # the checker's sections (from the list) are the ones Lore maps from the git repository
+    assert list(registered.project.sections) == bench.project_sections(spec.files)
+    assert "internal/queue" in registered.project.sections
+    assert set(registered.store_id) == {r.id for r in spec.rules}
+    from lore.rules import service
+
+    stored = {r.id: r for r in service.list_rules(registered.project)}
+    dedupe = stored[registered.store_id["go-dedupe"]]
+    assert dedupe.scope == ("internal/queue/",) and dedupe.status == "active"
