@@ -57,4 +57,6 @@ def get_embedder(name: str | None = None) -> Embedder:
         if not model:
             raise InvalidInput(f"name an embedding model for {provider}, e.g. {provider}:<model>")
         return remote_embedder(provider, model)
-    raise InvalidInput(f"unknown embedder {spec!r}: use hash, local, wordllama, ollama[:model] or <provider>:<model>")
+    raise InvalidInput(
+        f"unknown embedder {spec!r}: use hash, local, wordllama, ollama[:model] or <provider>:<model>"
+    )
