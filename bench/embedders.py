@@ -50,9 +50,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-embedders-")
 
 import numpy as np
+
+from lore.core.embed.base import Embedder
 
 HERE = Path(__file__).resolve().parent
 CHECKS = HERE / "data" / "embed_checks.json"
@@ -75,6 +76,7 @@ class Candidate:
     cls: str
     needs: str | None  # the top-level module that must import (None: part of Lore)
     dist: str | None  # the distribution whose install size is counted
+    arg: str | None = None  # one argument for the class (a model folder)
 
 
 CANDIDATES = [
@@ -104,6 +106,25 @@ UNAVAILABLE = [
         " contains an .onnx file: both ship torch weights (model.safetensors, or a zip of them)",
     ),
 ]
+
+
+class DistilledStatic(Embedder):
+    """A model2vec static model loaded from a folder (`--model2vec`): for measuring a model
+    distilled here from the packaged MiniLM, which no package ships yet."""
+
+    def __init__(self, folder: str):
+        from model2vec import StaticModel
+
+        self._model = StaticModel.from_pretrained(folder)
+        self._dim = int(self._model.dim)
+        self.name = f"model2vec-{Path(folder).name}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._model.encode(texts), dtype=np.float32)
 
 
 def content_words(text: str) -> set[str]:
@@ -145,9 +166,10 @@ def dist_size(root: str) -> tuple[int, int]:
 def first_vector_ms(cand: Candidate, repeat: int) -> float:
     """Milliseconds from a fresh interpreter to the first vector, minus the interpreter's own start."""
     code = (
+        f"import sys; sys.path.insert(0, {str(HERE)!r});"
         "import time; t = time.perf_counter();"
         f"from {cand.module} import {cand.cls};"
-        f"{cand.cls}().embed(['the first vector'], no_cache=True);"
+        f"{cand.cls}({'' if cand.arg is None else repr(cand.arg)}).embed(['the first vector'], no_cache=True);"
         "print(time.perf_counter() - t)"
     )
     runs = []
@@ -200,13 +222,18 @@ def book_passages() -> tuple[int, list[str]]:
     return book.id, [row.text for row in open_books().passages_for_embedding(book.id)]
 
 
-def hybrid_hits(embedder_name: str, book_id: int, questions: list[dict], k: int) -> list[bool]:
+def hybrid_hits(embedder: Embedder, book_id: int, questions: list[dict], k: int) -> list[bool]:
     """Whether `lore.books.search` puts an answering passage in its top k, with this embedder."""
+    from lore.books import passage_vectors
     from lore.books.library import reindex
     from lore.books.search import search_book
     from lore.core.config import update_settings
 
+    embedder_name = embedder.name
     os.environ["LORE_EMBED"] = embedder_name
+    # the books domain makes its embedder once per process by name; handing it this instance lets
+    # a model no name selects yet (a distilled folder) be measured through the same search
+    passage_vectors._embedders[embedder_name] = embedder
     update_settings({"books": {"relevance_floor": {embedder_name: -1.0}}})
     reindex(book_id)
     hits = []
@@ -220,10 +247,12 @@ def measure(
     cand: Candidate, checks: dict, book_id: int, passages: list[str], pool: list[str], repeat: int
 ) -> dict:
     module = __import__(cand.module, fromlist=[cand.cls])
-    embedder = getattr(module, cand.cls)()
+    embedder = getattr(module, cand.cls)(*([] if cand.arg is None else [cand.arg]))
     row: dict = {"label": cand.label, "name": embedder.name, "dim": embedder.dim}
     if cand.dist:
         size, count = dist_size(cand.dist)
+        if cand.arg:  # the model's own folder, which a package would carry
+            size += sum(f.stat().st_size for f in Path(cand.arg).rglob("*") if f.is_file())
         row["size"] = f"{size / 1e6:.0f} MB ({count} pkgs)"
     else:
         row["size"] = "0 (in Lore)"
@@ -257,7 +286,7 @@ def measure(
         queries([q["question"] for q in questions]) @ passage_vecs.T, wanted, checks["books"]["k"]
     )
     row["books"] = halves(questions, hits)
-    row["hybrid"] = halves(questions, hybrid_hits(embedder.name, book_id, questions, checks["books"]["k"]))
+    row["hybrid"] = halves(questions, hybrid_hits(embedder, book_id, questions, checks["books"]["k"]))
 
     # attacks: nearest seed attack, paraphrases against benign rules
     attacks = checks["attacks"]
@@ -291,7 +320,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="fresh interpreters timed per candidate")
     parser.add_argument("--distractors", type=int, default=100, help="real rules mixed into the rule pool")
+    parser.add_argument(
+        "--model2vec",
+        metavar="DIR",
+        help="also measure a model2vec model saved in DIR (e.g. distilled offline from the packaged MiniLM)",
+    )
     args = parser.parse_args()
+    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-embedders-")  # the book, the config
 
     checks = json.loads(CHECKS.read_text(encoding="utf-8"))
     check_pairs(checks)
@@ -304,7 +339,20 @@ def main() -> None:
 
     rows = []
     skipped = list(UNAVAILABLE)
-    for cand in CANDIDATES:
+    candidates = list(CANDIDATES)
+    if args.model2vec:
+        folder = str(Path(args.model2vec).resolve())
+        candidates.append(
+            Candidate(
+                "model2vec " + Path(folder).name,
+                "embedders",
+                "DistilledStatic",
+                "model2vec",
+                "model2vec",
+                folder,
+            )
+        )
+    for cand in candidates:
         if cand.needs and find_spec(cand.needs) is None:
             skipped.append((cand.label, f"not installed here ({cand.needs})"))
             continue
