@@ -33,6 +33,19 @@ STAGES = {
 }
 
 
+def _progress() -> Progress:
+    """The bar long book work shows on stderr, only when stderr is a terminal."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    )
+
+
 def _authors(book: library.Book) -> str:
     return escape(", ".join(book.authors) or "-")
 
@@ -59,15 +72,7 @@ def add(
 ) -> None:
     """Import a book: chapters, passages, full-text index, names and passage vectors."""
     existing(file)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as bar:
+    with _progress() as bar:
         task = bar.add_task(escape(f"importing {file.name}"), total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
@@ -387,15 +392,7 @@ def extract(
     each with a quote checked against its passage. Replaces the book's model layer."""
     from lore.books.model import extract as model_extract
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as bar:
+    with _progress() as bar:
         task = bar.add_task("reading with the model", total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
