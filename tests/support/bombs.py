@@ -8,7 +8,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from support.books import make_epub
+from support.books import make_epub, pdf_file
 
 MB = 1024 * 1024
 _LINE = b"<p>" + (b"all work and no play " * 50_000)[: MB - 8] + b"</p>\n"  # 1 MB, one sentence
@@ -79,14 +79,6 @@ def shared_stream_pdf(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R /Contents 5 0 R >>"
         )
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {pages} >>".encode()
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, obj in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out = pdf_file(objects, b"/Root 1 0 R")
     path.write_bytes(bytes(out))
     return path

@@ -298,20 +298,7 @@ def make_pdf(path: Path, pages: list[list[str]], *, title: str = "", author: str
     objects[pages_obj - 1] = (
         f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {len(kids)} >>"
     ).encode()
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        catalog,
-        info,
-        xref,
-    )
+    out = pdf_file(objects, b"/Root %d 0 R /Info %d 0 R" % (catalog, info))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes(out))
     return path
@@ -373,3 +360,18 @@ def book_text(spec: BookSpec) -> str:
         for para in ch.paragraphs:
             parts += [*wrap(para, 70), ""]
     return "\n".join(parts)
+
+
+def pdf_file(objects: list[bytes], trailer: bytes) -> bytes:
+    """Numbered objects written as a PDF file: header, bodies, cross-reference table, trailer
+    (`trailer` holds the entries after /Size, such as `/Root 1 0 R`)."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d %s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref)
+    return bytes(out)
