@@ -7,7 +7,7 @@ them, each labelled with the rules a careful reviewer insists it sees (`must`) a
 content word with the rules they need, which is exactly where keyword selection is blind.
 
     .venv/bin/python bench/rules_tasks.py            # check the set, print its figures
-    .venv/bin/python bench/rules_tasks.py --score    # also score today's `spec` selection, per split
+    .venv/bin/python bench/rules_tasks.py --score    # also score `spec` and `hybrid` selection
 
 Scoring registers every project in a temporary `$LORE_HOME` (a real git repository with the
 project's files, rules added through `lore.rules.service`) and asks `service.rules_for_change` for
@@ -339,10 +339,17 @@ Select = Callable[["Project", list[str], str | None], "RulesReply"]  # (project,
 
 
 def spec_select(project: Project, paths: list[str], task: str | None) -> RulesReply:
-    """Today's selection, the one `lore review resolve` and get_rules call."""
+    """Seed 003's keyword selection, exactly."""
     from lore.rules import service
 
-    return service.rules_for_change(project, paths, task=task)
+    return service.rules_for_change(project, paths, task=task, mode="spec")
+
+
+def hybrid_select(project: Project, paths: list[str], task: str | None) -> RulesReply:
+    """Words and meaning fused: the default of `lore review resolve` and get_rules."""
+    from lore.rules import service
+
+    return service.rules_for_change(project, paths, task=task, mode="hybrid")
 
 
 @dataclass
@@ -447,7 +454,7 @@ def print_table(modes: dict[str, list[TaskScore]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--score", action="store_true", help="score today's spec selection per split")
+    parser.add_argument("--score", action="store_true", help="score spec and hybrid selection per split")
     parser.add_argument(
         "--misses", action="store_true", help="with --score: list the must rules missed (dev only)"
     )
@@ -471,13 +478,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.score:
         scores = score(labelled)
+        hybrid = score(labelled, hybrid_select)
         print("\nSelection on the labelled set (send-all = every eligible rule, same run)\n")
-        print_table({"spec": scores, "send-all": send_all(scores)})
+        print_table({"spec": scores, "hybrid": hybrid, "send-all": send_all(scores)})
         print("\nmust/nice-recall = labels served / labels; all must = tasks given every must rule;")
         print("precision = served rules carrying a label / served; tokens = mean reply size (chars/4);")
         print(f"sent whole = tasks with at most {SHORT_LIST} eligible rules, which every mode sends whole.")
         if args.misses:  # dev only: looking at held-out misses is tuning on them
-            for s in scores:
+            for s in hybrid:
                 missed = sorted(set(s.task.must) - set(s.served))
                 if s.task.split == "dev" and missed:
                     print(f"  {s.task.id} {s.task.task!r}: missed {', '.join(missed)}")

@@ -214,7 +214,9 @@ def test_imported_titles_tell_rules_of_same_named_sections_apart(tmp_path: Path)
     for rule in rules:
         service.approve(rule)
     # what an agent sees of the rules it was not sent: one distinct title each
-    reply = service.rules_for_change(report.project, ["web/app.py"], task="rename the billing tables")
+    reply = service.rules_for_change(
+        report.project, ["web/app.py"], task="rename the billing tables", mode="spec"
+    )
     listed = [
         line.split(" ", 2)[2]
         for line in reply.render().splitlines()

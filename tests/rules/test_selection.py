@@ -1,4 +1,8 @@
-"""Every selection rule of the spec (003), one case each, on a real store and a real repo."""
+"""Every selection rule of the spec (003), one case each, on a real store and a real repo.
+
+These pin the `spec` mode, the seed's keyword selection; `hybrid` (the default) is tested in
+test_selection_hybrid.py.
+"""
 
 import re
 from pathlib import Path
@@ -16,6 +20,11 @@ from lore.rules.serve.index import rank_terms
 from lore.rules.store.rules import rules_store
 
 FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "tests/test_orders.py": "x", "README.md": "x"}
+
+
+@pytest.fixture(autouse=True)
+def spec_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LORE_RULES_SELECTION", "spec")
 
 
 @pytest.fixture

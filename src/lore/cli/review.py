@@ -176,12 +176,15 @@ def resolve(
     paths: list[str] = typer.Argument(..., help="Files of the change."),
     task: str = typer.Option(None, "--task", help="One sentence about the change."),
     max_tokens: int = typer.Option(None, "--max-tokens", min=100, help="Token cap (at least 100)."),
+    mode: str = typer.Option(
+        None, "--mode", help="hybrid (words and meaning) or spec (keywords only); default: config."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Exactly what an agent would be sent (never counts as served)."""
     project = _project(ctx)
     files = [str(Path(p).resolve()) if Path(p).exists() else p for p in paths]
-    reply = service.rules_for_change(project, files, task=task, max_tokens=max_tokens)
+    reply = service.rules_for_change(project, files, task=task, max_tokens=max_tokens, mode=mode)
     if as_json:
         print_json(reply.to_dict())
     else:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from lore.core.config import load_settings
-from lore.core.errors import AlreadyExists, InvalidInput, NotFound
+from lore.core.errors import AlreadyExists, InvalidInput, NeedsModel, NotFound
 from lore.core.globs import parse_patterns
 from lore.core.text import Tokenizer, build_tokenizer
 from lore.rules import projects as proj
@@ -22,7 +22,7 @@ from lore.rules.gate.validation import check_rule_fields
 from lore.rules.models import SOURCES, Project, Rule
 from lore.rules.scopes import normalize_scope
 from lore.rules.serve.index import project_index
-from lore.rules.serve.selection import RulesReply, choose
+from lore.rules.serve.selection import HYBRID, MODES, RulesReply, choose
 from lore.rules.store.rules import RulesStore, rules_store
 from lore.rules.store.sessions import session_store
 
@@ -329,6 +329,34 @@ class PathSplit:
     outside: list[str]
 
 
+def selection_mode() -> str:
+    """`hybrid` (meaning and words) unless `LORE_RULES_SELECTION` or config `rules.selection` says
+    `spec` (seed 003's keyword selection, exactly)."""
+    import os
+
+    value = os.environ.get("LORE_RULES_SELECTION") or load_settings().section("rules").get("selection")
+    return check_mode(value) if value else HYBRID
+
+
+def check_mode(value: object) -> str:
+    mode = str(value).strip().lower()
+    if mode not in MODES:
+        raise InvalidInput(f"unknown rule selection mode {value!r}: use {' or '.join(MODES)}")
+    return mode
+
+
+def _mode_embedder(mode: str) -> tuple[Any, str]:
+    """The embedder a mode ranks with (None for `spec`), and a note when hybrid must fall back."""
+    if check_mode(mode) != HYBRID:
+        return None, ""
+    from lore.rules.serve.meaning import semantic_embedder
+
+    try:
+        return semantic_embedder(), ""
+    except NeedsModel as exc:
+        return None, f"Rules were chosen by keywords only (spec): {exc}."
+
+
 def split_paths(project: Project, paths: Iterable[str | Path]) -> PathSplit:
     inside, outside = [], []
     for raw in paths:
@@ -350,14 +378,17 @@ def rules_for_change(
     max_tokens: int | None = None,
     already_sent: Iterable[str] = (),
     listed_before: Iterable[str] = (),
+    mode: str | None = None,
 ) -> RulesReply:
     """The engine's reply for a change; it records nothing.
 
     A session passes what it already sent and listed; it records the delivery itself once the
-    reply has reached the agent (a cancelled call must not count as delivered).
+    reply has reached the agent (a cancelled call must not count as delivered). `mode` is
+    `hybrid` or `spec` (default: `selection_mode()`).
     """
     store = rules_store()
     tok = tokenizer()
+    embedder, fallback = _mode_embedder(mode or selection_mode())
     split = split_paths(project, paths)
     sections = sorted({s for p in split.inside if (s := proj.section_of(project.sections, p))})
     index = project_index(store, project.id, tok)
@@ -374,7 +405,10 @@ def rules_for_change(
             listed_before=set(listed_before),
             refresh=refresh,
             max_tokens=max_tokens,
+            embedder=embedder,
         )
+    if fallback:
+        reply.notes.append(fallback)
     if split.outside:
         reply.notes.append(
             f"{len(split.outside)} path(s) are outside project `{project.name}` and were not "

@@ -62,6 +62,7 @@ class WordLlamaEmbedder(Embedder):
 
     name = f"wordllama-{CONFIG}-{DIM}"
     batch_size = 256
+    cacheable = False  # a table lookup and a mean: cheaper than reading a cache (and not counted)
 
     @property
     def dim(self) -> int:

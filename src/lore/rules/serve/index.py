@@ -2,7 +2,7 @@
 
 Choosing rules must take well under a millisecond, so each process keeps the active rules of a
 project, grouped by scope, with two BM25 indexes (one for ranking a task, one for search, which
-also knows scope words). On each use it asks the store only for what changed since its version.
+also knows scope words) and, for hybrid selection, the rules' vectors (`meaning.py`). On each use it asks the store only for what changed since its version.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from lore.core.text import Tokenizer
 from lore.rules.gate.validation import hidden_character
 from lore.rules.models import Rule
 from lore.rules.scopes import Coverage, coverage, scope_words
+from lore.rules.serve.meaning import RuleMeaning
 from lore.rules.store.rules import RulesStore
 
 
@@ -45,6 +46,7 @@ class ProjectIndex:
         # rules grouped by scope, each group kept sorted oldest first as (created_at, id)
         self._scopes: dict[tuple[str, ...], list[tuple[float, str]]] = {}
         self.always: set[str] = set()
+        self.meaning = RuleMeaning()  # vectors for hybrid selection, made on first use
         self.lock = threading.Lock()
 
     def apply(self, changed: Iterable[Rule], removed: Iterable[str]) -> None:
@@ -63,6 +65,7 @@ class ProjectIndex:
         terms = rank_terms(rule, self.tokenizer)
         self.rank.add(rule.id, terms)
         self.search.add(rule.id, terms + self.tokenizer.tokens(scope_words(rule.scope)))
+        self.meaning.put(rule)
 
     def _drop(self, rule_id: str) -> None:
         rule = self.rules.pop(rule_id, None)
@@ -78,6 +81,7 @@ class ProjectIndex:
                 del self._scopes[rule.scope]
         self.rank.remove(rule_id)
         self.search.remove(rule_id)
+        self.meaning.drop(rule_id)
 
     def eligible(self, paths: list[str]) -> dict[tuple[str, ...], ScopeGroup]:
         """Groups of active rules whose scope covers at least one path, by scope.

@@ -1,8 +1,13 @@
 """Choosing the rules a change needs, and the reply an agent reads.
 
-Pure functions over an index snapshot: eligibility by scope, short lists sent whole, BM25 on the
-task with a 30%-of-best cut, always/include overrides, the ordering, no repeats within a session,
-the list of what was left out and an optional token cap. The caller records what was served.
+Pure functions over an index snapshot: eligibility by scope, short lists sent whole, always/include
+overrides, the ordering, no repeats within a session, the list of what was left out and an
+optional token cap. The caller records what was served. Two ways to rank a task:
+- `spec` (seed 003 exactly): BM25 on the task with a 30%-of-best cut;
+- `hybrid`: BM25 and the meaning of the task (its words and its files' words) against each rule's
+  vector, fused; the best rules are sent until they fill a share of what sending every eligible
+  rule would cost, and the held-back titles follow in the same order, so the next most likely
+  rules are the first an agent reads.
 """
 
 from __future__ import annotations
@@ -10,15 +15,33 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from lore.core.errors import InvalidInput
 from lore.core.text import Tokenizer, estimate_tokens
 from lore.rules.models import Rule
 from lore.rules.scopes import Coverage
 from lore.rules.serve.index import ProjectIndex
+from lore.rules.serve.meaning import Similarities, task_text
 
+if TYPE_CHECKING:  # the embedder package pulls in the model layer: loaded on first use
+    from lore.core.embed.base import Embedder
+
+SPEC, HYBRID = "spec", "hybrid"
+MODES = (SPEC, HYBRID)
 SHORT_LIST = 10
 RELATIVE_CUT = 0.30
+# hybrid: the fused score is the task's cosine to a rule (as a z-score among the eligible rules)
+# plus BM25_WEIGHT times its BM25 share of the best; rules are sent best first until they fill
+# SEND_SHARE of the send-all tokens (at least MIN_SENT), and MAX_LISTED_HYBRID titles follow
+BM25_WEIGHT = 0.25
+SEND_SHARE = 0.2
+MIN_SENT = 2
+MAX_SENT = 25
+MAX_LISTED_HYBRID = 5
+FUSED_KEPT = 60  # the best fused rules ranked further (plus those this session already has)
 MAX_TASK_CHARS = 500
 MAX_LISTED = 25
 MIN_MAX_TOKENS = 100
@@ -53,6 +76,7 @@ class RulesReply:
     show_repeated: bool = True  # the count of repeats is said once per session
     notes: list[str] = field(default_factory=list)
     max_tokens: int | None = None
+    mode: str = SPEC  # how the task was ranked: `spec` or `hybrid`
 
     @property
     def served_ids(self) -> list[str]:
@@ -92,11 +116,17 @@ class RulesReply:
                 if self.left_out_listed_before
                 else ""
             )
-            lines.append(
-                f"{self.left_out_total} other rule(s) cover these files{earlier} "
-                "but were not chosen for your task. If one of these titles matters for your change, "
-                "call get_rules again with its id in `include`; or use search_rules:"
-            )
+            if self.mode == HYBRID:  # ranked by meaning: the first titles are the next likeliest
+                lines.append(
+                    f"{self.left_out_total} other rule(s) cover these files{earlier}; the likeliest "
+                    "next, by meaning (get_rules with their id in `include`, or search_rules):"
+                )
+            else:
+                lines.append(
+                    f"{self.left_out_total} other rule(s) cover these files{earlier} "
+                    "but were not chosen for your task. If one of these titles matters for your change, "
+                    "call get_rules again with its id in `include`; or use search_rules:"
+                )
             lines += [f"- {r.id} {r.label}" for r in self.left_out]
             unlisted = self.left_out_total - self.left_out_listed_before - len(self.left_out)
             if unlisted > 0:
@@ -126,6 +156,7 @@ class RulesReply:
             ],
             "eligible": self.eligible_count,
             "task_given": self.task_given,
+            "mode": self.mode,
             "repeated": self.repeated,
             "capped": self.capped,
             "left_out": [{"id": r.id, "title": r.label} for r in self.left_out],
@@ -158,8 +189,12 @@ def choose(
     listed_before: set[str] | frozenset[str] = frozenset(),
     refresh: bool = False,
     max_tokens: int | None = None,
+    embedder: Embedder | None = None,
 ) -> RulesReply:
-    """The reply for a change. Call with the index lock held (the index must not move)."""
+    """The reply for a change. Call with the index lock held (the index must not move).
+
+    With `embedder` the task is ranked `hybrid` (by meaning as well as words); without, `spec`.
+    """
     task = check_task(task)
     if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
         raise InvalidInput(f"max_tokens must be at least {MIN_MAX_TOKENS} (got {max_tokens})")
@@ -176,9 +211,15 @@ def choose(
         return rule is not None and rule.scope in groups
 
     scores: dict = {}
+    hybrid = embedder is not None and bool(task) and total > SHORT_LIST
     if task:
         among = None if total == len(rules) else {rid for g in groups.values() for _, rid in g.members}
         scores = index.rank.scores(tokenizer.tokens(task), among=among)
+        if hybrid:
+            reply.mode = HYBRID
+            sims = index.meaning.similarities(embedder, task_text(task, paths))  # type: ignore[arg-type]
+            keep = FUSED_KEPT + len(already_sent) + len(listed_before)
+            scores = fuse(scores, sims, None if among is None else list(among), keep)
 
     def order(rule_id: str) -> tuple:
         rule = rules[rule_id]
@@ -187,6 +228,9 @@ def choose(
 
     if not task or total <= SHORT_LIST:
         chosen = [rid for g in groups.values() for _, rid in g.members]
+    elif hybrid:
+        forced = {rid for rid in index.always | include_ids if is_eligible(rid)}
+        chosen = _fill_share(scores, forced, rules, groups, total, order)
     else:
         floor = max(scores.values(), default=0.0) * RELATIVE_CUT
         picked = {rid for rid, score in scores.items() if score > 0 and score >= floor}
@@ -206,8 +250,52 @@ def choose(
         1 for rid in listed_before if rid not in chosen_set and rid not in have and is_eligible(rid)
     )
     skip = chosen_set | have | set(listed_before)
-    reply.left_out = [rules[rid] for rid in _left_out_in_order(groups, scores, skip, order)]
+    listed = MAX_LISTED_HYBRID if hybrid else MAX_LISTED
+    left_out = _left_out_in_order(groups, scores, skip, order, listed, every_score=hybrid)
+    reply.left_out = [rules[rid] for rid in left_out]
     return reply
+
+
+def fuse(lexical: dict, sims: Similarities, among: list[str] | None, keep: int) -> dict[str, float]:
+    """The `keep` best eligible rules by one score: cosine as a z-score among them, plus BM25 share.
+
+    Cosines of one model sit in a narrow band that moves with the task, so the spread among the
+    eligible rules, not the raw value, says which stand out; BM25 is scaled by its best. Only the
+    best are kept: the rest are never sent or listed, and ordering thousands would cost more than
+    choosing. `among` None means every rule is eligible."""
+    if among is None:
+        mask = sims.alive
+    else:
+        mask = np.zeros(len(sims.values), dtype=bool)
+        mask[[sims.row[rid] for rid in among if rid in sims.row]] = True
+    if not mask.any():
+        return lexical
+    eligible = sims.values[mask]
+    fused = (sims.values - float(eligible.mean())) / (float(eligible.std()) or 1.0)
+    best = max(lexical.values(), default=0.0) or 1.0
+    for rid, value in lexical.items():
+        if (n := sims.row.get(rid)) is not None:
+            fused[n] += BM25_WEIGHT * value / best
+    fused[~mask] = -np.inf
+    top = np.argpartition(-fused, keep)[:keep] if keep < len(fused) else np.arange(len(fused))
+    return {sims.ids[n]: float(fused[n]) for n in top if mask[n]}
+
+
+def _fill_share(
+    scores: dict, forced: set[str], rules: dict[str, Rule], groups: dict, eligible: int, order
+) -> list[str]:
+    """The best scored rules until SEND_SHARE of send-all's tokens are spent (send-all estimated
+    from the mean size of the candidates), at least MIN_SENT and at most MAX_SENT of them; the
+    forced rules (always, include) come on top, as in `spec`."""
+    cost = {rid: estimate_tokens(rules[rid].text) + 4 for rid in scores}
+    budget = SEND_SHARE * (sum(cost.values()) / len(cost) if cost else 0.0) * eligible
+    picked: list[str] = []
+    for rid in sorted((rid for rid in scores if rid not in forced), key=order):
+        if len(picked) >= MIN_SENT and (cost[rid] > budget or len(picked) >= MAX_SENT):
+            break
+        picked.append(rid)
+        budget -= cost[rid]
+    return [*forced, *picked]
 
 
 def _serve(
@@ -232,15 +320,18 @@ def _serve(
         reply.served.append(item)
 
 
-def _left_out_in_order(groups: dict, scores: dict, skip: set[str], order) -> list[str]:
-    """The first MAX_LISTED left-out rules in reply order, without sorting all of them.
+def _left_out_in_order(
+    groups: dict, scores: dict, skip: set[str], order, listed: int, *, every_score: bool = False
+) -> list[str]:
+    """The first `listed` left-out rules in reply order, without sorting all of them.
 
-    Left-out rules with a score come first (there are few); the rest share score 0, so their
-    order is specificity, then age: merge the scope groups, already sorted oldest first.
+    Left-out rules with a score come first (in `spec` there are few); the rest share score 0, so
+    their order is specificity, then age: merge the scope groups, already sorted oldest first.
     """
-    scored = sorted((rid for rid, s in scores.items() if s > 0 and rid not in skip), key=order)
-    picked = scored[:MAX_LISTED]
-    if len(picked) < MAX_LISTED:
+    picked = heapq.nsmallest(
+        listed, (rid for rid, s in scores.items() if s > 0 and rid not in skip), key=order
+    )
+    if len(picked) < listed:
         by_spec: dict[tuple[int, int], list] = {}
         for group in groups.values():
             by_spec.setdefault(group.coverage.specificity, []).append(group.members)
@@ -250,6 +341,6 @@ def _left_out_in_order(groups: dict, scores: dict, skip: set[str], order) -> lis
                 if rule_id in skip or rule_id in taken or scores.get(rule_id, 0.0) > 0:
                     continue
                 picked.append(rule_id)
-                if len(picked) == MAX_LISTED:
+                if len(picked) == listed:
                     return picked
     return picked

@@ -1,0 +1,151 @@
+"""`hybrid` selection: the spec's eligibility and overrides, with the task also matched by meaning.
+
+Real store, real repository, the real WordLlama model. The rules below share no word with the
+tasks that need them, which is where keyword (`spec`) selection sends nothing useful.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_repo
+from lore.core.errors import InvalidInput
+from lore.rules import service
+from lore.rules.models import Project
+from lore.rules.serve.selection import MAX_LISTED_HYBRID
+
+FILES = {"src/api/charges.py": "x", "migrations/0003_vat.py": "x", "src/db/models.py": "x", "README.md": "x"}
+
+RULES = [
+    ("Idempotency keys on money movement",
+     "Endpoints that create a payment accept an Idempotency-Key header and answer a repeated key "
+     "with the stored response instead of acting again."),
+    ("Expand, then contract",
+     "Schema changes ship in two steps: add the new table field as nullable, backfill it, and only "
+     "then make it required in a later release."),
+    ("Reversible schema changes", "Every Alembic revision has a working downgrade."),
+    ("Commit messages", "Write commit subjects in the imperative mood, under seventy characters."),
+    ("Docstrings", "Public functions carry a docstring that says why, not what."),
+    ("No print", "Use the structured logger; print statements are not allowed."),
+    ("Small functions", "Keep functions under forty lines; extract helpers with clear names."),
+    ("Readable names", "Name booleans as questions such as is_ready or has_items."),
+    ("Early returns", "Return early instead of nesting conditionals deeply."),
+    ("Composition", "Prefer composition over inheritance for sharing behaviour."),
+    ("Pure core", "Keep business logic in pure functions with no input or output."),
+    ("Feature flags", "Remove a feature flag within two releases of turning it on everywhere."),
+    ("Markdown style", "Wrap documentation lines at one hundred characters."),
+    ("Formatting", "Code is formatted by the project's formatter; do not hand-format."),
+]  # fmt: skip
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    project, _ = service.register_project(make_repo(tmp_path / "ledger", FILES))
+    return project
+
+
+@pytest.fixture
+def ids(project: Project) -> dict[str, str]:
+    return {title: service.add_rule(project, text, title=title).id for title, text in RULES}
+
+
+def served_titles(reply) -> list[str]:
+    return [s.rule.title for s in reply.served]
+
+
+def test_a_task_sharing_no_word_finds_its_rule(project: Project, ids: dict[str, str]) -> None:
+    task = "the client sends the same purchase twice"
+    spec = service.rules_for_change(project, ["src/api/charges.py"], task=task, mode="spec")
+    hybrid = service.rules_for_change(project, ["src/api/charges.py"], task=task, mode="hybrid")
+    assert "Idempotency keys on money movement" in served_titles(hybrid)
+    assert hybrid.mode == "hybrid" and spec.mode == "spec"
+    assert len(hybrid.served) < len(RULES) / 2  # a selection, not everything
+    assert hybrid.to_dict()["mode"] == "hybrid"
+
+
+def test_the_files_of_a_change_carry_meaning_too(project: Project, ids: dict[str, str]) -> None:
+    reply = service.rules_for_change(
+        project, ["migrations/0003_vat.py", "src/db/models.py"], task="add a column to the invoices table"
+    )
+    served = served_titles(reply)
+    assert "Expand, then contract" in served or "Reversible schema changes" in served
+
+
+def test_held_back_titles_follow_in_order_of_meaning(project: Project, ids: dict[str, str]) -> None:
+    reply = service.rules_for_change(project, ["src/api/charges.py"], task="resend a payment safely")
+    assert 0 < len(reply.left_out) <= MAX_LISTED_HYBRID
+    assert reply.left_out_total == len(RULES) - len(reply.served)
+    text = reply.render()
+    assert f"{reply.left_out_total} other rule(s) cover these files" in text
+    assert all(f"- {r.id} {r.label}" in text for r in reply.left_out)
+    assert not {r.id for r in reply.left_out} & set(reply.served_ids)
+
+
+def test_always_and_include_still_win_and_come_first(project: Project, ids: dict[str, str]) -> None:
+    service.pin(service.get_rule(ids["Markdown style"], project))
+    reply = service.rules_for_change(
+        project,
+        ["src/api/charges.py"],
+        task="the client sends the same purchase twice",
+        include=[ids["Feature flags"]],
+    )
+    served = served_titles(reply)
+    assert served[0] == "Markdown style"
+    assert "Feature flags" in served and "Idempotency keys on money movement" in served
+
+
+def test_a_removed_or_edited_rule_is_never_served_from_an_old_vector(
+    project: Project, ids: dict[str, str]
+) -> None:
+    task = "the client sends the same purchase twice"
+    assert "Idempotency keys on money movement" in served_titles(
+        service.rules_for_change(project, ["src/api/charges.py"], task=task)
+    )
+    service.reject(service.get_rule(ids["Idempotency keys on money movement"], project))
+    after = service.rules_for_change(project, ["src/api/charges.py"], task=task)
+    assert ids["Idempotency keys on money movement"] not in after.served_ids
+    assert ids["Idempotency keys on money movement"] not in {r.id for r in after.left_out}
+    for n in range(80):  # many additions and removals: dead rows are compacted, none resurface
+        rule = service.add_rule(project, f"Temporary rule {n} about invoices and money", title=f"t{n}")
+        service.reject(rule)
+    again = service.rules_for_change(project, ["src/api/charges.py"], task=task)
+    assert {s.rule.title for s in again.served} <= {title for title, _ in RULES}
+
+
+def test_mode_from_config_and_env_and_a_clear_error_for_a_bad_one(
+    project: Project, ids: dict[str, str], lore_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = "resend a payment safely"
+    assert service.rules_for_change(project, ["src/api/charges.py"], task=task).mode == "hybrid"
+    (lore_home / "config.json").write_text(json.dumps({"rules": {"selection": "spec"}}), encoding="utf-8")
+    assert service.rules_for_change(project, ["src/api/charges.py"], task=task).mode == "spec"
+    monkeypatch.setenv("LORE_RULES_SELECTION", "hybrid")
+    assert service.rules_for_change(project, ["src/api/charges.py"], task=task).mode == "hybrid"
+    with pytest.raises(InvalidInput, match="use spec or hybrid"):
+        service.rules_for_change(project, ["src/api/charges.py"], task=task, mode="fuzzy")
+
+
+def test_a_broken_semantic_install_falls_back_to_spec_and_says_so(
+    project: Project, ids: dict[str, str], tmp_path: Path
+) -> None:
+    """A `wordllama` that cannot be imported (a broken install, shadowed here on PYTHONPATH): the
+    real CLI still answers, by keywords, and its reply says why."""
+    shadow = tmp_path / "shadow" / "wordllama"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('wordllama is broken')\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shadow.parent), *sys.path])}
+    result = subprocess.run(
+        [sys.executable, "-m", "lore.cli.entry", "review", "--name", project.name, "resolve",
+         "src/api/charges.py", "--task", "resend a payment safely", "--json"],
+        capture_output=True, text=True, env=env, timeout=120, cwd=project.path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["mode"] == "spec"
+    assert any("chosen by keywords only" in note and "wordllama" in note.lower() for note in reply["notes"])
