@@ -149,3 +149,14 @@ def test_a_broken_semantic_install_falls_back_to_spec_and_says_so(
     reply = json.loads(result.stdout)
     assert reply["mode"] == "spec"
     assert any("chosen by keywords only" in note and "wordllama" in note.lower() for note in reply["notes"])
+
+
+def test_search_finds_a_rule_by_meaning_and_still_by_its_words(project: Project, ids: dict[str, str]) -> None:
+    found = service.search_rules(project, "the client sends the same purchase twice", limit=3)
+    assert "Idempotency keys on money movement" in [h.rule.title for h in found]
+    nearest = service.search_rules(project, "zebra", limit=10)  # no rule has the word
+    assert 0 < len(nearest) <= 3 and all(h.by_meaning for h in nearest)
+    by_words = service.search_rules(project, "downgrade", limit=3)
+    assert by_words[0].rule.title == "Reversible schema changes"
+    spec = service.search_rules(project, "downgrade", limit=3, mode="spec")
+    assert [h.rule.title for h in spec] == ["Reversible schema changes"]

@@ -234,8 +234,12 @@ def search(
     """Search the project's active rules (scope words included)."""
     hits = service.search_rules(_project(ctx), query, limit)
     if as_json:
-        print_json([{**h.rule.to_dict(), "score": round(h.score, 4)} for h in hits])
+        print_json(
+            [{**h.rule.to_dict(), "score": round(h.score, 4), "by_meaning": h.by_meaning} for h in hits]
+        )
         return
+    if hits and hits[0].by_meaning:
+        echo("No rule shares a word with the query; the nearest by meaning:")
     echo("\n".join(h.line() for h in hits) or "No matching rules.")
 
 

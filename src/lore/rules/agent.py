@@ -414,6 +414,11 @@ class AgentSession:
         if not hits:
             return f"No active rules of project `{res.project.name}` match the query."
         head = f"Rules of project `{res.project.name}` matching the query (id [scope] title: text):"
+        if hits[0].by_meaning:
+            head = (
+                f"No active rules of project `{res.project.name}` match the query's words; "
+                "the nearest by meaning (id [scope] title: text):"
+            )
         return "\n".join([head, *(h.line() for h in hits)])
 
     def organize_rules(self, paths: Sequence[str] = (), path: str | None = None) -> str:

@@ -22,7 +22,7 @@ from lore.rules.gate.validation import check_rule_fields
 from lore.rules.models import SOURCES, Project, Rule
 from lore.rules.scopes import normalize_scope
 from lore.rules.serve.index import project_index
-from lore.rules.serve.selection import HYBRID, MODES, RulesReply, choose
+from lore.rules.serve.selection import HYBRID, MODES, RulesReply, choose, fuse
 from lore.rules.store.rules import RulesStore, rules_store
 from lore.rules.store.sessions import session_store
 
@@ -421,24 +421,40 @@ def rules_for_change(
 class SearchHit:
     rule: Rule
     score: float
+    by_meaning: bool = False  # no word of the query is in the rule: it is only near in meaning
 
     def line(self) -> str:
         text = " ".join(self.rule.text.split())
         return f"- {self.rule.id} [{self.rule.scope_text}] {self.rule.label}: {text}"
 
 
-def search_rules(project: Project, query: str, limit: int = 10) -> list[SearchHit]:
-    """Active rules ranked by BM25 against a query, scope words included."""
+NEAREST_BY_MEANING = 3  # offered when no rule shares a word with the query
+
+
+def search_rules(project: Project, query: str, limit: int = 10, mode: str | None = None) -> list[SearchHit]:
+    """Active rules ranked against a query: the rules sharing its words (BM25, scope words
+    included), reordered in `hybrid` mode by meaning and words fused as in selection; when no
+    rule shares a word, `hybrid` offers the few nearest by meaning, marked as such (a static
+    model's cosine cannot tell "related" from "unrelated" well enough to promise a match)."""
     if not query.strip():
         raise InvalidInput("search needs a query (a few words about what you are looking for)")
     tok = tokenizer()
     index = project_index(rules_store(), project.id, tok)
+    embedder, _ = _mode_embedder(mode or selection_mode())
     with index.lock:
         scores = index.search.scores(tok.tokens(query))
+        by_meaning = False
+        if embedder is not None and index.rules:
+            sims = index.meaning.similarities(embedder, query)
+            if scores:
+                fused = fuse(scores, sims, None, len(index.rules), weight=1.0)
+                scores = {rid: fused[rid] for rid in scores}
+            else:
+                scores, by_meaning = fuse({}, sims, None, NEAREST_BY_MEANING), True
         ranked = heapq.nsmallest(
             max(1, limit), scores.items(), key=lambda kv: (-kv[1], index.rules[kv[0]].created_at)
         )
-        return [SearchHit(index.rules[rid], score) for rid, score in ranked]
+        return [SearchHit(index.rules[rid], score, by_meaning) for rid, score in ranked]
 
 
 def untagged_covering(project: Project, paths: Iterable[str | Path]) -> list[Rule]:

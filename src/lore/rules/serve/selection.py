@@ -256,7 +256,9 @@ def choose(
     return reply
 
 
-def fuse(lexical: dict, sims: Similarities, among: list[str] | None, keep: int) -> dict[str, float]:
+def fuse(
+    lexical: dict, sims: Similarities, among: list[str] | None, keep: int, weight: float = BM25_WEIGHT
+) -> dict[str, float]:
     """The `keep` best eligible rules by one score: cosine as a z-score among them, plus BM25 share.
 
     Cosines of one model sit in a narrow band that moves with the task, so the spread among the
@@ -275,7 +277,7 @@ def fuse(lexical: dict, sims: Similarities, among: list[str] | None, keep: int) 
     best = max(lexical.values(), default=0.0) or 1.0
     for rid, value in lexical.items():
         if (n := sims.row.get(rid)) is not None:
-            fused[n] += BM25_WEIGHT * value / best
+            fused[n] += weight * value / best
     fused[~mask] = -np.inf
     top = np.argpartition(-fused, keep)[:keep] if keep < len(fused) else np.arange(len(fused))
     return {sims.ids[n]: float(fused[n]) for n in top if mask[n]}
