@@ -442,7 +442,7 @@ def search_rules(project: Project, query: str, limit: int = 10, mode: str | None
     index = project_index(rules_store(), project.id, tok)
     embedder, _ = _mode_embedder(mode or selection_mode())
     with index.lock:
-        scores = index.search.scores(tok.tokens(query))
+        scores: dict[str, float] = {str(k): v for k, v in index.search.scores(tok.tokens(query)).items()}
         by_meaning = False
         if embedder is not None and index.rules:
             sims = index.meaning.similarities(embedder, query)
