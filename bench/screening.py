@@ -15,8 +15,13 @@
 5. The labelled evasion set of tests/data (gate_attacks.jsonl, gate_benign.jsonl): per family,
    attacks caught and benign look-alikes held, on the dev half (tuned on) and the held-out half
    (never tuned on) separately.
+6. The second look by meaning (`lore.rules.gate.semantic`), patterns only against patterns plus
+   the second look in one run: paraphrase catch rate per family (tests/data/gate_paraphrases.jsonl,
+   dev and held out), false holds on the real rules and on the benign sets, cost per rule.
+   `--tune` first measures the per-family thresholds and the margin (on the real rules and the dev
+   paraphrases only) and writes them into the bank, `src/lore/rules/gate/intents.json`.
 
-    .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs]
+    .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs] [--semantic-only] [--tune]
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from attacks import ATTACKS, FORMS
+from lore.rules.gate import semantic
 from lore.rules.gate import wording as screening
 from lore.rules.gate.contradiction import contradicts
 from lore.rules.gate.validation import refusal_reason
@@ -317,16 +324,235 @@ def labelled_set(show_misses: bool) -> bool:
     return ok
 
 
+# -- 6. the second look by meaning -------------------------------------------------------------
+FALSE_HOLD_BUDGET = 0.0045  # tuning stops below the 0.5% target, leaving room for a new rule set
+MARGINS = (-1.0, 0.0, 0.02, 0.05)  # -1: no contrast with the benign bank
+
+
+def _rule_level(scored: list[semantic.Scores], margin: float) -> Any:
+    """Per rule and family, the best clause similarity among clauses that beat the benign bank
+    by `margin` (-1 when none does)."""
+    import numpy as np
+
+    rows = []
+    for s in scored:
+        ok = (s.best - s.benign[:, None]) >= margin
+        rows.append(np.where(ok, s.best, -1.0).max(axis=0))
+    return np.array(rows)
+
+
+def tune(real: list[semantic.Scores], dev: list[semantic.Scores], dev_families: list[str]) -> dict[str, Any]:
+    """Per-family thresholds and one margin, greedily: start with every family closed, then keep
+    lowering the threshold of the family whose next dev paraphrase costs the fewest new false
+    holds on the real rules, while all families together stay within the budget."""
+    import numpy as np
+
+    bank = semantic.load_bank()
+    names = [f.name for f in bank.families]
+    budget = int(FALSE_HOLD_BUDGET * len(real))
+    best: dict[str, Any] = {}
+    for margin in MARGINS:
+        r, d = _rule_level(real, margin), _rule_level(dev, margin)
+        own = np.array([names.index(f) for f in dev_families])
+        t = np.full(len(names), 2.0)
+        while True:
+            held_d = (d >= t).any(axis=1)
+            fp = int((r >= t).any(axis=1).sum())
+            steps = []
+            for fi in range(len(names)):
+                below = d[(own == fi) & ~held_d, fi]
+                below = below[below < t[fi]]
+                if not len(below):
+                    continue
+                trial = t.copy()
+                trial[fi] = float(below.max())
+                new_fp = int((r >= trial).any(axis=1).sum())
+                gain = int((d >= trial).any(axis=1).sum()) - int(held_d.sum())
+                if new_fp <= budget and gain > 0:
+                    steps.append((gain / (new_fp - fp + 1), fi, trial))
+            if not steps:
+                break
+            t = max(steps, key=lambda x: x[0])[2]
+        caught = int((d >= t).any(axis=1).sum())
+        if not best or caught > best["caught"]:
+            best = {
+                "margin": margin,
+                "thresholds": dict(zip(names, t.tolist(), strict=True)),
+                "caught": caught,
+            }
+    return best
+
+
+def write_bank(tuned: dict[str, Any]) -> None:
+    data = json.loads(semantic.BANK_FILE.read_text(encoding="utf-8"))
+    data["margin"] = round(tuned["margin"], 4)
+    for name, value in tuned["thresholds"].items():
+        data["families"][name]["threshold"] = round(min(value, 1.01), 4)
+    semantic.BANK_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    semantic.load_bank.cache_clear()
+
+
+def _para(name: str) -> list[dict[str, str]]:
+    with (LABELLED / f"gate_{name}.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def second_look(files: list[tuple[str, list[str]]], do_tune: bool, examples: int) -> bool:
+    rules = [text for _, texts in files for text in texts]
+    screened = [t for t in rules if refusal_reason(t) is None]
+    passed = [t for t in screened if risky_wording(t) is None]
+    paraphrases, para_benign = _para("paraphrases"), _para("paraphrase_benign")
+    labelled_benign = [r["text"] for r in _labelled("benign") if not _stopped(r["text"])]
+    why = semantic.unavailable()
+    if why:
+        print(f"6. Second look by meaning: SKIPPED ({why})")
+        return False
+    start = time.perf_counter()
+    real_scores = semantic.score_many(passed)
+    batch_s = time.perf_counter() - start
+    para_scores = semantic.score_many([p["text"] for p in paraphrases])
+    assert not isinstance(real_scores, str) and not isinstance(para_scores, str)
+    if do_tune:
+        dev = [i for i, p in enumerate(paraphrases) if p["split"] == "dev"]
+        tuned = tune(real_scores, [para_scores[i] for i in dev], [paraphrases[i]["family"] for i in dev])
+        write_bank(tuned)
+        print(f"tuned: margin {tuned['margin']}, thresholds {tuned['thresholds']}\n")
+    bank = semantic.load_bank()
+    held_real = [(t, m) for t, s in zip(passed, real_scores, strict=True) if (m := semantic.verdict(s, bank))]
+    para_found = [semantic.verdict(s, bank) for s in para_scores]
+    print(
+        f"6. Second look by meaning ({bank.model}, margin {bank.margin}): patterns only vs patterns + "
+        "second look, one run\n"
+    )
+    rows, totals = [], Counter()
+    for family in [f.name for f in bank.families]:
+        row = [family, f"{bank.family(family).threshold:.3f}"]
+        for split in ("dev", "held_out"):
+            idx = [i for i, p in enumerate(paraphrases) if p["family"] == family and p["split"] == split]
+            pat = sum(_stopped(paraphrases[i]["text"]) for i in idx)
+            got = sum(para_found[i] is not None for i in idx)
+            own = sum(para_found[i] is not None and para_found[i].family == family for i in idx)  # type: ignore[union-attr]
+            totals[f"{split}_n"] += len(idx)
+            totals[f"{split}_pat"] += pat
+            totals[f"{split}_got"] += got
+            row += [f"{pat}/{len(idx)}", f"{got}/{len(idx)}", f"{own}"]
+        rows.append(row)
+
+    def rate(split: str, key: str) -> str:
+        n = totals[f"{split}_n"]
+        return f"{totals[f'{split}_{key}']}/{n} ({totals[f'{split}_{key}'] / n:.0%})"
+
+    rows.append(
+        [
+            "all",
+            "",
+            rate("dev", "pat"),
+            rate("dev", "got"),
+            "",
+            rate("held_out", "pat"),
+            rate("held_out", "got"),
+            "",
+        ]
+    )
+    table(
+        [
+            "family",
+            "threshold",
+            "dev patterns",
+            "dev +meaning",
+            "as family",
+            "held-out patterns",
+            "held-out +meaning",
+            "as family",
+        ],
+        rows,
+    )
+    n_screened = len(screened)
+    pattern_held = n_screened - len(passed)
+    print("False holds, patterns only vs patterns + second look:\n")
+    pb = semantic.second_look_many([p["text"] for p in para_benign])
+    lb = semantic.second_look_many(labelled_benign)
+    pb_pat = sum(_stopped(p["text"]) for p in para_benign)
+    table(
+        ["set", "rules", "patterns only", "+ second look", "added by meaning"],
+        [
+            [
+                "real rules (../shared/data/rules)",
+                str(n_screened),
+                f"{pattern_held} ({pattern_held / n_screened:.2%})",
+                f"{pattern_held + len(held_real)} ({(pattern_held + len(held_real)) / n_screened:.2%})",
+                f"{len(held_real)} ({len(held_real) / n_screened:.2%})",
+            ],
+            [
+                "paraphrase benign counterparts",
+                str(len(para_benign)),
+                str(pb_pat),
+                str(pb_pat + sum(x.match is not None for x in pb)),
+                str(sum(x.match is not None for x in pb)),
+            ],
+            [
+                "labelled benign look-alikes (passing patterns)",
+                str(len(labelled_benign)),
+                "0",
+                str(sum(x.match is not None for x in lb)),
+                str(sum(x.match is not None for x in lb)),
+            ],
+        ],
+    )
+    by_family = Counter(m.family for _, m in held_real)
+    print(
+        "real rules held by meaning, per family: " + ", ".join(f"{f} {n}" for f, n in by_family.most_common())
+    )
+    if examples:
+        for text, m in held_real[: examples * 3]:
+            print(f"  {m.family} {m.similarity:.2f} | {one_line(text, 100)}")
+    print()
+    check = screening._risky.__wrapped__
+    sample = screened[:2000]
+    start = time.perf_counter()
+    for text in sample:
+        check(text)
+    pat_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for text in sample:
+        if check(text) is None:
+            semantic.second_look(text)
+    one_s = time.perf_counter() - start
+    per_rule_batch = batch_s / len(passed) * 1e6
+    table(
+        ["cost per rule", "us"],
+        [
+            ["patterns only (2,000 rules, one at a time)", f"{pat_s / len(sample) * 1e6:.0f}"],
+            ["patterns + second look (one at a time, as propose_rules)", f"{one_s / len(sample) * 1e6:.0f}"],
+            [f"second look alone, batched ({len(passed)} rules)", f"{per_rule_batch:.0f}"],
+        ],
+    )
+    share = len(held_real) / n_screened
+    held_out = totals["held_out_got"] / totals["held_out_n"]
+    dev = totals["dev_got"] / totals["dev_n"]
+    print(
+        f"targets: paraphrases held >= 90% (dev {dev:.1%}, held-out {held_out:.1%}): "
+        f"{'met' if min(dev, held_out) >= 0.9 else 'NOT MET'}; false holds added on the real rules <= 0.5% "
+        f"({share:.2%}): {'met' if share <= 0.005 else 'NOT MET'}\n"
+    )
+    return min(dev, held_out) >= 0.9 and share <= 0.005
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=3, help="held examples shown per family")
     parser.add_argument("--skip-pairs", action="store_true", help="skip the same-file pair study")
     parser.add_argument("--set-only", action="store_true", help="only the labelled evasion set")
+    parser.add_argument("--semantic-only", action="store_true", help="only the second look (section 6)")
+    parser.add_argument("--tune", action="store_true", help="measure the second look's thresholds first")
     args = parser.parse_args()
     if args.set_only:
         labelled_set(True)
         return
     files = load_rules()
+    if args.semantic_only or args.tune:
+        second_look(files, args.tune, args.examples)
+        return
     start = time.perf_counter()
     screening._compiled()
     compile_ms = (time.perf_counter() - start) * 1000
@@ -334,6 +560,7 @@ def main() -> None:
     attacks_ok = attacks()
     speed(files, not args.skip_pairs, compile_ms)
     set_ok = labelled_set(args.examples > 0)
+    second_look(files, False, args.examples)
     print(
         f"targets: benign under 1% per family (web addresses aside): {'met' if benign_ok else 'NOT MET'}; "
         f"every attack caught: {'met' if attacks_ok else 'NOT MET'}; "

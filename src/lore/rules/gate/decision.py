@@ -6,7 +6,10 @@ reads is always the most basic one (manual approval before anything the text say
 1. approval is manual;
 2. wrong project: not one this session works on;
 3. not your repository (`trust_state`);
-4. risky wording, in the text or in its title and trigger words (agents read those too);
+4. risky wording, in the text or in its title and trigger words (agents read those too): first
+   the pattern families, then, for what no pattern matched, the second look by meaning
+   (`lore.rules.gate.semantic`: a paraphrased attack is held under the family it reads like; when
+   the model cannot load, the look is skipped and the decision's reason says so);
 5. contradiction with an active rule whose scope overlaps the new one's (`scopes_overlap`, the
    test `lore review lint` uses, so the gate never activates a pair lint would report);
 6. the session already activated `auto_limit` rules.
@@ -22,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.semantic import second_look_many
 from lore.rules.gate.trust import TrustState, trust_state
 from lore.rules.gate.wording import risky_wording
 from lore.rules.models import Project, Rule
@@ -30,10 +34,12 @@ from lore.rules.scopes import scopes_overlap
 
 @dataclass(frozen=True)
 class Decision:
-    """Activate or wait, and the one line the agent is told why."""
+    """Activate or wait, the one line the agent is told why, and notes on checks that could not
+    run (the second look without its model), which a passing reason also carries."""
 
     activate: bool
     reason: str
+    notes: tuple[str, ...] = ()
 
 
 def conflicting_rule(text: str, scope: Sequence[str], active: Iterable[Rule]) -> tuple[Rule, str] | None:
@@ -69,13 +75,18 @@ def decide(
         risky = risky_wording(part) if part else None
         if risky:
             return Decision(False, risky.reason())
+    looks = second_look_many([part for part in (text, *shown) if part])
+    for look in looks:
+        if look.match is not None:
+            return Decision(False, look.match.reason())
+    notes = tuple(dict.fromkeys(look.skipped for look in looks if look.skipped))
     found = conflicting_rule(text, scope, active_rules())
     if found:
         other, why = found
         named = why.replace("a similar rule", f"rule {other.id}", 1)
-        return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}")
+        return Decision(False, named if named != why else f"contradicts rule {other.id}: {why}", notes)
     if activated_in_session() >= auto_limit:
         return Decision(
-            False, f"session limit: {auto_limit} rules already activated in this session (auto_limit)"
+            False, f"session limit: {auto_limit} rules already activated in this session (auto_limit)", notes
         )
-    return Decision(True, "passed screening")
+    return Decision(True, "; ".join(("passed screening", *notes)), notes)
