@@ -165,7 +165,7 @@ class _Model:
             if self._ready is None and self._failed is None:
                 try:
                     self._ready = self._load(bank)
-                except Exception as exc:  # noqa: BLE001 - any failure to load means: skip, say why
+                except Exception as exc:  # any failure to load means: skip, and say why
                     self._failed = f"{type(exc).__name__}: {exc}"
             return self._ready if self._ready is not None else str(self._failed)
 
