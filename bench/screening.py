@@ -334,10 +334,11 @@ def _rule_level(scored: list[semantic.Scores], margin: float) -> Any:
     by `margin` (-1 when none does)."""
     import numpy as np
 
+    width = len(semantic.load_bank().families)
     rows = []
     for s in scored:
         ok = (s.best - s.benign[:, None]) >= margin
-        rows.append(np.where(ok, s.best, -1.0).max(axis=0))
+        rows.append(np.where(ok, s.best, -1.0).max(axis=0) if len(s.clauses) else np.full(width, -1.0))
     return np.array(rows)
 
 

@@ -137,9 +137,11 @@ def readable(text: str) -> str:
 
 def clauses(text: str) -> list[str]:
     """The parts of a rule judged one by one: the whole rule, each sentence, and each clause of
-    a sentence that has several, those with at least `MIN_WORDS` words (the whole rule always)."""
+    a sentence that has several, those with at least `MIN_WORDS` words. A title or trigger of one
+    or two words ("client", "httpx") carries too little meaning to judge: it yields nothing."""
     plain = readable(text)
-    out = [" ".join(plain.split())]
+    whole = " ".join(plain.split())
+    out = [whole] if _words(whole) >= MIN_WORDS else []
     for sentence in _SENTENCE.split(plain):
         sentence = " ".join(sentence.split())
         if _words(sentence) >= MIN_WORDS:
@@ -215,7 +217,7 @@ def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] |
     state = _MODEL.ready(bank)
     assert not isinstance(state, str)
     embedder, intents, rows, benign = state
-    parts = [clauses(t) for t in texts]
+    parts = [clauses(t) for t in texts]  # a text with no clause of weight scores nothing
     flat = [p for ps in parts for p in ps]
     vectors = embedder.embed(flat, progress=len(flat) >= 2000) if flat else np.zeros((0, embedder.dim))
     sims = vectors @ intents.T  # (all clauses, intents)
