@@ -46,6 +46,9 @@ MESSAGES = {
     NOT_REACHED: "You haven't reached the part of the book that answers this yet.",
     NOT_IN_BOOK: "The book doesn't say (nothing in it matches this question).",
 }
+# With `books.spoiler_hint` off, both verdicts read the same: nothing up to here answers it.
+NOT_ANSWERED = "not_answered"
+NEUTRAL = "Nothing in what you have read so far answers this."
 
 
 @dataclass
@@ -86,6 +89,14 @@ def relevance_floor(name: str) -> float:
         if name == prefix or name.startswith(prefix):
             return floor
     return DEFAULT_FLOOR
+
+
+def spoiler_hint() -> bool:
+    """Config `books.spoiler_hint` (on by default): whether a search with no visible answer says
+    "not reached yet" apart from "the book doesn't say". That one bit is about the unread part:
+    a reader can test a guess ("does Lydia elope?") by the verdict. Off, both are one message."""
+    value = load_settings().section("books").get("spoiler_hint", True)
+    return value if isinstance(value, bool) else True
 
 
 def search_book(
@@ -129,6 +140,8 @@ def search_books(
         return result
     result.verdict = NOT_REACHED if ahead or ahead_related else NOT_IN_BOOK
     result.message = MESSAGES[result.verdict]
+    if not spoiler_hint():
+        result.verdict, result.message = NOT_ANSWERED, NEUTRAL
     return result
 
 
