@@ -205,13 +205,18 @@ def old_search():
 
     def source(path: str) -> str:
         return subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{OLD_SEARCH}:{path}"], capture_output=True, text=True, check=True
+            ["git", "-C", str(ROOT), "show", f"{OLD_SEARCH}:{path}"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
 
     query = types.ModuleType("bench_old_query")
     sys.modules["bench_old_query"] = query  # registered first, as dataclasses look their module up
     exec(compile(source("src/lore/books/query.py"), "old query.py", "exec"), query.__dict__)
-    code = source("src/lore/books/search.py").replace("from lore.books.query import", "from bench_old_query import")
+    code = source("src/lore/books/search.py").replace(
+        "from lore.books.query import", "from bench_old_query import"
+    )
     spec = importlib.util.spec_from_loader("bench_old_search", loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
