@@ -229,7 +229,6 @@ def bench_answers(files: list[Path]) -> list[tuple[str, str, dict]]:
     """(embedder, search, per-split scores) for the old and the new search, per embedder."""
     sys.path.insert(0, str(ROOT / "bench"))
     import book_questions as labels
-
     from lore.books import library, search
     from lore.books import store as sql
 
