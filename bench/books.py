@@ -12,7 +12,14 @@ with the reader half-way through the book (the cap), against the same queries un
 their term frequencies, from which BM25 is scored). The ratio is
 capped / uncapped: the overhead of the cap.
 
-    .venv/bin/python bench/books.py [--queries 60] [--books DIR]
+Answers: the labelled reader questions (`bench/data/book_questions.jsonl`, see
+`bench/book_questions.py`), each asked at its reading position: the share of answerable questions
+whose answering passage is in the top 3, and of the times search said "found", "not reached" or
+"the book doesn't say", how often that was false; per split (dev, held_out), for the old search
+(the code of commit OLD_SEARCH, loaded from git) and the current one, with the hash embedder and
+with WordLlama, each over its own fresh store.
+
+    .venv/bin/python bench/books.py [--queries 60] [--books DIR] [--answers-only]
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+OLD_SEARCH = "0d3ece47"  # main before issue 11: the search the new one is measured against
+EMBEDDERS = ("hash", "wordllama")
 SHARED = ROOT.parent / "shared" / "data" / "books"
 QUERIES = [
     "Who was the murderer?",
@@ -189,10 +198,88 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
     ]
 
 
+def old_search():
+    """The search module as it was at OLD_SEARCH (with that commit's query module), from git."""
+    import importlib.util
+    import types
+
+    def source(path: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{OLD_SEARCH}:{path}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    query = types.ModuleType("bench_old_query")
+    sys.modules["bench_old_query"] = query  # registered first, as dataclasses look their module up
+    exec(compile(source("src/lore/books/query.py"), "old query.py", "exec"), query.__dict__)
+    code = source("src/lore/books/search.py").replace(
+        "from lore.books.query import", "from bench_old_query import"
+    )
+    spec = importlib.util.spec_from_loader("bench_old_search", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_old_search"] = module
+    exec(compile(code, "old search.py", "exec"), module.__dict__)
+    return module
+
+
+def bench_answers(files: list[Path]) -> list[tuple[str, str, dict]]:
+    """(embedder, search, per-split scores) for the old and the new search, per embedder."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import book_questions as labels
+    from lore.books import library, search
+    from lore.books import store as sql
+
+    questions = labels.load()
+    by_name = {f.name: f for f in files}
+    wanted = sorted({q.book for q in questions if q.book in by_name})
+    questions = [q for q in questions if q.book in by_name]
+    old = old_search()
+    out = []
+    for name in EMBEDDERS:
+        os.environ["LORE_EMBED"] = name
+        fresh_home()
+        db = sql.books_store()
+        ids = {b: library.add_book(by_name[b]).id for b in wanted}
+        layouts = {b: labels.layout(db, ids[b]) for b in wanted}
+        for label, module in (("old", old), ("new", search)):
+
+            def ask(book, q, position, module=module):
+                library.set_progress(book.book_id, position[0], position[1])
+                result = module.search_book(book.book_id, q.question, k=5)
+                return result.verdict, [h.passage_id for h in result.hits]
+
+            out.append((name, label, labels.by_split(labels.run(questions, layouts, ask))))
+    os.environ.pop("LORE_EMBED", None)
+    return out
+
+
+def print_answers(rows: list[tuple[str, str, dict]]) -> None:
+    print("Answers: labelled reader questions at their reading positions (bench/data/book_questions.jsonl)")
+    print(
+        f"{'embedder':10} {'search':6} {'split':9} {'n':>4} {'top-3':>12} {'false found':>12}"
+        f" {'false not reached':>18} {'false not in book':>18}"
+    )
+
+    def rate(s, verdict: str) -> str:
+        r = s.false_rate(verdict)
+        return "-" if r is None else f"{r:.0%} ({s.false[verdict]}/{s.said[verdict]})"
+
+    for name, label, splits in rows:
+        for split, s in splits.items():
+            print(
+                f"{name:10} {label:6} {split:9} {s.questions:>4} {f'{s.top3_rate:.0%} ({s.top3}/{s.found})':>12}"
+                f" {rate(s, 'found'):>12} {rate(s, 'not_reached'):>18} {rate(s, 'not_in_book'):>18}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--books", type=Path, default=SHARED)
+    parser.add_argument("--answers-only", action="store_true", help="only the labelled questions")
     parser.add_argument("--child-import", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
@@ -203,6 +290,9 @@ def main() -> None:
     files = (
         sorted(args.books.glob("*.epub")) + sorted(args.books.glob("*.pdf")) if args.books.exists() else []
     )
+    if args.answers_only:
+        print_answers(bench_answers(files))
+        return
     generated = generated_epub(60_000)
     baseline, rows = bench_import([generated, *files])
 
@@ -240,6 +330,8 @@ def main() -> None:
         print(f"{name:24} {c50:>11.2f} {c95:>11.2f} {u50:>13.2f} {u95:>13.2f} {c95 / max(u95, 1e-9):>10.2f}")
     p95 = results[0][2]
     print(f"target: capped search p95 under 20 ms -> {p95:.2f} ms ({'met' if p95 < 20 else 'MISSED'})")
+    print()
+    print_answers(bench_answers(files))
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"search process peak resident memory: {maxrss:.0f} MB")
 

@@ -150,3 +150,18 @@ def test_who_is_the_killer_waits_for_the_passage_that_names_one(tmp_path: Path) 
     library.set_progress(book.id, 5)
     said = search.search_book(book.id, "Who is the poisoner?")
     assert said.verdict == search.FOUND and "poisoned the old colonel" in said.hits[0].text
+
+
+def test_with_the_spoiler_hint_off_not_reached_and_not_in_book_read_the_same(mystery: library.Book) -> None:
+    """The one-bit hint tells a reader whether the unread part answers a guess; off, it cannot."""
+    library.set_progress(mystery.id, 4)
+    assert search.spoiler_hint() is True  # on by default, as the spec wants
+    assert search.search_book(mystery.id, QUESTION).verdict == search.NOT_REACHED
+    update_settings({"books": {"spoiler_hint": False}})
+    ahead = search.search_book(mystery.id, QUESTION)
+    absent = search.search_book(mystery.id, "Which submarine sank near Gibraltar?")
+    for result in (ahead, absent):
+        assert (result.verdict, result.message, result.hits) == (search.NOT_ANSWERED, search.NEUTRAL, [])
+    assert ahead.as_dict().keys() == absent.as_dict().keys()
+    library.set_progress(mystery.id, 5)  # what is visible is still found
+    assert search.search_book(mystery.id, QUESTION).verdict == search.FOUND
