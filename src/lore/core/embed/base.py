@@ -88,7 +88,7 @@ class Embedder(ABC):
                 self._count(len(hits), cached=True, tokens=0)
         todo = [i for i, row in enumerate(rows) if row is None]
         show = progress if progress is not None else (len(todo) >= PROGRESS_FROM and _tty())
-        with _Progress(show and bool(todo), len(todo), self.name) as bar:
+        with ProgressBar(show and bool(todo), len(todo), f"embedding with {self.name}") as bar:
             for start in range(0, len(todo), self.batch_size):
                 idx = todo[start : start + self.batch_size]
                 batch = [texts[i] for i in idx]
@@ -138,6 +138,11 @@ class Embedder(ABC):
         return f"<{type(self).__name__} {self.name}>"
 
 
+def stderr_is_terminal() -> bool:
+    """Whether a progress bar on stderr would be seen (not in CI logs, pipes or MCP servers)."""
+    return _tty()
+
+
 def _tty() -> bool:
     try:
         return sys.stderr.isatty()
@@ -145,8 +150,8 @@ def _tty() -> bool:
         return False
 
 
-class _Progress:
-    """A rich progress bar on stderr (stdout may be an MCP wire), or nothing."""
+class ProgressBar:
+    """A rich progress bar on stderr (stdout may be an MCP wire), or nothing when `show` is off."""
 
     def __init__(self, show: bool, total: int, label: str):
         self._bar = None
@@ -155,9 +160,9 @@ class _Progress:
             from rich.progress import Progress
 
             self._bar = Progress(console=Console(stderr=True), transient=True)
-            self._task = self._bar.add_task(f"embedding with {label}", total=total)
+            self._task = self._bar.add_task(label, total=total)
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> ProgressBar:
         if self._bar is not None:
             self._bar.start()
         return self
