@@ -2,7 +2,9 @@
 
 Subclasses only turn one batch of texts into vectors (`_embed_batch`); the base class does the
 rest the same way for all of them: batching, the content-hash cache (for embedders whose
-vectors cost something to make), L2 normalisation, and a progress bar on long runs.
+vectors cost something to make), L2 normalisation, and a progress bar on long runs. On a
+read-only store the cache and the accounting are skipped (neither can be written), so searching
+a read-only library still works with every embedder.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class Embedder(ABC):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [None] * len(texts)
-        if self.cacheable and not no_cache:
+        keep = self.cacheable and not _read_only_store()  # cache and count what is made
+        if keep and not no_cache:
             hits = cache.get_vectors(self.cache_name, texts)
             for i, vec in hits.items():
                 rows[i] = vec
@@ -101,7 +104,7 @@ class Embedder(ABC):
                     )
                 for i, vec in zip(idx, vectors, strict=True):
                     rows[i] = vec
-                if self.cacheable:
+                if keep:
                     cache.put_vectors(self.cache_name, batch, vectors)
                     self._count(
                         len(batch),
@@ -136,6 +139,12 @@ class Embedder(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+def _read_only_store() -> bool:
+    from lore.core.store import open_store
+
+    return open_store().read_only
 
 
 def stderr_is_terminal() -> bool:
