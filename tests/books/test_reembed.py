@@ -4,6 +4,7 @@ finishes the job."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -12,11 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from lore.books import library, passage_vectors
 from lore.books.passage_vectors import COLLECTION, ensure_current, stale_books
 from lore.books.search import search_book, search_series
 from lore.books.store import books_store
+from lore.cli.app import app
 from lore.core.embed import HashEmbedder, get_embedder
 from lore.core.embed.wordllama import WordLlamaEmbedder
 from lore.core.llm import usage
@@ -234,3 +237,20 @@ def test_vectors_stay_unit_and_of_the_new_dimension(
         np.ones(index.dim, dtype=np.float32), k=mystery.passages, where={"book_id": mystery.id}
     )
     assert index.dim == 256 and len(hits) == mystery.passages
+
+
+def test_the_reindex_command_embeds_the_stale_books_once(
+    mystery: library.Book, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    monkeypatch.setenv("LORE_EMBED", "hash-renamed")
+    monkeypatch.setitem(passage_vectors._embedders, "hash-renamed", Renamed())
+    first = runner.invoke(app, ["books", "reindex", "--json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout) == {
+        "books": [mystery.id],
+        "passages": mystery.passages,
+        "embedder": "hash-renamed",
+    }
+    again = runner.invoke(app, ["books", "reindex"])
+    assert again.exit_code == 0 and "nothing to embed" in again.stdout
