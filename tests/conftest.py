@@ -34,6 +34,9 @@ def lore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n", encoding="utf-8")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.delenv("GH_TOKEN", raising=False)  # trust asks GitHub whose a token is
+    # the hash embedder, not the WordLlama default: the same vectors on every machine, so search
+    # results are reproducible; tests of the real default take it off (tests/core/test_default_embedder.py)
+    monkeypatch.setenv("LORE_EMBED", "hash")
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LORE_MODEL", "GITHUB_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     forget_stores()

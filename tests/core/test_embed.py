@@ -114,8 +114,8 @@ def test_progress_bar_does_not_change_results() -> None:
     )
 
 
-def test_factory_defaults_to_hash_and_reads_env_and_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert isinstance(get_embedder(), HashEmbedder)
+def test_factory_reads_env_and_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(get_embedder(), HashEmbedder)  # the fixture's LORE_EMBED=hash
     monkeypatch.setenv("LORE_EMBED", "hash")
     assert get_embedder().name == "hash-ngram-v1"
     monkeypatch.delenv("LORE_EMBED")

@@ -296,16 +296,25 @@ def remove_book(ref: str | int, store: Stores = None) -> Book:
 
 
 def reindex(ref: str | int, store: Stores = None) -> tuple[Book, int]:
-    """Embed a book's passages with the embedder configured now (after switching models)."""
-    from lore.books.passage_vectors import index_passages
+    """Embed a book's passages again with the embedder configured now, dropping any other
+    model's vectors of it in the same transaction."""
+    from lore.books.passage_vectors import reembed_book
 
     db = _store(store)
     book = find_book(ref, db)
-    with db.transaction() as tx:
-        count = index_passages(
-            db.store, book.id, tx.passages_for_embedding(book.id), lambda stage, done, total: None
-        )
-    return book, count
+    return book, reembed_book(db.store, book.id)
+
+
+def reindex_stale(store: Stores = None, *, progress: Progress | None = None) -> tuple[list[Book], int]:
+    """Embed, once, every book that has no vectors from the embedder configured now (after a
+    model switch), with a progress bar on stderr; the books embedded and the passage count."""
+    from lore.books.passage_vectors import ensure_current, stale_books
+
+    db = _store(store)
+    ids = [b.id for b in list_books(db)]
+    todo = stale_books(db.store, ids)
+    count = ensure_current(db.store, ids, tick=progress)
+    return [get_book(i, db) for i in todo], count
 
 
 def chapters(ref: str | int, store: Stores = None) -> tuple[Book, list[dict[str, Any]]]:

@@ -417,19 +417,39 @@ def extract(
 @app.command("reindex")
 @handle_errors
 def reindex(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
+    book: str | None = typer.Argument(
+        None,
+        help="Book id or a unique part of its title; none: every book the current embedder has not embedded.",
+    ),
     no_cache: bool = NO_CACHE_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """Embed a book's passages again with the embedder configured now (after switching)."""
+    """Embed passages with the embedder configured now: one book again, or every book whose
+    vectors another model made (searches do this too, on first use after a switch)."""
     from lore.books.passage_vectors import embedder
 
     with model_command("books reindex", no_cache=no_cache):
-        info, count = library.reindex(book)
-    if as_json:
-        print_json({"id": info.id, "title": info.title, "passages": count, "embedder": embedder().name})
+        if book is not None:
+            info, count = library.reindex(book)
+        else:
+            done, count = library.reindex_stale()
+    name = embedder().name
+    if book is not None:
+        if as_json:
+            print_json({"id": info.id, "title": info.title, "passages": count, "embedder": name})
+            return
+        console.print(escape(f"{info.title}: {count} passages embedded with {name}."), highlight=False)
         return
-    console.print(escape(f"{info.title}: {count} passages embedded with {embedder().name}."), highlight=False)
+    if as_json:
+        print_json({"books": [b.id for b in done], "passages": count, "embedder": name})
+        return
+    if not done:
+        console.print(escape(f"Every book already has {name} vectors; nothing to embed."), highlight=False)
+        return
+    console.print(
+        escape(f"{_count(len(done), 'book')} ({_count(count, 'passage')}) embedded with {name}."),
+        highlight=False,
+    )
 
 
 @app.command("remove")

