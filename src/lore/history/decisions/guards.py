@@ -24,7 +24,7 @@ NO_QUOTE = "quote not found in the cited section"
 NO_AUTHORITY = "speaker cannot bind the project"
 DUPLICATE = "duplicate of a decision already held"
 EMPTY = "no statement"
-NEAR_IDENTICAL = 0.85  # word-set overlap (Jaccard) at which two statements are one decision
+NEAR_IDENTICAL = 0.8  # overlap (Jaccard) of word pairs at which two statements are one decision
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -38,11 +38,18 @@ def words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.casefold()))
 
 
+def _pairs(text: str) -> frozenset[tuple[str, ...]]:
+    seq = _WORD.findall(text.casefold())
+    return frozenset(zip(seq, seq[1:], strict=False)) if len(seq) > 1 else frozenset((w,) for w in seq)
+
+
 def near_identical(a: str, b: str) -> bool:
-    wa, wb = words(a), words(b)
-    if not wa or not wb:
+    """Word pairs, not words: "use X, not Y" and "use Y, not X" share every word and are the
+    opposite decisions, which a supersession must be able to connect."""
+    pa, pb = _pairs(a), _pairs(b)
+    if not pa or not pb:
         return False
-    return len(wa & wb) / len(wa | wb) >= NEAR_IDENTICAL
+    return len(pa & pb) / len(pa | pb) >= NEAR_IDENTICAL
 
 
 def resolve_files(named: list[str], files: set[str], section: Section) -> tuple[str, ...]:
