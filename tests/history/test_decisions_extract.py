@@ -45,7 +45,12 @@ def test_only_proven_decisions_by_people_who_can_bind_the_project_are_kept(gh, f
     # the quote is the source's own text at the recorded span, not the model's re-typing
     assert jwt.quote == "We will use JWT tokens for the public API instead of server sessions"
     assert data.JWT[jwt.source_span[0] : jwt.source_span[1]] == jwt.quote
-    assert (jwt.speaker, jwt.speaker_role, jwt.comment_kind, jwt.item_number) == ("bob", "MEMBER", "issue_comment", 1)
+    assert (jwt.speaker, jwt.speaker_role, jwt.comment_kind, jwt.item_number) == (
+        "bob",
+        "MEMBER",
+        "issue_comment",
+        1,
+    )
     # valid from the deciding comment (day 3), not from the thread (day 1)
     assert jwt.valid_from == to_epoch(data.day(3))
     assert jwt.files == ("src/auth.py",)  # a file the repository does not have is left out

@@ -53,10 +53,14 @@ def load(gh: FakeGitHub) -> None:
     gh.add_issue(4, "Which HTTP client?", body=USER_ONLY, user="frank", created_at=day(7))
     gh.add_comment(4, "Same, httpx for me too.", user="gina", association="NONE", at=day(8))
     gh.add_commit("1" * 40, "Initial import", at=day(1), files=[{"filename": "src/auth.py"}])
-    gh.add_commit(MERGE, "Back to sessions (#2)", at=day(12), parents=["1" * 40], files=[{"filename": "src/auth.py"}])
+    gh.add_commit(
+        MERGE, "Back to sessions (#2)", at=day(12), parents=["1" * 40], files=[{"filename": "src/auth.py"}]
+    )
 
 
-def proposal(source: str, quote: str, statement: str, scope: str = "security", **extra: Any) -> dict[str, Any]:
+def proposal(
+    source: str, quote: str, statement: str, scope: str = "security", **extra: Any
+) -> dict[str, Any]:
     return {"source": source, "quote": quote, "statement": statement, "scope": scope, **extra}
 
 
@@ -81,11 +85,17 @@ PROPOSALS: dict[int, list[dict[str, Any]]] = {
             files=["src/auth.py", "nowhere/else.py"],
         ),
         # dropped: the quote is real, but from dave's comment, not the one cited
-        proposal("S1", "decided to go another route with PonyORM", "Switch from SQLAlchemy to PonyORM", "data"),
+        proposal(
+            "S1", "decided to go another route with PonyORM", "Switch from SQLAlchemy to PonyORM", "data"
+        ),
         # dropped: present and cited right, but dave cannot bind the project
-        proposal("S2", "decided to go another route with PonyORM", "Switch from SQLAlchemy to PonyORM", "data"),
+        proposal(
+            "S2", "decided to go another route with PonyORM", "Switch from SQLAlchemy to PonyORM", "data"
+        ),
         # dropped: a second copy of the first, from the same words
-        proposal("S1", "JWT tokens for the public API", "Use JWT tokens for the public API", files=["src/auth.py"]),
+        proposal(
+            "S1", "JWT tokens for the public API", "Use JWT tokens for the public API", files=["src/auth.py"]
+        ),
     ],
     2: [
         proposal(

@@ -76,6 +76,8 @@ class Decision:
 def _moment(value: When, what: str) -> float | None:
     if value is None:
         return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)  # epoch seconds as stored: no rounding to microseconds
     return to_epoch(value, what=what)
 
 
