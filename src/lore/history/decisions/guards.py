@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from lore.core.quotes import find_quote
 from lore.history.decisions.schema import ProposedDecision, scope_of
@@ -40,7 +41,7 @@ def words(text: str) -> frozenset[str]:
 
 def _pairs(text: str) -> frozenset[tuple[str, ...]]:
     seq = _WORD.findall(text.casefold())
-    return frozenset(zip(seq, seq[1:], strict=False)) if len(seq) > 1 else frozenset((w,) for w in seq)
+    return frozenset(pairwise(seq)) if len(seq) > 1 else frozenset((w,) for w in seq)
 
 
 def near_identical(a: str, b: str) -> bool:

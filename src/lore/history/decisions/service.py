@@ -100,9 +100,9 @@ def with_intervals(
         later = by_id.get(s.later)
         if later is None or s.earlier not in by_id or later.valid_from <= by_id[s.earlier].valid_from:
             continue  # a replacement Lore had not learned of then, or one not later: no end
-        end = (later.valid_from, later.id, s.reason)
-        if s.earlier not in ends or end < ends[s.earlier]:
-            ends[s.earlier] = end
+        closing = (later.valid_from, later.id, s.reason)
+        if s.earlier not in ends or closing < ends[s.earlier]:
+            ends[s.earlier] = closing
     out = []
     for r in rows:
         end = ends.get(r.id)
