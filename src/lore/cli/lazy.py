@@ -72,7 +72,10 @@ COMMANDS: dict[str, Entry] = {
     ),
     "serve": Entry(RULES, "Serve the rules UI on 127.0.0.1 with a token for this run.", "serve", "register"),
     "history": Entry(
-        HISTORY, "Engineering history: a graph of commits, files, PRs, issues and people.", "history"
+        HISTORY,
+        "Engineering history: a graph of commits, files, PRs, issues and people.",
+        "history",
+        also=("history_decisions",),
     ),
     "books": Entry(
         BOOKS, "Books: import EPUB/PDF/text, set your reading position, search spoiler-free.", "books"

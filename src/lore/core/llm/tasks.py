@@ -14,9 +14,13 @@ import re
 from lore.core.errors import InvalidInput
 
 BOOKS_EXTRACT = "books.extract"
+HISTORY_EXTRACT = "history.extract"
+HISTORY_SUPERSEDE = "history.supersede"
 
 TASKS: dict[str, str] = {
     BOOKS_EXTRACT: "lore books extract: characters, places, relations and identities in a book",
+    HISTORY_EXTRACT: "lore history extract: project decisions in threads and commit messages",
+    HISTORY_SUPERSEDE: "lore history supersede: whether a later decision replaced an earlier one",
 }
 
 
