@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "lore"
 DOMAINS = ("rules", "history", "books")
 INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named module listed here
-ALLOWED_CROSS = {("rules", "history.reviews")}
+ALLOWED_CROSS = {("rules", "history.reviews"), ("rules", "history.for_agents")}
 BACKEND = SRC / "core" / "store" / "sqlite.py"
 # what a store module (and so every migration) may import from Lore: the store layer, errors,
 # plain records, and its own domain's records and store modules; never logic that can change

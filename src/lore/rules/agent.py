@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from lore.core.config import Settings, load_settings
 from lore.core.errors import InvalidInput, LoreError, NotFound
+from lore.core.text import estimate_tokens
+from lore.history.for_agents import decisions_for_files
 from lore.rules import projects as proj
 from lore.rules import service
 from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project, Rule
 from lore.rules.scopes import normalize_scope
-from lore.rules.serve.selection import MIN_MAX_TOKENS, check_task
+from lore.rules.serve.selection import DECISIONS_HEADER, MIN_MAX_TOKENS, RulesReply, check_task
 from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import SessionStore, WriteBehind, session_store
 
@@ -32,6 +34,13 @@ if TYPE_CHECKING:  # the gate's modules load on the first save, not at `lore mcp
 
 REVIEW_INTERVAL_DAYS = 14
 LISTED_NOTE = service.LISTED_NOTE
+MAX_DECISIONS = 3  # decisions said per reply: a few lines, never a history lesson
+
+
+def decisions_enabled() -> bool:
+    """get_rules also says the decisions behind the files unless config `rules.decisions` is false."""
+    return load_settings().section("rules").get("decisions", True) is not False
+
 
 # Volume caps: one call is one change; anything bigger is a mistake or an attack, refused
 # before any work is done (see docs/rules.md, "MCP server").
@@ -306,12 +315,39 @@ class AgentSession:
             already_sent=sent,
             listed_before=listed,
         )
+        self._add_decisions(res, reply, delivery, max_tokens)
         if reply.repeated:
             reply.show_repeated = self._given(res.project, "repeated", delivery)
         delivery.served = list(reply.served_ids)
         delivery.notes |= {LISTED_NOTE + r.id for r in reply.left_out}
         reply.notes += [f"include: {p}" for p in problems] + notes
         return PreparedReply(reply.render(), lambda: self._deliver(delivery))
+
+    def _add_decisions(
+        self, res: Resolution, reply: RulesReply, delivery: Delivery, max_tokens: int | None
+    ) -> None:
+        """The project decisions in force for these files (from `lore history`), each once per
+        session, a few at most, and only as many as fit in `max_tokens` after the rules."""
+        if not decisions_enabled():
+            return
+        inside = service.split_paths(res.project, res.inside).inside
+        notes = decisions_for_files(res.project.path, inside, MAX_DECISIONS * 4)
+        with self._state:
+            given = self._notes.get(res.project.id, set())
+            fresh = [n for n in notes if n.key not in given][:MAX_DECISIONS]
+        room = None if max_tokens is None else max_tokens - estimate_tokens(reply.render())
+        for note in fresh:
+            cost = (
+                estimate_tokens(note.line())
+                + 1
+                + (0 if reply.decisions else estimate_tokens(DECISIONS_HEADER))
+            )
+            if room is not None and cost > room:
+                break
+            reply.decisions.append(note.line())
+            delivery.notes.add(note.key)
+            if room is not None:
+                room -= cost
 
     def _deliver(self, delivery: Delivery) -> None:
         """The reply reached the agent: remember it now, store it without waiting on anyone."""

@@ -45,6 +45,9 @@ FUSED_KEPT = 60  # the best fused rules ranked further (plus those this session 
 MAX_TASK_CHARS = 500
 MAX_LISTED = 25
 MIN_MAX_TOKENS = 100
+DECISIONS_HEADER = (
+    "Decisions in force for these files (from the project's history, each quoted from its source):"
+)
 
 
 @dataclass
@@ -77,6 +80,7 @@ class RulesReply:
     notes: list[str] = field(default_factory=list)
     max_tokens: int | None = None
     mode: str = SPEC  # how the task was ranked: `spec` or `hybrid`
+    decisions: list[str] = field(default_factory=list)  # lines: decisions in force for the files
 
     @property
     def served_ids(self) -> list[str]:
@@ -95,6 +99,9 @@ class RulesReply:
             lines.append(f"No rules of project `{self.project}` cover these files.")
         else:
             lines.append(f"No new rules for project `{self.project}` for this change.")
+        if self.decisions:
+            lines.append(DECISIONS_HEADER)
+            lines += self.decisions
         if self.capped:
             lines.append(
                 f"{self.capped} more chosen rule(s) did not fit in max_tokens={self.max_tokens}; "
@@ -162,6 +169,7 @@ class RulesReply:
             "left_out": [{"id": r.id, "title": r.label} for r in self.left_out],
             "left_out_total": self.left_out_total,
             "notes": self.notes,
+            "decisions": self.decisions,
             "text": self.render(),
         }
 
