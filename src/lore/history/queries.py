@@ -6,9 +6,9 @@ prints them as they are). Renames are followed: a file's history crosses `git mv
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import combinations
 from pathlib import Path
@@ -17,10 +17,13 @@ from typing import Any
 from lore.core.dates import FORMATS, quoted, to_epoch
 from lore.core.dates import iso_utc as iso
 from lore.core.errors import InvalidInput, NotFound
+from lore.core.globs import compile_glob, normalize_pattern
 from lore.core.graph import BridgeCap
+from lore.history import lineage
 from lore.history import store as sql
+from lore.history.lineage import FileKey
 from lore.history.repos import Repo
-from lore.history.store import HistoryStore, Node
+from lore.history.store import ChangeEvent, HistoryStore, Node
 
 NODE_KINDS = ("commit", "file", "pr", "issue", "person")
 RELATIONS = (
@@ -65,106 +68,143 @@ def stats(repo: Repo) -> dict[str, Any]:
     return {"repo": repo.name, "path": repo.path, "github": repo.github, **data}
 
 
-# ---------------------------------------------------------------- renames
+# ---------------------------------------------------------------- which file each change is
 
 
-class _Identities:
-    """Maps (file id, time of a change) to the file's latest id, following renames forward."""
-
-    def __init__(self, renames: list[tuple[int, int, float]]):
-        self.forward: dict[int, list[tuple[float, int]]] = defaultdict(list)
-        for new, old, at in renames:
-            self.forward[old].append((at if at is not None else 0.0, new))
-        for moves in self.forward.values():
-            moves.sort()
-
-    def resolve(self, file_id: int, at: float) -> int:
-        seen = set()
-        while file_id in self.forward and file_id not in seen:
-            seen.add(file_id)
-            moves = self.forward[file_id]
-            i = bisect.bisect_left(moves, (at, -1))
-            if i == len(moves):
-                break
-            at, file_id = moves[i]
-        return file_id
+def history_end(repo: Repo) -> float | None:
+    """The time of the repository's last reachable commit: what ages such as `90d` count back
+    from, everywhere (churn, hotspots, coupling, file, walk), so an old clone gives the same
+    answer on any day and `hotspots --days 90` means the same window as `churn --since 90d`."""
+    return _db().latest_commit_time(repo.id)
 
 
-def _changes(repo: Repo, since: float | None = None):
+def since_time(repo: Repo, text: str | None) -> float | None:
+    """`parse_time` with ages counted from the last commit (see `history_end`)."""
+    if text is None or text == "":
+        return None
+    return parse_time(text, now=history_end(repo))
+
+
+def _head(db: HistoryStore, repo: Repo) -> str | None:
+    state = db.get_sync(repo.id, "git") or {}
+    head = state.get("head")
+    if head:
+        return str(head)
+    tips = state.get("tips") or []
+    return str(tips[0]) if len(tips) == 1 else None
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What churn, hotspots, coupling and a file's story may leave out."""
+
+    no_bots: bool = False
+    paths: tuple[str, ...] = ()  # globs over the file's current name
+    author: str | None = None  # a part of the author's name or email
+
+    def keeps_author(self, ev: ChangeEvent) -> bool:
+        if self.no_bots and ev.is_bot:
+            return False
+        if self.author:
+            wanted = self.author.lower().lstrip("@")
+            return wanted in ev.author_name.lower() or wanted in ev.author_email.lower()
+        return True
+
+    def keeps_path(self, path: str) -> bool:
+        return not self.paths or any(compile_glob(normalize_pattern(p)).match(path) for p in self.paths)
+
+
+@dataclass
+class _FileRow:
+    key: FileKey
+    path: str
+    status: str  # git letter of the newest change
+    events: list[ChangeEvent]
+
+
+def _files(repo: Repo) -> list[_FileRow]:
+    """Every file of the history with its changes, each change given to the file it belongs to
+    by walking the commit graph (`lineage.assign_files`)."""
     db = _db()
-    ids = _Identities(db.renames(repo.id))
-    rows = db.changes(repo.id, since)
-    names: dict[int, str] = {}
-    for _cid, fid, path, *_ in rows:
-        names[fid] = path
-    resolved = []
-    for cid, fid, path, added, removed, at, author in rows:
-        final = ids.resolve(fid, at)
-        resolved.append((cid, final, added, removed, at, author))
-        names.setdefault(final, path)
-    return resolved, names, db
+    graph = db.commit_graph(repo.id)
+    events = db.change_events(repo.id)
+    starts = lineage.tips(graph, _head(db, repo))
+    owner = lineage.assign_files(graph, starts, events)
+    by_pair = {(ev.commit_id, ev.file_id): ev for ev in events}
+    rows: dict[FileKey, _FileRow] = {}
+    for pair, key in owner.items():  # newest first
+        ev = by_pair[pair]
+        row = rows.get(key)
+        if row is None:
+            rows[key] = row = _FileRow(key, key[1], ev.status, [])
+        row.events.append(ev)
+    return list(rows.values())
 
 
-def _name_of(db: HistoryStore, names: dict[int, str], fid: int) -> str:
-    if fid not in names:
-        names[fid] = db.node_key(fid) or str(fid)
-    return names[fid]
+def _file_entry(row: _FileRow) -> dict[str, Any]:
+    return {"path": row.path, "deleted": row.status == "D", "replaced": row.key[0] == "old"}
 
 
 # ---------------------------------------------------------------- churn and hotspots
 
 
-def churn(repo: Repo, n: int = 15, since: str | None = None) -> list[dict[str, Any]]:
-    """Files by lines added + removed (renames folded into the latest name)."""
-    rows, names, db = _changes(repo, parse_time(since))
-    agg: dict[int, dict[str, Any]] = {}
-    for cid, fid, added, removed, at, author in rows:
-        a = agg.setdefault(fid, {"commits": set(), "added": 0, "removed": 0, "authors": set(), "last": at})
-        a["commits"].add(cid)
-        a["added"] += added
-        a["removed"] += removed
-        a["authors"].add(author)
-        a["last"] = max(a["last"], at)
-    out = [
-        {
-            "path": _name_of(db, names, fid),
-            "commits": len(a["commits"]),
-            "added": a["added"],
-            "removed": a["removed"],
-            "churn": a["added"] + a["removed"],
-            "authors": len(a["authors"] - {None}),
-            "last_changed": iso(a["last"]),
-        }
-        for fid, a in agg.items()
-    ]
+def churn(
+    repo: Repo, n: int = 15, since: str | None = None, filters: Filters | None = None
+) -> list[dict[str, Any]]:
+    """Files by lines added + removed, each file's changes followed through its renames along the
+    commit graph (the same changes `file_history` shows for it)."""
+    filters = filters or Filters()
+    start = since_time(repo, since)
+    files = _files(repo)
+    out = []
+    for f in files:
+        if not filters.keeps_path(f.path):
+            continue
+        kept = [e for e in f.events if filters.keeps_author(e) and (start is None or e.at >= start)]
+        if not kept:
+            continue
+        added = sum(e.added for e in kept)
+        removed = sum(e.removed for e in kept)
+        out.append(
+            {
+                **_file_entry(f),
+                "commits": len({e.commit_id for e in kept}),
+                "added": added,
+                "removed": removed,
+                "churn": added + removed,
+                "authors": len({e.author_id for e in kept} - {None}),
+                "last_changed": iso(max(e.at for e in kept)),
+            }
+        )
     out.sort(key=lambda r: (-r["churn"], -r["commits"], r["path"]))
     return out[:n]
 
 
-def hotspots(repo: Repo, days: int = 90, n: int = 15) -> dict[str, Any]:
+def hotspots(repo: Repo, days: int = 90, n: int = 15, filters: Filters | None = None) -> dict[str, Any]:
     """Files changed most often in the last `days` of the history (ending at its last commit)."""
-    end = _db().latest_commit_time(repo.id)
+    filters = filters or Filters()
+    end = history_end(repo)
     if end is None:
         return {"window_start": None, "window_end": None, "days": days, "files": []}
     start = end - days * 86400
-    rows, names, db = _changes(repo, start)
-    agg: dict[int, dict[str, Any]] = {}
-    for cid, fid, added, removed, _at, author in rows:
-        a = agg.setdefault(fid, {"commits": set(), "churn": 0, "authors": set()})
-        a["commits"].add(cid)
-        a["churn"] += added + removed
-        a["authors"].add(author)
-    files = [
-        {
-            "path": _name_of(db, names, fid),
-            "changes": len(a["commits"]),
-            "churn": a["churn"],
-            "authors": len(a["authors"] - {None}),
-        }
-        for fid, a in agg.items()
-    ]
-    files.sort(key=lambda r: (-r["changes"], -r["churn"], r["path"]))
-    return {"window_start": iso(start), "window_end": iso(end), "days": days, "files": files[:n]}
+    files = _files(repo)
+    out = []
+    for f in files:
+        if not filters.keeps_path(f.path):
+            continue
+        kept = [e for e in f.events if e.at >= start and filters.keeps_author(e)]
+        if not kept:
+            continue
+        out.append(
+            {
+                **_file_entry(f),
+                "changes": len({e.commit_id for e in kept}),
+                "churn": sum(e.added + e.removed for e in kept),
+                "authors": len({e.author_id for e in kept} - {None}),
+            }
+        )
+    out.sort(key=lambda r: (-r["changes"], -r["churn"], r["path"]))
+    return {"window_start": iso(start), "window_end": iso(end), "days": days, "files": out[:n]}
 
 
 def coupling(
@@ -176,39 +216,59 @@ def coupling(
     max_changeset: int = 30,
     n: int = 20,
     since: str | None = None,
+    filters: Filters | None = None,
+    file: str | None = None,
 ) -> dict[str, Any]:
     """Logical coupling as code-maat computes it.
 
     For each pair of files changed in the same commits: `shared` commits, and `degree` =
     shared / mean(revisions of each) as a percentage. Commits touching more than
     `max_changeset` files are left out (a sweeping commit couples everything to everything),
-    as are files with fewer than `min_revs` revisions.
+    as are files with fewer than `min_revs` revisions. `file` keeps only the pairs of one file
+    (code-maat's per-entity view); `filters` drop bots' commits and files outside the globs.
     """
-    rows, names, db = _changes(repo, parse_time(since))
+    filters = filters or Filters()
+    start = since_time(repo, since)
+    files = _files(repo)
+    names: dict[int, dict[str, Any]] = {}
     by_commit: dict[int, set[int]] = defaultdict(set)
-    for cid, fid, *_ in rows:
-        by_commit[cid].add(fid)
+    for i, f in enumerate(files):
+        names[i] = _file_entry(f)
+        if not filters.keeps_path(f.path):
+            continue
+        for e in f.events:
+            if (start is None or e.at >= start) and filters.keeps_author(e):
+                by_commit[e.commit_id].add(i)
+    focus: int | None = None
+    if file is not None:
+        node = resolve_file(repo, file)
+        focus = next((i for i, f in enumerate(files) if f.key == ("tip", node.key)), -1)
     revs: Counter[int] = Counter()
     shared: Counter[tuple[int, int]] = Counter()
     skipped = 0
-    for files in by_commit.values():
-        if len(files) > max_changeset:
+    for members in by_commit.values():
+        if len(members) > max_changeset:
             skipped += 1
             continue
-        revs.update(files)
-        for a, b in combinations(sorted(files), 2):
+        revs.update(members)
+        for a, b in combinations(sorted(members), 2):
             shared[(a, b)] += 1
     pairs = []
     for (a, b), count in shared.items():
+        if focus is not None and focus not in (a, b):
+            continue
         if count < min_shared or revs[a] < min_revs or revs[b] < min_revs:
             continue
         degree = 100.0 * count / ((revs[a] + revs[b]) / 2)
         if degree < min_degree:
             continue
+        if focus is not None and b == focus:
+            a, b = b, a
         pairs.append(
             {
-                "entity": _name_of(db, names, a),
-                "coupled": _name_of(db, names, b),
+                "entity": names[a]["path"],
+                "coupled": names[b]["path"],
+                "coupled_deleted": names[b]["deleted"],
                 "degree": round(degree),
                 "shared": count,
                 "average_revs": round((revs[a] + revs[b]) / 2, 1),
@@ -216,6 +276,7 @@ def coupling(
         )
     pairs.sort(key=lambda p: (-p["degree"], -p["shared"], p["entity"], p["coupled"]))
     return {
+        "file": None if focus is None else names[focus]["path"] if focus >= 0 else file,
         "commits_considered": len(by_commit) - skipped,
         "commits_skipped_as_large": skipped,
         "thresholds": {
@@ -226,6 +287,12 @@ def coupling(
         },
         "pairs": pairs[:n],
     }
+
+
+def _name_of(db: HistoryStore, names: dict[int, str], fid: int) -> str:
+    if fid not in names:
+        names[fid] = db.node_key(fid) or str(fid)
+    return names[fid]
 
 
 # ---------------------------------------------------------------- nodes
@@ -433,46 +500,98 @@ def _choices(values: list[str] | None, allowed: tuple[str, ...], what: str) -> l
 
 _EARLIEST, _LATEST = -1e18, 1e18
 
+_HOW = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "modified"}
 
-def file_lineage(repo: Repo, file_id: int) -> list[tuple[int, float, float]]:
-    """The file that holds a path now, followed back through its renames: one (path node,
-    from, until) per path it had, newest first.
 
-    Only backwards from the current file: its stretch at the path starts where it was added or
-    renamed in, so a different file that held the same path earlier (renamed away or deleted,
-    then the path reused) contributes nothing. A path nobody holds any more gives the last file
-    that held it.
-    """
-    db = _db()
-    segments: list[tuple[int, float, float]] = []
-    fid: int | None = file_id
+def _rename_component(db: HistoryStore, repo: Repo, file_id: int) -> list[int]:
+    """The path nodes connected to `file_id` by renames, either way (the names a file may have had)."""
+    links: dict[int, set[int]] = defaultdict(set)
+    for new, old in db.rename_pairs(repo.id):
+        links[new].add(old)
+        links[old].add(new)
+    seen, stack = {file_id}, [file_id]
+    while stack:
+        for other in links.get(stack.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                stack.append(other)
+    return sorted(seen)
+
+
+def _lineage(db: HistoryStore, repo: Repo, node: Node) -> lineage.Lineage:
+    graph = db.commit_graph(repo.id)
+    events = db.change_events(repo.id, _rename_component(db, repo, node.id))
+    return lineage.file_changes(graph, lineage.tips(graph, _head(db, repo)), events, node.key)
+
+
+def _segments(db: HistoryStore, repo: Repo, found: lineage.Lineage) -> list[tuple[int, float, float]]:
+    """(path node, from, until) per name of the file, newest first: the stretch each name held
+    it, for the PRs whose file lists name a path (they have no commit to walk)."""
+    by_name: dict[str, list[ChangeEvent]] = defaultdict(list)
+    for ev in found.changes:
+        by_name[ev.path].append(ev)
+    segments = []
     until = _LATEST
-    while fid is not None and fid not in {s[0] for s in segments}:
-        events = db.path_events(repo.id, fid)
-        cap = until if until < _LATEST else (db.last_change(fid) or _LATEST)
-        began = max(
-            ((at, event == "R", other) for at, event, other in events if event in "AR" and at <= cap),
-            key=lambda b: (b[0], b[1]),  # a rename in beats an add at the same second
-            default=None,
-        )
-        ended = max((at for at, event, _o in events if event in "DX" and at < cap), default=None)
-        if ended is not None and (began is None or ended > began[0]):
-            segments.append((fid, ended, until))  # began before what was stored: from the gap
-            break
-        segments.append((fid, began[0] if began else _EARLIEST, until))
-        if began is None or not began[1]:
-            break
-        fid, until = began[2], began[0]
+    for name in found.names:
+        evs = by_name.get(name, [])
+        node = db.find_node(repo.id, "file", name)
+        if node is None or not evs:
+            continue
+        born = [e.at for e in evs if e.status in "ARC"]
+        since = min(born) if born else _EARLIEST
+        segments.append((node.id, since, until))
+        until = since
+    if not segments:  # known only from PRs' file lists: no commit to bound it
+        node = db.find_node(repo.id, "file", found.names[0])
+        if node is not None:
+            segments.append((node.id, _EARLIEST, _LATEST))
     return segments
 
 
-def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, Any]:
-    """Every commit, PR and issue behind a file, nearest first, across renames."""
-    node = resolve_file(repo, path)
+def file_lineage(repo: Repo, file_id: int) -> list[tuple[int, float, float]]:
+    """The file that holds a path now, followed back through its renames along the commit
+    graph: one (path node, from, until) per path it had, newest first."""
     db = _db()
-    segments = file_lineage(repo, node.id)
+    key = db.node_key(file_id)
+    if key is None:
+        return []
+    node = Node(file_id, "file", key, key, None, 0)
+    return _segments(db, repo, _lineage(db, repo, node))
+
+
+def file_history(
+    repo: Repo,
+    path: str,
+    limit: int | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    filters: Filters | None = None,
+) -> dict[str, Any]:
+    """Every commit, PR and issue behind a file, nearest first, across renames.
+
+    The commits are the file's own, found by walking the commit graph (`lineage`); each says how
+    it changed the file (added, modified, deleted, renamed from an old path), the lines it
+    added and removed in this file, and its message body. A path that no longer holds the file
+    says where it went (`fate`). `since`/`until`/`filters` narrow the commits shown.
+    """
+    node = resolve_file(repo, path)
+    filters = filters or Filters()
+    db = _db()
+    found = _lineage(db, repo, node)
+    start, end = since_time(repo, since), since_time(repo, until)
+    own: dict[int, ChangeEvent] = {}
+    for ev in found.changes:
+        if (start is not None and ev.authored_at < start) or (end is not None and ev.authored_at > end):
+            continue
+        if filters.keeps_author(ev):
+            own.setdefault(ev.commit_id, ev)
+    segments = _segments(db, repo, found)
+    if start is not None or end is not None:
+        lo, hi = start if start is not None else _EARLIEST, end if end is not None else _LATEST
+        segments = [(f, max(a, lo), min(b, hi)) for f, a, b in segments if max(a, lo) <= min(b, hi)]
     names = db.file_paths([s[0] for s in segments])
-    rows = db.file_timeline(segments)
+    rows = db.file_story(sorted(own), segments if not (filters.no_bots or filters.author) else [])
     entries = [
         {
             "id": r.id,
@@ -488,16 +607,42 @@ def file_history(repo: Repo, path: str, limit: int | None = None) -> dict[str, A
     counts = dict(Counter(e["kind"] for e in entries))
     if limit is not None:
         entries = entries[:limit]
+    entries = _describe(db, entries)
+    texts = db.commit_texts([e["id"] for e in entries if e["kind"] == "commit"])
+    for e in entries:
+        ev = own.get(e["id"])
+        text = texts.get(e["id"])
+        if ev is None or text is None:
+            continue
+        e.update(
+            how=_HOW.get(ev.status, "modified"),
+            path=ev.path,
+            old_path=ev.old_path,
+            added=ev.added,
+            removed=ev.removed,
+            commit_added=text.added,
+            commit_removed=text.removed,
+            at=iso(text.authored_at),
+            committed_at=iso(text.committed_at),
+            body=text.body,
+        )
+    fate: dict[str, Any] = {"status": found.fate}
+    if found.renamed_to:
+        fate["to"] = found.renamed_to
+    if found.fate == "deleted" and found.changes:
+        fate["at"] = iso(found.changes[0].authored_at)
     return {
         "file": node.key,
+        "fate": fate,
         "paths": [
             {
                 "path": names[fid],
-                "since": iso(since) if since > _EARLIEST else None,
-                "renamed_away_at": iso(until) if until < _LATEST else None,
+                "since": iso(a) if a > _EARLIEST else None,
+                "renamed_away_at": iso(b) if b < _LATEST else None,
             }
-            for fid, since, until in segments
+            for fid, a, b in segments
+            if fid in names
         ],
         "counts": counts,
-        "entries": _describe(db, entries),
+        "entries": entries,
     }

@@ -59,6 +59,19 @@ def _recount_degrees(conn: sqlite3.Connection) -> None:
     )
 
 
+def _commit_flags(conn: sqlite3.Connection) -> None:
+    """Three facts per commit that the first schema lacked.
+
+    `reachable`: 0 once no ref leads to the commit any more (amended, rebased, dropped); such
+    commits are kept but left out of stats, churn and a file's story. `boundary`: 1 for a commit
+    a shallow clone cut the history at (its diff is the whole tree, so its changes are not
+    stored). `lossy`: 1 when a name, message or path was not UTF-8 and holds `\\xNN` escapes.
+    """
+    conn.execute("ALTER TABLE history_commits ADD COLUMN reachable INTEGER NOT NULL DEFAULT 1")
+    conn.execute("ALTER TABLE history_commits ADD COLUMN boundary INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE history_commits ADD COLUMN lossy INTEGER NOT NULL DEFAULT 0")
+
+
 TABLES = GraphTables(nodes="history_nodes", edges="history_edges", degrees="history_degrees")
 
 MIGRATIONS = [
@@ -196,6 +209,7 @@ CREATE TABLE history_locks (
     ),
     Migration("history/0002_repo_identity", _unique_repo_identity),
     Migration("history/0003_recount_degrees", _recount_degrees),
+    Migration("history/0004_commit_flags", _commit_flags),
 ]
 
 
@@ -300,6 +314,67 @@ class ReviewComment:
     url: str | None
 
 
+@dataclass(frozen=True)
+class GraphCommit:
+    """A reachable commit as the lineage walk needs it: its node, parents and time."""
+
+    node_id: int
+    sha: str
+    parents: tuple[str, ...]
+    at: float
+
+
+@dataclass(frozen=True)
+class ChangeEvent:
+    """One path touched by one reachable commit, with who made it (for churn and a file's story).
+
+    `status` is git's letter: A added, M modified, D deleted, R renamed from `old_path`, C copied.
+    """
+
+    commit_id: int
+    file_id: int
+    path: str
+    status: str
+    old_path: str | None
+    added: int
+    removed: int
+    at: float
+    authored_at: float
+    author_id: int | None
+    author_name: str
+    author_email: str
+    is_bot: bool
+
+
+@dataclass(frozen=True)
+class CommitText:
+    """A commit with its whole message (the why a subject line leaves out)."""
+
+    node_id: int
+    sha: str
+    parents: tuple[str, ...]
+    author_name: str
+    author_email: str
+    authored_at: float
+    committer_name: str
+    committed_at: float
+    subject: str
+    message: str
+    is_bot: bool
+    pr_number: int | None
+    files: int
+    added: int
+    removed: int
+    reachable: bool
+    boundary: bool
+    lossy: bool
+
+    @property
+    def body(self) -> str:
+        """The message without its subject line (empty when there is none)."""
+        return self.message.partition("\n")[2].strip("\n")
+
+
 def _repo(row: sqlite3.Row) -> Repo:
     return Repo(row["id"], row["name"], row["path"], row["github"])
 
@@ -366,6 +441,22 @@ FROM alls a JOIN history_nodes n ON n.id = a.id
 ORDER BY a.depth, n.at IS NULL, n.at DESC, n.kind, n.key
 """
 
+# The same story when the commits are already known (from the lineage walk): `?` per segment
+# value first, then one JSON array of commit node ids.
+_FILE_STORY = _FILE_TIMELINE.replace(
+    """touching AS (
+    SELECT e.src AS id, MIN(e.at) AS at FROM seg s
+    JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
+    WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
+),""",
+    """touching AS (
+    SELECT e.src AS id, MIN(e.at) AS at FROM seg s
+    JOIN history_edges e INDEXED BY history_edges_dst ON e.dst = s.file_id
+    JOIN history_nodes pn ON pn.id = e.src AND pn.kind = 'pr'
+    WHERE e.rel = 'MODIFIED' AND e.at >= s.since AND e.at <= s.until GROUP BY e.src
+    UNION SELECT value, NULL FROM json_each(?)
+),""",
+)
 
 # ---------------------------------------------------------------- the store
 
@@ -530,13 +621,14 @@ class HistoryStore:
         )
 
     def insert_commits(self, rows: Sequence[tuple]) -> None:
+        """rows: the 18 columns of the first schema, optionally followed by `boundary`, `lossy`."""
         conn = self.store.connect()
         conn.executemany(
             "INSERT OR IGNORE INTO history_commits (node_id, repo_id, sha, parents, author_name,"
             " author_email, authored_at, committer_name, committer_email, committed_at, subject,"
-            " message, is_bot, files, added, removed, pr_number, source)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            " message, is_bot, files, added, removed, pr_number, source, boundary, lossy)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [tuple(r) + (0, 0)[: 20 - len(r)] for r in rows],
         )
 
     def insert_changes(self, rows: Sequence[tuple]) -> None:
@@ -672,10 +764,13 @@ class HistoryStore:
         )
         c = conn.execute(
             "SELECT COUNT(*), SUM(is_bot), MIN(committed_at), MAX(committed_at),"
-            " SUM(length(parents) > 40), SUM(pr_number IS NOT NULL) FROM history_commits"
-            " WHERE repo_id = ?",
+            " SUM(length(parents) > 40), SUM(pr_number IS NOT NULL), SUM(boundary), SUM(lossy)"
+            " FROM history_commits WHERE repo_id = ? AND reachable = 1",
             (repo_id,),
         ).fetchone()
+        unreachable = conn.execute(
+            "SELECT COUNT(*) FROM history_commits WHERE repo_id = ? AND reachable = 0", (repo_id,)
+        ).fetchone()[0]
         items = dict(
             conn.execute(
                 "SELECT kind, COUNT(*) FROM history_items WHERE repo_id = ? GROUP BY kind", (repo_id,)
@@ -697,6 +792,9 @@ class HistoryStore:
             "bot_commits": c[1] or 0,
             "merges": c[4] or 0,
             "commits_with_pr": c[5] or 0,
+            "unreachable_commits": unreachable,
+            "boundary_commits": c[6] or 0,
+            "lossy_commits": c[7] or 0,
             "first_commit_at": c[2],
             "last_commit_at": c[3],
             "items_fetched": items,
@@ -730,8 +828,178 @@ class HistoryStore:
     def latest_commit_time(self, repo_id: int) -> float | None:
         conn = self.store.connect()
         return conn.execute(
-            "SELECT MAX(committed_at) FROM history_commits WHERE repo_id = ?", (repo_id,)
+            "SELECT MAX(committed_at) FROM history_commits WHERE repo_id = ? AND reachable = 1", (repo_id,)
         ).fetchone()[0]
+
+    # ---------------------------------------------------------------- lineage, rewritten history
+
+    def commit_graph(self, repo_id: int) -> dict[str, GraphCommit]:
+        """sha -> commit for every reachable commit (the graph a file's lineage is walked over)."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT node_id, sha, parents, committed_at FROM history_commits"
+            " WHERE repo_id = ? AND reachable = 1",
+            (repo_id,),
+        )
+        return {sha: GraphCommit(nid, sha, tuple(parents.split()), at) for nid, sha, parents, at in rows}
+
+    def change_events(self, repo_id: int, file_ids: Sequence[int] | None = None) -> list[ChangeEvent]:
+        """Every path change of the reachable commits (or of the files given), oldest first."""
+        conn = self.store.connect()
+        where, params = "f.repo_id = ?", [repo_id]
+        if file_ids is not None:
+            if not file_ids:
+                return []
+            where += f" AND ch.file_id IN ({in_marks(file_ids)})"
+            params += list(file_ids)
+        rows = conn.execute(
+            "SELECT ch.commit_id, ch.file_id, f.key, ch.status, ch.old_path, ch.added, ch.removed,"
+            " ch.at, c.authored_at, (SELECT e.src FROM history_edges e INDEXED BY history_edges_dst"
+            "  WHERE e.dst = ch.commit_id AND e.rel = 'AUTHORED' LIMIT 1),"
+            " c.author_name, c.author_email, c.is_bot"
+            " FROM history_changes ch JOIN history_nodes f ON f.id = ch.file_id"
+            " JOIN history_commits c ON c.node_id = ch.commit_id"
+            f" WHERE {where} AND c.reachable = 1 ORDER BY ch.at, ch.commit_id, f.key",
+            params,
+        )
+        return [ChangeEvent(*r[:12], bool(r[12])) for r in rows]
+
+    def rename_pairs(self, repo_id: int) -> list[tuple[int, int]]:
+        """(new path node, old path node) of every rename or copy stored as a change."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT ch.file_id, o.id FROM history_changes ch"
+            " JOIN history_nodes o ON o.repo_id = ?1 AND o.kind = 'file' AND o.key = ch.old_path"
+            " JOIN history_nodes f ON f.id = ch.file_id WHERE f.repo_id = ?1 AND ch.old_path IS NOT NULL",
+            (repo_id,),
+        )
+        return [(a, b) for a, b in rows]
+
+    def set_reachable(self, repo_id: int, reachable: set[str]) -> int:
+        """Mark each stored commit reachable or not from the refs given; returns how many are not."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT sha, reachable FROM history_commits WHERE repo_id = ?", (repo_id,)
+        ).fetchall()
+        flips = [(int(sha in reachable), repo_id, sha) for sha, was in rows if bool(was) != (sha in reachable)]
+        conn.executemany("UPDATE history_commits SET reachable = ? WHERE repo_id = ? AND sha = ?", flips)
+        return sum(1 for sha, _ in rows if sha not in reachable)
+
+    def boundary_shas(self, repo_id: int) -> set[str]:
+        conn = self.store.connect()
+        rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ? AND boundary = 1", (repo_id,))
+        return {r[0] for r in rows}
+
+    def forget_commits(self, repo_id: int, shas: Sequence[str]) -> None:
+        """Drop commits' rows and their outgoing edges so an ingest can read them again (a
+        shallow boundary whose parents a deepened clone now has); nodes stay, degrees recounted."""
+        if not shas:
+            return
+        conn = self.store.connect()
+        ids = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT node_id FROM history_commits WHERE repo_id = ? AND sha IN ({in_marks(shas)})",
+                [repo_id, *shas],
+            )
+        ]
+        if not ids:
+            return
+        marks = in_marks(ids)
+        touched = {
+            n
+            for row in conn.execute(
+                f"SELECT src, dst FROM history_edges WHERE src IN ({marks}) OR dst IN ({marks})", [*ids, *ids]
+            )
+            for n in row
+        }
+        conn.execute(f"DELETE FROM history_edges WHERE src IN ({marks}) AND rel != 'PART_OF'", ids)
+        conn.execute(f"DELETE FROM history_edges WHERE dst IN ({marks}) AND rel = 'AUTHORED'", ids)
+        conn.execute(f"DELETE FROM history_changes WHERE commit_id IN ({marks})", ids)
+        conn.execute(f"DELETE FROM history_commits WHERE node_id IN ({marks})", ids)
+        self.graph.refresh_degrees(touched)
+
+    def clear_repo(self, repo_id: int) -> None:
+        """Delete everything ingested for a repository, keeping its registration (a rebuild)."""
+        conn = self.store.connect()
+        conn.execute(
+            "DELETE FROM history_edges WHERE src IN (SELECT id FROM history_nodes WHERE repo_id = ?)",
+            (repo_id,),
+        )
+        conn.execute(
+            "DELETE FROM history_edges WHERE dst IN (SELECT id FROM history_nodes WHERE repo_id = ?)",
+            (repo_id,),
+        )
+        conn.execute(
+            "DELETE FROM history_degrees WHERE node_id IN (SELECT id FROM history_nodes WHERE repo_id = ?)",
+            (repo_id,),
+        )
+        conn.execute(
+            "DELETE FROM history_changes WHERE commit_id IN"
+            " (SELECT node_id FROM history_commits WHERE repo_id = ?)",
+            (repo_id,),
+        )
+        for table in ("history_commits", "history_people", "history_items", "history_comments", "history_sync"):
+            conn.execute(f"DELETE FROM {table} WHERE repo_id = ?", (repo_id,))
+        conn.execute("DELETE FROM history_nodes WHERE repo_id = ?", (repo_id,))
+
+    def remove_repo(self, repo_id: int) -> None:
+        """Delete a repository and everything ingested for it."""
+        self.clear_repo(repo_id)
+        self.delete_repo(repo_id)
+
+    def commit_texts(self, ids: Sequence[int]) -> dict[int, CommitText]:
+        """Whole commits (message included) by node id."""
+        if not ids:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT node_id, sha, parents, author_name, author_email, authored_at, committer_name,"
+            " committed_at, subject, message, is_bot, pr_number, files, added, removed, reachable,"
+            f" boundary, lossy FROM history_commits WHERE node_id IN ({in_marks(ids)})",
+            list(ids),
+        )
+        return {
+            r[0]: CommitText(
+                r[0], r[1], tuple(r[2].split()), *r[3:10], bool(r[10]), *r[11:15], *(bool(x) for x in r[15:])
+            )
+            for r in rows
+        }
+
+    def commit_files(self, commit_id: int) -> list[tuple[str, str, str | None, int, int]]:
+        """(path, status, old path, added, removed) of one commit's changes, by path."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT f.key, ch.status, ch.old_path, ch.added, ch.removed FROM history_changes ch"
+            " JOIN history_nodes f ON f.id = ch.file_id WHERE ch.commit_id = ? ORDER BY f.key",
+            (commit_id,),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def commits_by_sha(self, repo_id: int, shas: Sequence[str]) -> dict[str, int]:
+        """sha -> commit node for the stored commits among `shas`."""
+        if not shas:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(
+            f"SELECT sha, node_id FROM history_commits WHERE repo_id = ? AND sha IN ({in_marks(shas)})",
+            [repo_id, *shas],
+        )
+        return {sha: nid for sha, nid in rows}
+
+    def linked_items(self, commit_id: int) -> list[tuple[int, str, str, int]]:
+        """(node, kind, key, depth) of the PR a commit belongs to and the issues that PR (or the
+        commit) closes: the path from a line's commit to the question it answered."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "WITH pr AS (SELECT e.dst AS id FROM history_edges e WHERE e.src = ?1 AND e.rel = 'PART_OF')"
+            " SELECT n.id, n.kind, n.key, 1 FROM pr JOIN history_nodes n ON n.id = pr.id"
+            " UNION SELECT n.id, n.kind, n.key, 2 FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
+            " WHERE e.rel = 'CLOSES' AND (e.src IN (SELECT id FROM pr) OR e.src = ?1)"
+            " ORDER BY 4, 2, 3",
+            (commit_id,),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def find_node(self, repo_id: int, kind: str, key: str) -> Node | None:
         conn = self.store.connect()
@@ -840,6 +1108,17 @@ class HistoryStore:
             _FILE_TIMELINE.format(values=values),
             params,
         )
+        return [TimelineEntry(*r) for r in rows]
+
+    def file_story(self, commit_ids: Sequence[int], segments: Sequence[tuple[int, float, float]]) -> list[TimelineEntry]:
+        """`file_timeline` for commits already chosen by the lineage walk: those commits, the PRs
+        whose file list has one of the paths inside its stretch, and what those lead to."""
+        conn = self.store.connect()
+        segments = list(segments) or [(0, 0.0, -1.0)]
+        values = ", ".join("(?, ?, ?)" for _ in segments)
+        params: list[Any] = [x for seg in segments for x in seg]
+        params.append(json.dumps(list(commit_ids)))
+        rows = conn.execute(_FILE_STORY.format(values=values), params)
         return [TimelineEntry(*r) for r in rows]
 
     def review_comments(

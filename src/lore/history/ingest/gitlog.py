@@ -4,6 +4,13 @@
 entry per touched path (status, and both paths for a rename) and one numstat entry (lines
 added and removed). We split the byte stream on NUL as it arrives and run a small state
 machine over the tokens, so memory stays flat and parsing overlaps git's own work.
+
+Git stores names, messages and paths as bytes, and nothing forces them to be UTF-8 (an old
+Latin-1 commit, a path made on another system). The store holds text, so a token that is not
+UTF-8 is decoded with its stray bytes written as `\\xNN` and the commit is marked `lossy`:
+the ingest goes on, and `raw_path` turns such a path back into the bytes git knows it by.
+`--topo-order` makes every prefix of the stream closed under parents, so a run killed half-way
+can remember where it stopped and the next one reads only the rest.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ class GitCommit:
     committed_at: float
     message: str
     changes: list[FileChange] = field(default_factory=list)
+    lossy: bool = False  # some field was not UTF-8 and holds `\\xNN` escapes instead
 
     @property
     def subject(self) -> str:
@@ -63,6 +71,7 @@ def log_arguments(revs: Sequence[str], since: str | None = None, until: str | No
     args = [
         "log",
         "--reverse",
+        "--topo-order",
         "-z",
         "--raw",
         "--numstat",
@@ -137,6 +146,7 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
     pending_change: FileChange | None = None
     pending_counts: tuple[int, int] = (0, 0)
     rest = b""
+    lossy = False
     for chunk in chunks:
         data = rest + chunk
         cut = data.rfind(b"\0")
@@ -144,12 +154,15 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
             rest = data
             continue
         rest = data[cut + 1 :]
-        tokens = data[:cut].decode("utf-8", "surrogateescape").split("\0")
+        tokens, bad = _tokens(data[:cut])
         for tok in tokens:
+            if bad and "\\x" in tok and _is_escaped(tok):
+                lossy = True
             if header:
                 header.append(tok)
                 if len(header) == _HEADER_FIELDS:
                     commit = _commit_from_header(header)
+                    commit.lossy = lossy
                     by_path = {}
                     header = []
                 continue
@@ -179,8 +192,9 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
                 first = tok[0]
             if first == "\x1e":
                 if commit is not None:
-                    yield _finish(commit, by_path)
+                    yield _finish(commit, by_path, lossy)
                     commit = None
+                lossy = bad and "\\x" in tok and _is_escaped(tok)
                 header = [tok[1:]]
                 continue
             if first == ":":
@@ -199,12 +213,38 @@ def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
                 else:
                     pending_counts, pending_kind = counts, "numstat"
     if rest:
-        tok = rest.decode("utf-8", "surrogateescape").lstrip("\n")
+        tokens, bad = _tokens(rest)
+        tok = tokens[0].lstrip("\n")
+        lossy = lossy or (bad and _is_escaped(tok))
         parts = tok.split("\t", 2)
         if len(parts) == 3 and parts[2]:
             _count(by_path, parts[2], (_num(parts[0]), _num(parts[1])))
     if commit is not None:
-        yield _finish(commit, by_path)
+        yield _finish(commit, by_path, lossy)
+
+
+_ESCAPED = re.compile(r"\\x[89a-f][0-9a-f]")
+
+
+def _tokens(data: bytes) -> tuple[list[str], bool]:
+    """NUL-separated tokens as text, and whether any needed escapes (the slow path is taken only
+    for a chunk that is not UTF-8 throughout)."""
+    try:
+        return data.decode("utf-8").split("\0"), False
+    except UnicodeDecodeError:
+        return [part.decode("utf-8", "backslashreplace") for part in data.split(b"\0")], True
+
+
+def _is_escaped(text: str) -> bool:
+    return _ESCAPED.search(text) is not None
+
+
+def raw_path(path: str) -> str:
+    """The path as git knows it: `\\xNN` escapes made by the ingest back into the original bytes
+    (as the surrogate escapes `os.fsencode` turns into those bytes for a git argument)."""
+    if "\\x" not in path:
+        return path
+    return _ESCAPED.sub(lambda m: bytes([int(m.group(0)[2:], 16)]).decode("utf-8", "surrogateescape"), path)
 
 
 def _num(text: str) -> int:
@@ -232,8 +272,9 @@ def _commit_from_header(h: list[str]) -> GitCommit:
     )
 
 
-def _finish(commit: GitCommit, by_path: dict[str, FileChange]) -> GitCommit:
+def _finish(commit: GitCommit, by_path: dict[str, FileChange], lossy: bool = False) -> GitCommit:
     commit.changes = list(by_path.values())
+    commit.lossy = commit.lossy or lossy
     return commit
 
 
@@ -271,6 +312,25 @@ def origin_url(repo: Path) -> str:
 def first_parent_line(repo: Path, head: str) -> set[str]:
     """The shas on HEAD's first-parent line (the main line merges land on)."""
     return set(git_output(repo, "rev-list", "--first-parent", head).split())
+
+
+def reachable_shas(repo: Path) -> set[str]:
+    """Every commit reachable from a ref or HEAD (what rewritten history leaves out)."""
+    return set(git_output(repo, "rev-list", "--all", "HEAD").split())
+
+
+def shallow_boundary(repo: Path) -> set[str]:
+    """The commits a shallow clone cut the history at (their parents are missing); empty for a
+    full clone. git lists them in the `shallow` file of the repository's git folder."""
+    if git_output(repo, "rev-parse", "--is-shallow-repository").strip() != "true":
+        return set()
+    folder = git.common_dir(repo) or git.git_dir(repo)
+    if folder is None:
+        return set()
+    try:
+        return set((folder / "shallow").read_text(encoding="ascii", errors="replace").split())
+    except OSError:
+        return set()
 
 
 def pull_refs(repo: Path) -> dict[str, int]:
