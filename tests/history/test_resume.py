@@ -64,8 +64,12 @@ def test_killed_git_ingest_resumes_to_the_same_graph(history_repo, tmp_path) -> 
     _kill_mid_ingest(history_repo.root, batch=4, kill_at=8)
     killed = resolve_repo(str(history_repo.root))
     assert q.stats(killed)["commits"] == 8
+    assert not q.stats(killed)["complete"]  # a partial ingest says so
     resumed = ingest_git(history_repo.root)
-    assert resumed.commits_added == 3 and resumed.commits_skipped == 8
+    # the resumed run starts where the killed one stopped: nothing read twice
+    assert resumed.mode == "incremental"
+    assert resumed.commits_added == 3 and resumed.commits_skipped == 0
+    assert q.stats(killed)["complete"]
     ingest_git(clean_root)
     clean = resolve_repo(str(clean_root))
     assert clean.id != killed.id

@@ -62,3 +62,36 @@ class HistoryRepo:
 
 def lines(n: int, tag: str) -> str:
     return "".join(f"{tag} line {i}\n" for i in range(n))
+
+
+def merge(repo: HistoryRepo, branch: str, message: str, resolve: dict[str, str | None] | None = None) -> str:
+    """Merge `branch` into the current one with a merge commit; on a conflict, write `resolve`
+    (path -> text, None to delete the path) and commit the resolution as the merge."""
+    repo.day += 1
+    when = T0 + repo.day * DAY
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_DATE": f"@{when} +0000"}
+    env["GIT_COMMITTER_DATE"] = env["GIT_AUTHOR_DATE"]
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-ff", branch, "-m", message],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if done.returncode != 0:
+        for rel, text in (resolve or {}).items():
+            if text is None:
+                run_git(repo.root, "rm", "-q", "--ignore-unmatch", rel)
+            else:
+                write(repo.root, rel, text)
+                run_git(repo.root, "add", rel)
+        subprocess.run(["git", "commit", "-q", "--no-edit"], cwd=repo.root, check=True, env=env)
+    return repo.head()
+
+
+def git_commits_touching(repo: Path, path: str, *extra: str) -> list[str]:
+    """What git itself lists for a path, newest first: non-merge commits, and `--full-history`
+    so a side branch whose change the merge did not keep is still listed (git's default prunes
+    it; Lore shows it, since it happened to the file)."""
+    out = run_git(repo, "log", "--no-merges", "--full-history", "--format=%H", *extra, "--", path)
+    return out.split()

@@ -62,9 +62,15 @@ def parse_time(text: str | None, *, now: float | None = None) -> float | None:
 
 
 def stats(repo: Repo) -> dict[str, Any]:
-    data = _db().stats(repo.id)
+    """Counts over the reachable commits, and how complete the ingest is: `complete` is False
+    while an ingest is under way or was killed, `shallow` when the clone cut its history."""
+    db = _db()
+    data = db.stats(repo.id)
+    state = db.get_sync(repo.id, "git")
     data["first_commit_at"] = iso(data["first_commit_at"])
     data["last_commit_at"] = iso(data["last_commit_at"])
+    data["complete"] = True if state is None else bool(state.get("complete", True))
+    data["shallow"] = bool(state and state.get("shallow")) or data["boundary_commits"] > 0
     return {"repo": repo.name, "path": repo.path, "github": repo.github, **data}
 
 

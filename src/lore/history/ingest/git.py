@@ -1,7 +1,14 @@
 """Local git history -> layer-1 graph: commits, files, people, PRs named in subjects.
 
 No token, no network. One streaming `git log`; rows written in large transactions. The tips
-read last time are remembered, so the next run asks git only for commits after them.
+read last time are remembered, so the next run asks git only for commits after them; each batch
+also records how far it got, so a run killed half-way is resumed, not read again from the start.
+
+After each run every stored commit is marked reachable or not from the repository's refs
+(amended, rebased and dropped commits are kept but left out of the answers). A shallow clone is
+reported as such; the commits it cuts the history at are stored without their diff (git would
+show every file as added there), and once the clone is deepened the next run reads them again
+with the history behind them.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from lore.history.ingest.gitlog import (
     github_slug,
     origin_url,
     pull_refs,
+    reachable_shas,
     read_log,
     repo_root,
+    shallow_boundary,
 )
 from lore.history.ingest.identity import is_bot, person_key, pr_from_subject
 from lore.history.ingest.progress import Progress, QuietProgress
@@ -43,12 +52,16 @@ WRITERS: dict[str, Callable[[HistoryStore, Any], None]] = {
 class GitIngestReport:
     repo: str
     path: str
-    mode: str  # full | incremental | window
+    mode: str  # full | incremental | window | rebuild
     commits_added: int
     commits_skipped: int
     nodes_added: int
     edges_added: int
     seconds: float
+    shallow: bool = False
+    boundary_commits: int = 0
+    unreachable_commits: int = 0
+    lossy_commits: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -61,20 +74,22 @@ def ingest_git(
     until: str | None = None,
     progress: Progress | None = None,
     repo: Repo | None = None,
+    rebuild: bool = False,
 ) -> GitIngestReport:
     """Ingest (or top up) the history of the repository at `path`.
 
     `since`/`until` bound the commits by date (a windowed run, used to keep a bounded GitHub
-    ingest in one era); a windowed run does not move the remembered tips.
+    ingest in one era); a windowed run does not move the remembered tips. `rebuild` deletes
+    what was ingested for the repository first and reads its whole history again.
     """
     progress = progress or QuietProgress()
     started = time.perf_counter()
     root = repo_root(Path(path).resolve())
     head = head_commit(root)  # an empty repository is refused before anything is registered
     if repo is not None:
-        return _ingest(root, head, repo, since, until, progress, started)
+        return _ingest(root, head, repo, since, until, progress, started, rebuild)
     with registered(path=str(root), origin=github_slug(origin_url(root))) as repo:
-        return _ingest(root, head, repo, since, until, progress, started)
+        return _ingest(root, head, repo, since, until, progress, started, rebuild)
 
 
 def _ingest(
@@ -85,12 +100,22 @@ def _ingest(
     until: str | None,
     progress: Progress,
     started: float,
+    rebuild: bool = False,
 ) -> GitIngestReport:
     store = sql.open_history()
     with ingest_lock(repo):
+        if rebuild:
+            with store.transaction() as db:
+                db.clear_repo(repo.id)
         windowed = bool(since or until)
+        boundary = shallow_boundary(root)
         state = store.get_sync(repo.id, "git") or {}
         tips = [] if windowed else list(state.get("tips", []))
+        deepened = sorted(store.boundary_shas(repo.id) - boundary)
+        if deepened:  # the clone was deepened: read those commits again, with what lies behind them
+            with store.transaction() as db:
+                db.forget_commits(repo.id, deepened)
+            tips = []
         if windowed:
             mode, revs = "window", [head]
         elif tips == [head]:
@@ -105,10 +130,18 @@ def _ingest(
             total = _count(root, revs, since, until)
         known = store.known_shas(repo.id)
         writer = GraphWriter(store, repo.id)
-        ingest = _CommitIngest(writer, repo.id)
+        ingest = _CommitIngest(writer, repo.id, boundary)
         progress.start("commits", total)
-        added = skipped = 0
+        added = skipped = lossy = 0
+        frontier: set[str] = set(tips) - {head}  # what was read so far, as the tips of a prefix
+
+        def partial(db: HistoryStore) -> None:
+            if not windowed:  # git log --topo-order: everything read is closed under parents
+                db.set_sync(repo.id, "git", {"tips": sorted(frontier), "head": head, "complete": False})
+
         for commit in read_log(root, revs, since, until) if revs else ():
+            frontier.difference_update(commit.parents)
+            frontier.add(commit.sha)
             if commit.sha in known:
                 skipped += 1
                 progress.advance()
@@ -116,27 +149,39 @@ def _ingest(
             ingest.add(commit)
             known.add(commit.sha)
             added += 1
+            lossy += commit.lossy
             if added % BATCH_COMMITS == 0:
-                writer.flush(WRITERS)
+                writer.flush(WRITERS, extra=partial)
                 progress.advance(BATCH_COMMITS)
         progress.advance(added % BATCH_COMMITS)
         writer.flush(WRITERS)
         link_prs(writer, store, repo.id, pull_refs(root), first_parent_line(root, head))
+        reachable = reachable_shas(root)
 
         def checkpoint(db: HistoryStore) -> None:
             if not windowed:
-                db.set_sync(repo.id, "git", {"tips": [head], "at": time.time()})
+                db.set_sync(
+                    repo.id,
+                    "git",
+                    {"tips": [head], "head": head, "complete": True, "shallow": bool(boundary), "at": time.time()},
+                )
 
         writer.flush(WRITERS, extra=checkpoint)
+        with store.transaction() as db:
+            unreachable = db.set_reachable(repo.id, reachable)
     return GitIngestReport(
         repo=repo.name,
         path=str(root),
-        mode=mode,
+        mode="rebuild" if rebuild else mode,
         commits_added=added,
         commits_skipped=skipped,
         nodes_added=writer.nodes_added,
         edges_added=writer.edges_added,
         seconds=round(time.perf_counter() - started, 3),
+        shallow=bool(boundary),
+        boundary_commits=len(boundary),
+        unreachable_commits=unreachable,
+        lossy_commits=lossy,
     )
 
 
@@ -163,9 +208,10 @@ def _count(root: Path, revs: list[str], since: str | None, until: str | None) ->
 class _CommitIngest:
     """Turns parsed commits into nodes, edges and detail rows on a writer."""
 
-    def __init__(self, writer: GraphWriter, repo_id: int):
+    def __init__(self, writer: GraphWriter, repo_id: int, boundary: set[str] | frozenset[str] = frozenset()):
         self.w = writer
         self.repo_id = repo_id
+        self.boundary = boundary  # a shallow clone's cut: git shows the whole tree as added there
         self.people_seen: set[int] = set()
         self.authors: dict[tuple[str, str], tuple[str, str | None, bool]] = {}
 
@@ -190,7 +236,8 @@ class _CommitIngest:
         if pr is not None:
             w.edge(cid, w.node("pr", str(pr), f"PR #{pr}", at), "PART_OF", at)
         added = removed = 0
-        for ch in c.changes:
+        cut = c.sha in self.boundary
+        for ch in () if cut else c.changes:
             fid = w.node("file", ch.path, ch.path, at)
             w.edge(cid, fid, "MODIFIED", at)
             w.rows("changes", (cid, fid, ch.status, ch.old_path, ch.added, ch.removed, at))
@@ -214,11 +261,13 @@ class _CommitIngest:
                 subject,
                 c.message,
                 int(bot),
-                len(c.changes),
+                0 if cut else len(c.changes),
                 added,
                 removed,
                 pr,
                 "git",
+                int(cut),
+                int(c.lossy),
             ),
         )
 
