@@ -12,7 +12,7 @@ from lore.history import store as sql
 from lore.history.ingest.gitlog import repo_root
 from lore.history.store import HistoryStore, Repo
 
-__all__ = ["Repo", "all_repos", "ensure_repo", "ingest_lock", "registered", "resolve_repo"]
+__all__ = ["Repo", "all_repos", "ensure_repo", "ingest_lock", "registered", "remove_repo", "resolve_repo"]
 
 
 def all_repos() -> list[Repo]:
@@ -62,6 +62,12 @@ def _chosen(db: HistoryStore, choice: str, rows: list[Repo]) -> Repo:
         names = ", ".join(r.name for r in rows)
         raise NotFound(f"no ingested repository called {choice!r} (known: {names})")
     return row
+
+
+def remove_repo(repo: Repo) -> None:
+    """Forget a repository and everything ingested for it (refused while an ingest runs)."""
+    with ingest_lock(repo), sql.open_history().transaction() as db:
+        db.remove_repo(repo.id)
 
 
 @contextmanager

@@ -881,7 +881,9 @@ class HistoryStore:
         rows = conn.execute(
             "SELECT sha, reachable FROM history_commits WHERE repo_id = ?", (repo_id,)
         ).fetchall()
-        flips = [(int(sha in reachable), repo_id, sha) for sha, was in rows if bool(was) != (sha in reachable)]
+        flips = [
+            (int(sha in reachable), repo_id, sha) for sha, was in rows if bool(was) != (sha in reachable)
+        ]
         conn.executemany("UPDATE history_commits SET reachable = ? WHERE repo_id = ? AND sha = ?", flips)
         return sum(1 for sha, _ in rows if sha not in reachable)
 
@@ -939,7 +941,13 @@ class HistoryStore:
             " (SELECT node_id FROM history_commits WHERE repo_id = ?)",
             (repo_id,),
         )
-        for table in ("history_commits", "history_people", "history_items", "history_comments", "history_sync"):
+        for table in (
+            "history_commits",
+            "history_people",
+            "history_items",
+            "history_comments",
+            "history_sync",
+        ):
             conn.execute(f"DELETE FROM {table} WHERE repo_id = ?", (repo_id,))
         conn.execute("DELETE FROM history_nodes WHERE repo_id = ?", (repo_id,))
 
@@ -1110,7 +1118,9 @@ class HistoryStore:
         )
         return [TimelineEntry(*r) for r in rows]
 
-    def file_story(self, commit_ids: Sequence[int], segments: Sequence[tuple[int, float, float]]) -> list[TimelineEntry]:
+    def file_story(
+        self, commit_ids: Sequence[int], segments: Sequence[tuple[int, float, float]]
+    ) -> list[TimelineEntry]:
         """`file_timeline` for commits already chosen by the lineage walk: those commits, the PRs
         whose file list has one of the paths inside its stretch, and what those lead to."""
         conn = self.store.connect()

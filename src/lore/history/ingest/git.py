@@ -163,7 +163,13 @@ def _ingest(
                 db.set_sync(
                     repo.id,
                     "git",
-                    {"tips": [head], "head": head, "complete": True, "shallow": bool(boundary), "at": time.time()},
+                    {
+                        "tips": [head],
+                        "head": head,
+                        "complete": True,
+                        "shallow": bool(boundary),
+                        "at": time.time(),
+                    },
                 )
 
         writer.flush(WRITERS, extra=checkpoint)

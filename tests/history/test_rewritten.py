@@ -1,0 +1,107 @@
+"""Histories that are not tidy: bytes that are not UTF-8, rewritten commits, shallow clones,
+and removing or rebuilding one repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from lore.history import queries as q
+from lore.history import store as sql
+from lore.history.ingest.git import ingest_git
+from lore.history.ingest.gitlog import raw_path
+from lore.history.repos import remove_repo, resolve_repo
+from support.history_repo import BOB, HistoryRepo, lines, run_git
+
+
+def _commit_bytes(root: Path, name: bytes, message: bytes, path: bytes) -> None:
+    """A commit whose author, message and path are Latin-1 bytes (not UTF-8)."""
+    (root / os.fsdecode(path)).write_bytes(b"x\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    env = {**os.environb, b"GIT_AUTHOR_NAME": name, b"GIT_AUTHOR_EMAIL": b"jose@example.com"}
+    env[b"GIT_CONFIG_NOSYSTEM"] = b"1"
+    subprocess.run(
+        [b"git", b"commit", b"-q", b"-m", message], cwd=root, check=True, env=env, capture_output=True
+    )
+
+
+def test_bytes_that_are_not_utf8_are_stored_with_escapes_and_marked(tmp_path: Path) -> None:
+    r = HistoryRepo(tmp_path / "latin")
+    r.commit("Start", {"README.md": "x\n"})
+    _commit_bytes(r.root, b"Jos\xe9", b"Caf\xe9 au lait\n\nBody in Latin-1: \xe9t\xe9", b"caf\xe9.txt")
+    report = ingest_git(r.root)
+    assert report.commits_added == 2 and report.lossy_commits == 1
+    repo = resolve_repo(str(r.root))
+    story = q.file_history(repo, "caf\\xe9.txt")
+    (entry,) = [e for e in story["entries"] if e["kind"] == "commit"]
+    # git itself re-encodes a name or message it cannot read as UTF-8 (as Latin-1); a path it
+    # leaves as bytes, and those are kept as escapes
+    assert entry["label"] == "Café au lait" and entry["author"] == "José"
+    assert entry["body"] == "Body in Latin-1: été"
+    assert entry["path"] == "caf\\xe9.txt"
+    assert q.stats(repo)["lossy_commits"] == 1
+    assert raw_path("caf\\xe9.txt").encode("utf-8", "surrogateescape") == b"caf\xe9.txt"
+
+
+def test_amended_and_dropped_commits_are_marked_unreachable_and_left_out(tmp_path: Path) -> None:
+    r = HistoryRepo(tmp_path / "rewrite")
+    r.commit("Start", {"src/a.py": lines(3, "a")})
+    r.commit("Draft", {"src/a.py": lines(4, "a")})
+    ingest_git(r.root)
+    repo = resolve_repo(str(r.root))
+    assert q.stats(repo)["commits"] == 2
+    r.git("commit", "-q", "--amend", "-m", "Final wording")
+    report = ingest_git(r.root)
+    assert report.commits_added == 1 and report.unreachable_commits == 1
+    s = q.stats(repo)
+    assert s["commits"] == 2 and s["unreachable_commits"] == 1
+    labels = [e["label"] for e in q.file_history(repo, "src/a.py")["entries"] if e["kind"] == "commit"]
+    assert labels == ["Final wording", "Start"]
+    assert [r["commits"] for r in q.churn(repo)] == [2]
+    r.git("reset", "-q", "--hard", "HEAD~1")  # drop the commit altogether
+    assert ingest_git(r.root).unreachable_commits == 2
+    assert q.stats(repo)["commits"] == 1
+
+
+def test_remove_and_rebuild_one_repository(history_repo, tmp_path: Path) -> None:
+    other = HistoryRepo(tmp_path / "other")
+    other.commit("Only", {"x.py": "x\n"})
+    ingest_git(history_repo.root)
+    ingest_git(other.root)
+    repo = resolve_repo(str(history_repo.root))
+    before = q.stats(repo)
+    rebuilt = ingest_git(history_repo.root, rebuild=True)
+    assert rebuilt.mode == "rebuild" and rebuilt.commits_added == before["commits"]
+    assert q.stats(repo)["edges"] == before["edges"]
+    remove_repo(repo)
+    db = sql.open_history()
+    assert [r.name for r in db.list_repos()] == ["other"]
+    left = db.store.connect().execute("SELECT COUNT(*) FROM history_nodes WHERE repo_id = ?", (repo.id,))
+    assert left.fetchone()[0] == 0
+    assert q.stats(resolve_repo("other"))["commits"] == 1
+
+
+def test_a_shallow_clone_says_so_and_fills_in_once_deepened(tmp_path: Path) -> None:
+    r = HistoryRepo(tmp_path / "full")
+    r.commit("One", {"src/a.py": lines(10, "a"), "src/b.py": lines(10, "b")})
+    r.commit("Two", {"src/a.py": lines(11, "a")})
+    r.commit("Three", {"src/b.py": lines(12, "b")}, BOB)
+    r.commit("Four", {"src/a.py": lines(13, "a")})
+    clone = tmp_path / "shallow"
+    run_git(tmp_path, "clone", "-q", "--depth", "2", f"file://{r.root}", str(clone))
+    report = ingest_git(clone)
+    assert report.shallow and report.boundary_commits == 1 and report.commits_added == 2
+    repo = resolve_repo(str(clone))
+    s = q.stats(repo)
+    assert s["shallow"] and s["boundary_commits"] == 1
+    churn = {row["path"]: row for row in q.churn(repo)}
+    assert set(churn) == {"src/a.py"}  # the boundary commit added nothing
+    assert churn["src/a.py"]["added"] == 2
+    run_git(clone, "fetch", "-q", "--unshallow")
+    deeper = ingest_git(clone)
+    assert not deeper.shallow and deeper.commits_added == 3
+    s = q.stats(repo)
+    assert s["commits"] == 4 and not s["shallow"] and s["boundary_commits"] == 0
+    churn = {row["path"]: row["commits"] for row in q.churn(repo)}
+    assert churn == {"src/a.py": 3, "src/b.py": 2}
