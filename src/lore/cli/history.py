@@ -28,10 +28,12 @@ from rich.text import Text
 
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.errors import InvalidInput, NotFound
+from lore.history import lines as line_queries
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
 from lore.history.ingest.github import ingest_github
-from lore.history.repos import Repo, all_repos, resolve_repo
+from lore.history.queries import Filters
+from lore.history.repos import Repo, all_repos, remove_repo, resolve_repo
 
 app = typer.Typer(
     help="Engineering history: a graph of commits, files, PRs, issues and people.",
@@ -45,6 +47,11 @@ REPO_OPT = typer.Option(
     help="Ingested repository (name or path); default: the one of this folder, or the only one.",
 )
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
+NO_BOTS_OPT = typer.Option(False, "--no-bots", help="Leave out commits by bots (dependabot, renovate...).")
+PATH_OPT = typer.Option(
+    None, "--path", help="Only files matching this glob (repeatable), e.g. 'src/**/*.py'."
+)
+SINCE_HELP = "a date, or an age such as 90d counted back from the last commit"
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -130,6 +137,9 @@ def ingest(
         help="GitHub: revalidate cached responses "
         "(304s are free) and fetch only items updated since last run.",
     ),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="Local: delete what was ingested for this repository and read it all again."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     as_json: bool = JSON_OPT,
 ) -> None:
@@ -138,13 +148,20 @@ def ingest(
     if local.exists():
         if max_pages or clone or refresh:
             raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
+    elif rebuild:
+        raise InvalidInput("--rebuild is for a local repository (PATH)")
     elif not _SLUG.match(target):
         if "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
             raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
         raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
     with RichProgress(quiet=quiet or as_json) as progress:
         if local.exists():
-            result = ingest_git(local, since=since, until=until, progress=progress).as_dict()
+            result = ingest_git(local, since=since, until=until, progress=progress, rebuild=rebuild).as_dict()
+            if result["shallow"]:
+                progress.note(
+                    f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"
+                    " run `git fetch --unshallow`, then ingest again to fill it in"
+                )
         else:
             result = ingest_github(
                 target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
@@ -183,6 +200,21 @@ def repos(as_json: bool = JSON_OPT) -> None:
     console.print(table)
 
 
+@app.command("remove")
+@handle_errors
+def remove(
+    repo: str = typer.Argument(..., help="The ingested repository (name, OWNER/REPO or path)."),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Forget one repository and everything ingested for it."""
+    row = resolve_repo(repo)
+    remove_repo(row)
+    if as_json:
+        print_json({"removed": row.name})
+        return
+    console.print(Text(f"removed {row.name}"))
+
+
 @app.command("stats")
 @handle_errors
 def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
@@ -198,6 +230,17 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
         f"{data['bot_commits']:,} by bots, {data['commits_with_pr']:,} naming a PR)",
     )
     table.add_row("span", f"{_when(data['first_commit_at'])} → {_when(data['last_commit_at'])}")
+    if not data["complete"]:
+        table.add_row("ingest", Text("partial: an ingest is running or was stopped; run it again", "yellow"))
+    if data["shallow"]:
+        table.add_row(
+            "shallow",
+            Text(f"history cut at {data['boundary_commits']:,} commit(s) (git fetch --unshallow)", "yellow"),
+        )
+    if data["unreachable_commits"]:
+        table.add_row("rewritten", f"{data['unreachable_commits']:,} commits no ref reaches (left out)")
+    if data["lossy_commits"]:
+        table.add_row("not UTF-8", f"{data['lossy_commits']:,} commits kept with \\xNN escapes")
     table.add_row("nodes", ", ".join(f"{k} {v:,}" for k, v in sorted(data["nodes"].items())))
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in sorted(data["edges"].items())))
     if data["items_fetched"]:
@@ -212,19 +255,21 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
 @handle_errors
 def churn(
     n: int = typer.Option(15, "-n", min=1, help="How many files."),
-    since: str = typer.Option(None, "--since", help="Only changes after this date (or 90d)."),
+    since: str = typer.Option(None, "--since", help=f"Only changes after this: {SINCE_HELP}."),
+    no_bots: bool = NO_BOTS_OPT,
+    path: list[str] = PATH_OPT,
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Files with the most lines added and removed (renames folded into the latest name)."""
-    rows = queries.churn(_repo(repo), n=n, since=since)
+    rows = queries.churn(_repo(repo), n=n, since=since, filters=Filters(no_bots, tuple(path or ())))
     if as_json:
         print_json(rows)
         return
     table = Table("file", "churn", "+", "-", "commits", "authors", "last change", title="Churn")
     for r in rows:
         table.add_row(
-            Text(r["path"]),
+            _path_cell(r),
             f"{r['churn']:,}",
             f"{r['added']:,}",
             f"{r['removed']:,}",
@@ -240,11 +285,13 @@ def churn(
 def hotspots(
     days: int = typer.Option(90, "--days", min=1, help="Window: the last N days of the history."),
     n: int = typer.Option(15, "-n", min=1, help="How many files."),
+    no_bots: bool = NO_BOTS_OPT,
+    path: list[str] = PATH_OPT,
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Files changed most often recently (the window ends at the last commit)."""
-    data = queries.hotspots(_repo(repo), days=days, n=n)
+    data = queries.hotspots(_repo(repo), days=days, n=n, filters=Filters(no_bots, tuple(path or ())))
     if as_json:
         print_json(data)
         return
@@ -256,13 +303,14 @@ def hotspots(
         title=f"Hotspots {_when(data['window_start'])} → {_when(data['window_end'])}",
     )
     for r in data["files"]:
-        table.add_row(Text(r["path"]), str(r["changes"]), f"{r['churn']:,}", str(r["authors"]))
+        table.add_row(_path_cell(r), str(r["changes"]), f"{r['churn']:,}", str(r["authors"]))
     console.print(table)
 
 
 @app.command("coupling")
 @handle_errors
 def coupling(
+    file: str = typer.Argument(None, help="Only the pairs of this file (code-maat's per-file view)."),
     min_revs: int = typer.Option(5, "--min-revs", min=1, help="Ignore files with fewer revisions."),
     min_shared: int = typer.Option(5, "--min-shared", min=1, help="Minimum commits shared by a pair."),
     min_degree: float = typer.Option(30, "--min-degree", min=0, max=100, help="Minimum coupling, percent."),
@@ -270,7 +318,9 @@ def coupling(
         30, "--max-changeset", min=1, help="Ignore commits touching more files than this."
     ),
     n: int = typer.Option(20, "-n", min=1, help="How many pairs."),
-    since: str = typer.Option(None, "--since", help="Only commits after this date (or 90d)."),
+    since: str = typer.Option(None, "--since", help=f"Only commits after this: {SINCE_HELP}."),
+    no_bots: bool = NO_BOTS_OPT,
+    path: list[str] = PATH_OPT,
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
@@ -283,6 +333,8 @@ def coupling(
         max_changeset=max_changeset,
         n=n,
         since=since,
+        filters=Filters(no_bots, tuple(path or ())),
+        file=file,
     )
     if as_json:
         print_json(data)
@@ -298,9 +350,19 @@ def coupling(
     )
     for p in data["pairs"]:
         table.add_row(
-            Text(p["entity"]), Text(p["coupled"]), str(p["degree"]), str(p["shared"]), str(p["average_revs"])
+            Text(p["entity"]),
+            Text.assemble(p["coupled"], (" (deleted)", "dim") if p["coupled_deleted"] else ""),
+            str(p["degree"]),
+            str(p["shared"]),
+            str(p["average_revs"]),
         )
     console.print(table)
+
+
+def _path_cell(row: dict[str, Any]) -> Text:
+    """A file's name, marked when it no longer exists or an older file held the path."""
+    note = " (deleted)" if row.get("deleted") else " (an earlier file)" if row.get("replaced") else ""
+    return Text.assemble(row["path"], (note, "dim"))
 
 
 def _describe(row: dict[str, Any]) -> Text:
@@ -321,21 +383,59 @@ def _describe(row: dict[str, Any]) -> Text:
 def file(
     path: str = typer.Argument(..., help="A file path (or a unique end of one)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Show at most N entries."),
+    since: str = typer.Option(None, "--since", help=f"Only commits authored after this: {SINCE_HELP}."),
+    until: str = typer.Option(None, "--until", help="Only commits authored before this date."),
+    author: str = typer.Option(None, "--author", help="Only commits whose author's name or email has this."),
+    no_bots: bool = NO_BOTS_OPT,
+    bodies: bool = typer.Option(True, "--bodies/--no-bodies", help="Show commit message bodies."),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Every commit, PR and issue behind a file, nearest first, across renames."""
-    data = queries.file_history(_repo(repo), path, limit=limit)
+    row = _repo(repo)
+    data = queries.file_history(
+        row, _in_repo(row, path), limit=limit, since=since, until=until, filters=Filters(no_bots, (), author)
+    )
     if as_json:
         print_json(data)
         return
     paths = " ← ".join(p["path"] for p in data["paths"])
     counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
     shown = f"first {len(data['entries'])} of " if limit else ""
-    table = Table("hops", "when", "how", "what", title=Text(f"{paths}  ({shown}{counts})"))
+    table = Table("hops", "when", "how", "+/-", "what", title=Text(f"{paths}  ({shown}{counts})"))
     for e in data["entries"]:
-        table.add_row(str(e["depth"]), _when(e["at"]), e["how"].lower(), _describe(e))
+        how = e["how"].lower()
+        if e.get("old_path") and how in ("renamed", "copied"):
+            how = f"{how} from {e['old_path']}"
+        lines = f"+{e['added']} -{e['removed']}" if e["kind"] == "commit" else ""
+        what = _describe(e)
+        if bodies and e.get("body"):
+            what.append("\n" + _clip(e["body"]), style="dim")
+        table.add_row(str(e["depth"]), _when(e["at"]), Text(how), lines, what)
     console.print(table)
+    fate = data["fate"]
+    if fate["status"] == "renamed":
+        console.print(Text(f"{data['file']} was renamed to {fate['to']}; its story goes on there"))
+    elif fate["status"] == "deleted":
+        console.print(Text(f"{data['file']} was deleted ({_when(fate.get('at'))})"))
+
+
+def _clip(body: str, lines: int = 6) -> str:
+    kept = body.strip().splitlines()
+    return "\n".join(kept[:lines]) + ("\n…" if len(kept) > lines else "")
+
+
+def _in_repo(repo: Repo, path: str) -> str:
+    """A path as typed, made relative to the repository when it names a file from this folder
+    (`lore history file ./core.py` inside `src/`)."""
+    if not repo.path or Path(path).is_absolute():
+        return path
+    here = Path.cwd().resolve()
+    candidate = (here / path).resolve()
+    root = Path(repo.path)
+    if candidate.is_relative_to(root) and (candidate.exists() or here != root):
+        return candidate.relative_to(root).as_posix()
+    return path
 
 
 def _start_name(start: dict[str, Any]) -> str:
@@ -408,3 +508,85 @@ def walk(
     console.print(table)
     if not data["results"]:
         console.print("[dim]nothing reachable with these limits[/dim]")
+
+
+@app.command("show")
+@handle_errors
+def show(
+    commit: str = typer.Argument(..., help="A commit sha (or a unique start of one)."),
+    repo: str = REPO_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """One commit: its whole message, its PR and the issues closed, every file it changed."""
+    data = queries.show_commit(_repo(repo), commit)
+    if as_json:
+        print_json(data)
+        return
+    console.print(Text.assemble((data["sha"][:12], "cyan"), f" {data['subject']}"))
+    console.print(Text(f"{data['author']} <{data['email']}>  {data['when']}", style="dim"))
+    if data["pr"]:
+        closes = ", ".join(f"#{n}" for n in data["closes"])
+        console.print(Text(f"PR #{data['pr']}" + (f", closes {closes}" if closes else "")))
+    if data["body"]:
+        console.print(Text("\n" + data["body"] + "\n"))
+    if not data["reachable"]:
+        console.print(Text("no ref reaches this commit any more (rewritten history)", "yellow"))
+    table = Table("how", "+", "-", "file")
+    for f in data["files"]:
+        how = f"{f['how']} from {f['old_path']}" if f["old_path"] else f["how"]
+        table.add_row(Text(how), str(f["added"]), str(f["removed"]), Text(f["path"]))
+    console.print(table)
+
+
+@app.command("blame")
+@handle_errors
+def blame(
+    target: str = typer.Argument(..., help="FILE:LINE, e.g. src/app.py:42."),
+    repo: str = REPO_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """The story of one line: the commit that last changed it, its PR, the issues it closed."""
+    path, sep, number = target.rpartition(":")
+    if not sep or not number.isdigit():
+        raise InvalidInput(f"give FILE:LINE, not {target!r}")
+    row = _repo(repo)
+    data = line_queries.line_history(row, _in_repo(row, path), int(number))
+    if as_json:
+        print_json(data)
+        return
+    c = data["commit"]
+    console.print(Text.assemble((f"{data['path']}:{data['line']}", "bold"), f"  {data['text']}"))
+    if not c["stored"]:
+        console.print(Text(f"{c['sha'][:12]} (not ingested yet: run `lore history ingest`)", "yellow"))
+        return
+    console.print(
+        Text.assemble((c["sha"][:12], "cyan"), f" {c['subject']} — {c['author']}, {_when(c['when'])}")
+    )
+    if c["body"]:
+        console.print(Text(_clip(c["body"], 10), style="dim"))
+    if c["pr"]:
+        console.print(Text(f"PR #{c['pr']} {c.get('pr_title') or ''}".rstrip()))
+    for n in c["issues"]:
+        console.print(Text(f"closes issue #{n} {c['issue_titles'].get(n, '')}".rstrip()))
+
+
+@app.command("pickaxe")
+@handle_errors
+def pickaxe(
+    needle: str = typer.Argument(..., help="The exact string to look for."),
+    path: str = typer.Option(None, "--path", help="Only in this file."),
+    limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most N commits."),
+    repo: str = REPO_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """When a string appeared or vanished (git log -S), oldest first."""
+    row = _repo(repo)
+    data = line_queries.pickaxe(row, needle, path=_in_repo(row, path) if path else None, limit=limit)
+    if as_json:
+        print_json(data)
+        return
+    table = Table("when", "change", "commit", "files", title=Text(f"{needle!r}: {data['total']} commits"))
+    for c in data["commits"]:
+        what = Text.assemble((c["sha"][:10], "cyan"), f" {c.get('subject', '')}")
+        table.add_row(_when(c.get("when")), c["change"], what, Text(", ".join(c["files"][:3])))
+    console.print(table)

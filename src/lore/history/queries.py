@@ -652,3 +652,32 @@ def file_history(
         "counts": counts,
         "entries": entries,
     }
+
+
+def show_commit(repo: Repo, ref: str) -> dict[str, Any]:
+    """One commit whole: its message (subject and body), author date, PR, and every file it
+    changed with how and the lines added and removed there."""
+    node = resolve_node(repo, ref if ref.startswith("commit:") else f"commit:{ref}")
+    db = _db()
+    text = db.commit_texts([node.id])[node.id]
+    files = [
+        {"path": p, "how": _HOW.get(st, "modified"), "old_path": old, "added": a, "removed": r}
+        for p, st, old, a, r in db.commit_files(node.id)
+    ]
+    linked = db.linked_items(node.id)
+    return {
+        "sha": text.sha,
+        "parents": list(text.parents),
+        "author": text.author_name,
+        "email": text.author_email,
+        "when": iso(text.authored_at),
+        "committed_at": iso(text.committed_at),
+        "subject": text.subject,
+        "body": text.body,
+        "bot": text.is_bot,
+        "pr": next((int(k) for _n, kind, k, d in linked if kind == "pr" and d == 1), text.pr_number),
+        "closes": [int(k) for _n, kind, k, _d in linked if kind == "issue"],
+        "reachable": text.reachable,
+        "boundary": text.boundary,
+        "files": files,
+    }
