@@ -129,3 +129,22 @@ def test_remove_command(history_repo) -> None:
     _json(["ingest", root])
     assert _json(["remove", root]) == {"removed": "project"}
     assert runner.invoke(app, ["stats"]).exit_code == 3
+
+
+def test_walks_reach_a_hub_commits_pr_and_author_and_skip_parents_from_a_file(history_repo) -> None:
+    ingest_git(history_repo.root)
+    repo = resolve_repo(str(history_repo.root))
+    found = q.walk_from(repo, "src/core.py", depth=2, max_degree=20, limit=None)["results"]
+    assert not any(r["kind"] == "commit" and r["depth"] == 2 for r in found)  # no PARENT hop
+    hub = next(r for r in found if r["label"] == "Add core module")
+    assert hub["hub"]
+    author = q.walk_from(repo, "src/core.py", depth=2, max_degree=20, limit=None, kinds=["person"])
+    assert hub["author"] in {r["label"] for r in author["results"]}  # reached through the hub
+    depths = [r["depth"] for r in found]
+    assert depths == sorted(depths)
+    for d in set(depths):  # within a distance, stronger ties first
+        weights = [r["weight"] for r in found if r["depth"] == d]
+        assert weights == sorted(weights, reverse=True)
+    by_size = q.walk_from(repo, "src/core.py", depth=1, order="size", kinds=["commit"])["results"]
+    sizes = [r["size"] for r in by_size]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]

@@ -474,10 +474,16 @@ def walk(
         help="Commits touching more files than this add no file-to-file bridge.",
     ),
     limit: int = typer.Option(50, "--limit", "-n", min=0, help="At most N results (0 = all)."),
+    order: str = typer.Option(
+        "relevance",
+        "--order",
+        help="relevance (distance, then how strongly connected, then recency) or size"
+        " (a file's commits by the size of their change to it).",
+    ),
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
-    """Walk the graph from a node: nearest first, then newest; hubs are not expanded."""
+    """Walk the graph from a node: nearest first, then the strongest ties; hubs are not expanded."""
     data = queries.walk_from(
         _repo(repo),
         node,
@@ -489,6 +495,7 @@ def walk(
         until=until,
         max_changeset=max_changeset,
         limit=limit or None,
+        order=order,
     )
     if as_json:
         print_json(data)

@@ -1131,6 +1131,39 @@ class HistoryStore:
         rows = conn.execute(_FILE_STORY.format(values=values), params)
         return [TimelineEntry(*r) for r in rows]
 
+    def edges_among(self, ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(src, dst, rel) of every edge whose two ends are both among `ids`."""
+        if not ids:
+            return []
+        conn = self.store.connect()
+        rows = conn.execute(  # a JSON array, not one parameter per id: a walk may reach thousands
+            "WITH ids(id) AS (SELECT value FROM json_each(?)) SELECT src, dst, rel FROM history_edges"
+            " WHERE src IN (SELECT id FROM ids) AND dst IN (SELECT id FROM ids)",
+            (json.dumps(list(ids)),),
+        )
+        return [(a, b, r) for a, b, r in rows]
+
+    def commit_people_and_prs(self, ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(commit, other node, rel) for the authors (AUTHORED) and PRs (PART_OF) of commits."""
+        if not ids:
+            return []
+        conn = self.store.connect()
+        rows = conn.execute(
+            "WITH ids(id) AS (SELECT value FROM json_each(?1))"
+            " SELECT src, dst, rel FROM history_edges WHERE src IN (SELECT id FROM ids) AND rel = 'PART_OF'"
+            " UNION ALL SELECT dst, src, rel FROM history_edges INDEXED BY history_edges_dst"
+            " WHERE dst IN (SELECT id FROM ids) AND rel = 'AUTHORED'",
+            (json.dumps(list(ids)),),
+        )
+        return [(a, b, r) for a, b, r in rows]
+
+    def nodes(self, ids: Sequence[int]) -> dict[int, Node]:
+        if not ids:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(f"SELECT * FROM history_nodes WHERE id IN ({in_marks(ids)})", list(ids))
+        return {r["id"]: _node(r) for r in rows}
+
     def review_comments(
         self, repo_id: int, repo_name: str, since: float | None, limit: int | None
     ) -> list[ReviewComment]:
