@@ -53,6 +53,47 @@ def _lore_ingest(repo: Path) -> tuple[float, int]:
         return seconds, commits
 
 
+def _branchy_line(commits: int) -> str:
+    """Ingest a branching repository and ask it the lineage questions; times against git log."""
+    repo = synth_repo(commits, branchy=True)
+    merges = subprocess.run(
+        ["git", "rev-list", "--count", "--merges", "HEAD"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    git_s = _time_cmd(["git", "log", "--numstat", "HEAD"], repo)
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "LORE_HOME": home}
+        code = (
+            "import json, sys, time; from pathlib import Path;"
+            "from lore.history.ingest.git import ingest_git; from lore.history import queries as q;"
+            "from lore.history.repos import resolve_repo;"
+            "t = time.perf_counter(); r = ingest_git(Path(sys.argv[1])); i = time.perf_counter() - t;"
+            "repo = resolve_repo(sys.argv[1]); t = time.perf_counter(); c = q.churn(repo, n=5);"
+            "ch = time.perf_counter() - t; t = time.perf_counter(); f = q.file_history(repo, 'CHANGELOG.md');"
+            "fs = time.perf_counter() - t;"
+            "print(json.dumps([i, r.commits_added, ch, fs, f['counts'].get('commit', 0)]))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(repo)], env=env, check=True, capture_output=True, text=True
+        ).stdout
+    ingest_s, n, churn_s, file_s, changelog = json.loads(out)
+    expected = subprocess.run(
+        ["git", "log", "--no-merges", "--full-history", "--format=%H", "HEAD", "--", "CHANGELOG.md"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return (
+        f"branching repository: {n:,} commits ({merges} merges of a parallel branch): ingest {ingest_s:.2f} s"
+        f" = {ingest_s / git_s:.2f}x git log --numstat ({git_s:.2f} s); churn {churn_s:.2f} s;"
+        f" file CHANGELOG.md {file_s:.2f} s, {changelog:,} commits (git log lists {len(expected):,})"
+    )
+
+
 def _pydriller(repo: Path, limit: int | None) -> tuple[float, int]:
     """PyDriller over the commits of HEAD (or the first `limit`), oldest first like Lore."""
     from pydriller import Repository
@@ -87,6 +128,9 @@ def main() -> None:
         "(default: all commits, the same ones Lore reads)",
     )
     parser.add_argument("--no-pydriller", action="store_true", help="skip PyDriller")
+    parser.add_argument(
+        "--branchy-commits", type=int, default=10000, help="size of the branching repository (0 = skip it)"
+    )
     args = parser.parse_args()
 
     repo = synth_repo(args.commits)
@@ -144,6 +188,9 @@ def main() -> None:
     if py_full is not None:
         how = "measured" if py_n == total else "extrapolated"
         print(f"PyDriller vs lore:      {py_full / lore_s:.0f}x slower, {how} (target: at least 10x)")
+    branchy = _branchy_line(args.branchy_commits) if args.branchy_commits else None
+    if branchy:
+        print(branchy)
     OUT.mkdir(exist_ok=True)
     (OUT / "history_ingest.json").write_text(
         json.dumps(
@@ -161,6 +208,7 @@ def main() -> None:
                 "pydriller_s": py_s,
                 "pydriller_extrapolated": py_n is not None and py_n != total,
                 "pydriller_all_commits_s": py_full,
+                "branching_repository": branchy,
             },
             indent=2,
         )

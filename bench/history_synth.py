@@ -25,9 +25,13 @@ BOTS = [
 ]
 
 
-def synth_repo(commits: int, seed: int = 7) -> Path:
-    """The path of a repository with `commits` commits on main (built on first use)."""
-    root = OUT / f"synth-v{VERSION}-{commits}-{seed}"
+def synth_repo(commits: int, seed: int = 7, branchy: bool = False) -> Path:
+    """The path of a repository with `commits` commits on main (built on first use).
+
+    `branchy`: a long-lived side branch takes 40% of the work in parallel with main, touching
+    the same files (the changelog above all), and is merged back every 60 of its commits: the
+    shape where following a file by timestamps loses its history."""
+    root = OUT / f"synth-v{VERSION}-{commits}-{seed}{'-branchy' if branchy else ''}"
     if (root / ".git" / "lore-synth-done").exists():
         return root
     if root.exists():
@@ -37,7 +41,7 @@ def synth_repo(commits: int, seed: int = 7) -> Path:
     print(f"building a synthetic repository of {commits:,} commits in {root} ...", file=sys.stderr)
     proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=root, stdin=subprocess.PIPE)
     assert proc.stdin is not None
-    _Writer(proc.stdin, commits, seed).run()
+    _Writer(proc.stdin, commits, seed, branchy).run()
     proc.stdin.close()
     if proc.wait() != 0:
         raise SystemExit("git fast-import failed")
@@ -47,8 +51,11 @@ def synth_repo(commits: int, seed: int = 7) -> Path:
 
 
 class _Writer:
-    def __init__(self, out, commits: int, seed: int):
+    def __init__(self, out, commits: int, seed: int, branchy: bool = False):
         self.out = out
+        self.branchy = branchy
+        self.side_mark: int | None = None
+        self.side_count = 0
         self.total = commits
         self.rng = random.Random(seed)
         self.mark = 0
@@ -85,8 +92,31 @@ class _Writer:
                 self.bump()
             elif n % 487 == 0:
                 self.rename()
+            elif self.branchy and self.rng.random() < 0.4:
+                self.side_change()
             else:
                 self.change()
+
+    def side_change(self) -> None:
+        """A commit on the long-lived side branch; every 60th merges it back into main."""
+        module = self.rng.choices(range(MODULES), self.weights)[0]
+        picked = sorted({*self._module_files(module)[:2], "CHANGELOG.md"})
+        parent = self.side_mark if self.side_mark is not None else self.main_mark
+        self.side_mark = self.commit(
+            "refs/heads/side",
+            f"Side work on mod{module:02d}",
+            self.rng.choice(PEOPLE),
+            picked,
+            parent=parent,
+            update_main=False,
+        )
+        self.side_count += 1
+        if self.side_count % 60 == 0 and self.count < self.total:
+            self.pr += 1
+            self.commit(
+                "main", f"Merge pull request #{self.pr} from dev/side", PEOPLE[1], [], merge=self.side_mark
+            )
+            self.side_mark = None
 
     # ------------------------------------------------------------ kinds of commits
 

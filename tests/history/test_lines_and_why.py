@@ -35,7 +35,9 @@ def told(tmp_path: Path) -> HistoryRepo:
         {"src/auth.py": lines(4, "auth") + "hmac.compare_digest(a, b)\n"},
         BOB,
     )
-    r.commit("Bump deps", {"src/auth.py": lines(4, "auth") + "hmac.compare_digest(a, b)\n# pin\n"}, DEPENDABOT)
+    r.commit(
+        "Bump deps", {"src/auth.py": lines(4, "auth") + "hmac.compare_digest(a, b)\n# pin\n"}, DEPENDABOT
+    )
     r.commit("Drop the compare", {"src/auth.py": lines(4, "auth") + "# pin\n"})
     ingest_git(r.root)
     return r
@@ -54,7 +56,9 @@ def test_file_shows_bodies_hows_and_the_files_own_lines(told) -> None:
     no_bots = q.file_history(repo, "src/auth.py", filters=q.Filters(no_bots=True))
     assert "Bump deps" not in [e["label"] for e in no_bots["entries"]]
     by_bob = q.file_history(repo, "src/auth.py", filters=q.Filters(author="bob"))
-    assert [e["label"] for e in by_bob["entries"] if e["kind"] == "commit"] == ["Use constant-time compare (#12)"]
+    assert [e["label"] for e in by_bob["entries"] if e["kind"] == "commit"] == [
+        "Use constant-time compare (#12)"
+    ]
     shown = runner.invoke(app, ["file", "src/auth.py"])
     assert shown.exit_code == 0 and "Timing attacks" in shown.stdout
 
@@ -76,7 +80,9 @@ def test_blame_a_line_to_its_commit_and_pr(told) -> None:
     story = line_queries.line_history(repo, "src/auth.py", 5)
     assert story["text"] == "# pin"
     assert story["commit"]["subject"] == "Bump deps"
-    told.commit("Restore the compare (#13)", {"src/auth.py": lines(4, "auth") + "hmac.compare_digest(a, b)\n"})
+    told.commit(
+        "Restore the compare (#13)", {"src/auth.py": lines(4, "auth") + "hmac.compare_digest(a, b)\n"}
+    )
     ingest_git(told.root)
     data = _json(["blame", "src/auth.py:5"])
     assert data["commit"]["subject"] == "Restore the compare (#13)" and data["commit"]["pr"] == 13
@@ -102,7 +108,9 @@ def test_coupling_of_one_file_and_filters(history_repo) -> None:
     assert one["pairs"] and all(p["entity"] == "src/core.py" for p in one["pairs"])
     everything = q.coupling(repo, min_revs=1, min_shared=1, min_degree=1, n=1000)
     expected = {
-        (p["entity"], p["coupled"]) for p in everything["pairs"] if "src/core.py" in (p["entity"], p["coupled"])
+        (p["entity"], p["coupled"])
+        for p in everything["pairs"]
+        if "src/core.py" in (p["entity"], p["coupled"])
     }
     assert {tuple(sorted((p["entity"], p["coupled"]))) for p in one["pairs"]} == {
         tuple(sorted(pair)) for pair in expected

@@ -7,6 +7,9 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from lore.core.errors import InvalidInput
 from lore.history import queries as q
 from lore.history import store as sql
 from lore.history.ingest.git import ingest_git
@@ -105,3 +108,10 @@ def test_a_shallow_clone_says_so_and_fills_in_once_deepened(tmp_path: Path) -> N
     assert s["commits"] == 4 and not s["shallow"] and s["boundary_commits"] == 0
     churn = {row["path"]: row["commits"] for row in q.churn(repo)}
     assert churn == {"src/a.py": 3, "src/b.py": 2}
+
+
+def test_a_bare_repository_is_refused_with_the_reason(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    with pytest.raises(InvalidInput, match="bare repository"):
+        ingest_git(bare)

@@ -292,6 +292,11 @@ def repo_root(path: Path) -> Path:
         raise InvalidInput(f"no such folder: {path}")
     top = git.toplevel(path)
     if top is None:
+        bare = git.run(["rev-parse", "--is-bare-repository"], path if path.is_dir() else path.parent)
+        if bare.ok and bare.text.strip() == "true":
+            raise InvalidInput(
+                f"{path} is a bare repository (no work tree); ingest a clone of it: git clone {path} FOLDER"
+            )
         raise InvalidInput(f"{path} is not inside a git repository")
     return top
 
