@@ -646,7 +646,7 @@ def file_history(
         segments = [(f, max(a, lo), min(b, hi)) for f, a, b in segments if max(a, lo) <= min(b, hi)]
     names = db.file_paths([s[0] for s in segments])
     rows = db.file_story(sorted(own), segments if not (filters.no_bots or filters.author) else [])
-    entries = [
+    entries: list[dict[str, Any]] = [
         {
             "id": r.id,
             "kind": r.kind,
@@ -664,16 +664,16 @@ def file_history(
     entries = _describe(db, entries)
     texts = db.commit_texts([e["id"] for e in entries if e["kind"] == "commit"])
     for e in entries:
-        ev = own.get(e["id"])
+        mine = own.get(e["id"])
         text = texts.get(e["id"])
-        if ev is None or text is None:
+        if mine is None or text is None:
             continue
         e.update(
-            how=_HOW.get(ev.status, "modified"),
-            path=ev.path,
-            old_path=ev.old_path,
-            added=ev.added,
-            removed=ev.removed,
+            how=_HOW.get(mine.status, "modified"),
+            path=mine.path,
+            old_path=mine.old_path,
+            added=mine.added,
+            removed=mine.removed,
             commit_added=text.added,
             commit_removed=text.removed,
             at=iso(text.authored_at),

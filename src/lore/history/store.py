@@ -862,7 +862,24 @@ class HistoryStore:
             f" WHERE {where} AND c.reachable = 1 ORDER BY ch.at, ch.commit_id, f.key",
             params,
         )
-        return [ChangeEvent(*r[:12], bool(r[12])) for r in rows]
+        return [
+            ChangeEvent(
+                commit_id=r[0],
+                file_id=r[1],
+                path=r[2],
+                status=r[3],
+                old_path=r[4],
+                added=r[5],
+                removed=r[6],
+                at=r[7],
+                authored_at=r[8],
+                author_id=r[9],
+                author_name=r[10],
+                author_email=r[11],
+                is_bot=bool(r[12]),
+            )
+            for r in rows
+        ]
 
     def rename_pairs(self, repo_id: int) -> list[tuple[int, int]]:
         """(new path node, old path node) of every rename or copy stored as a change."""
@@ -969,7 +986,24 @@ class HistoryStore:
         )
         return {
             r[0]: CommitText(
-                r[0], r[1], tuple(r[2].split()), *r[3:10], bool(r[10]), *r[11:15], *(bool(x) for x in r[15:])
+                node_id=r[0],
+                sha=r[1],
+                parents=tuple(r[2].split()),
+                author_name=r[3],
+                author_email=r[4],
+                authored_at=r[5],
+                committer_name=r[6],
+                committed_at=r[7],
+                subject=r[8],
+                message=r[9],
+                is_bot=bool(r[10]),
+                pr_number=r[11],
+                files=r[12],
+                added=r[13],
+                removed=r[14],
+                reachable=bool(r[15]),
+                boundary=bool(r[16]),
+                lossy=bool(r[17]),
             )
             for r in rows
         }
@@ -982,7 +1016,7 @@ class HistoryStore:
             " JOIN history_nodes f ON f.id = ch.file_id WHERE ch.commit_id = ? ORDER BY f.key",
             (commit_id,),
         )
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return [tuple(r) for r in rows]
 
     def commits_by_sha(self, repo_id: int, shas: Sequence[str]) -> dict[str, int]:
         """sha -> commit node for the stored commits among `shas`."""
@@ -1007,7 +1041,7 @@ class HistoryStore:
             " ORDER BY 4, 2, 3",
             (commit_id,),
         )
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return [tuple(r) for r in rows]
 
     def find_node(self, repo_id: int, kind: str, key: str) -> Node | None:
         conn = self.store.connect()
