@@ -208,13 +208,12 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
         ends.setdefault(r.chapter_seq, []).append(r.end)
         ids[(r.chapter_seq, r.passage_seq)] = r.id
     mentions, links = name_index(texts)
+    placed = [(m, m.chapter + 1, _passage_of(ends.get(m.chapter + 1, []), m.start)) for m in mentions]
     forms: dict[str, int] = {}
-    for name in dict.fromkeys(m.form for m in mentions):
-        forms[name] = tx.insert_entity(book_id, name, form_kind(name))
+    for rank, name in enumerate(dict.fromkeys(m.form for m, _, k in placed if k is not None), start=1):
+        forms[name] = tx.insert_entity(book_id, name, form_kind(name), rank)  # rank: first mention
     mention_rows = []
-    for m in mentions:
-        seq = m.chapter + 1
-        k = _passage_of(ends.get(seq, []), m.start)
+    for m, seq, k in placed:
         if k is not None:
             mention_rows.append(
                 (
@@ -233,6 +232,8 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
     tx.insert_mentions(mention_rows)
     link_rows = []
     for link in links:
+        if link.form not in forms or link.target not in forms:
+            continue
         seq = link.chapter + 1
         k = _passage_of(ends.get(seq, []), link.start) or len(ends.get(seq, [])) or 1
         link_rows.append((book_id, forms[link.form], forms[link.target], seq, k))
