@@ -59,7 +59,9 @@ def score(listed: list[dict[str, Any]], labelled: list[dict[str, Any]], cap: int
             continue
         found.add(i)
         hits += 1
-        kinds_right += entry["kind"] == met[i]["kind"] or (entry["kind"] == "character" and met[i]["kind"] == "person")
+        kinds_right += entry["kind"] == met[i]["kind"] or (
+            entry["kind"] == "character" and met[i]["kind"] == "person"
+        )
     wanted = min(TOP, len(met))
     return {
         "cap": cap,
