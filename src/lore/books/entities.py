@@ -60,7 +60,7 @@ def _names(db: BooksStore, caps: list[Any], ids: list[int]) -> dict[int, tuple[s
 
 
 SOURCES = ("auto", "names", "model")
-NAME_KINDS = ("person", "place", "name")
+NAME_KINDS = ("person", "place", "group", "name")
 MODEL_KINDS = ("character", "place", "group", "object", "event")
 
 

@@ -228,6 +228,7 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
                     m.surface,
                     m.form,
                     int(bool(m.titles)),
+                    m.cue,
                 )
             )
     tx.insert_mentions(mention_rows)

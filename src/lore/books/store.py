@@ -222,6 +222,8 @@ MIGRATIONS.append(
 # rank within its book in reading order (deterministic names: first mention; model entities: the
 # first passage giving one of its names), and readers see `seq`, never the row id. A reader at
 # any cap sees a prefix of those ranks, so two readers share the ids they both can see.
+# Mentions also gain `cue`, what the words around them say (person, place, group), from which a
+# kind is voted under the cap; names are found again (queued, as in 0004) to fill it.
 MIGRATIONS.append(
     Migration(
         "books/0006_entity_seq",
@@ -232,6 +234,11 @@ MIGRATIONS.append(
         ALTER TABLE book_model_entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
         UPDATE book_model_entities SET seq = (SELECT COUNT(*) FROM book_model_entities x
             WHERE x.book_id = book_model_entities.book_id AND x.id <= book_model_entities.id);
+        ALTER TABLE book_mentions ADD COLUMN cue TEXT NOT NULL DEFAULT '';
+        DELETE FROM book_name_links;
+        DELETE FROM book_mentions;
+        DELETE FROM book_entities;
+        INSERT OR IGNORE INTO book_names_pending (book_id) SELECT id FROM books;
         """,
     )
 )
@@ -503,11 +510,15 @@ def _names_cte(caps: Sequence[Cap]) -> tuple[str, list[int]]:
     ), params
 
 
-# A group's kind under the cap: its name's own (a place, a titled person), or a person once any
-# visible mention of it was said with an honorific.
+# A group's kind under the cap: its name's own (a place by its last word, a titled person), else
+# the vote of its visible mentions' cues: titles and speech for a person, "the" before a plural
+# for a group, "in/at/near..." for a place (twice at least, and more than the person votes).
+_PERSON_VOTES = "SUM(vm.titled OR vm.cue = 'person')"
 _GROUP_KIND = (
-    "CASE WHEN e.kind = 'place' THEN 'place' WHEN e.kind = 'person' OR MAX(vm.titled) = 1"
-    " THEN 'person' ELSE 'name' END"
+    "CASE WHEN e.kind = 'place' THEN 'place' WHEN e.kind = 'person' THEN 'person'"
+    f" WHEN SUM(vm.cue = 'group') > {_PERSON_VOTES} THEN 'group'"
+    f" WHEN SUM(vm.cue = 'place') >= 2 AND SUM(vm.cue = 'place') > {_PERSON_VOTES} THEN 'place'"
+    f" WHEN {_PERSON_VOTES} > 0 THEN 'person' ELSE 'name' END"
 )
 
 
@@ -643,11 +654,11 @@ class BooksStore:
 
     def insert_mentions(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Rows of (entity_id, book_id, passage_id, chapter_seq, passage_seq, start, end, surface, form,
-        titled)."""
+        titled, cue)."""
         conn = self.store.connect()
         conn.executemany(
             "INSERT INTO book_mentions (entity_id, book_id, passage_id, chapter_seq, passage_seq,"
-            " start, end, surface, form, titled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " start, end, surface, form, titled, cue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 

@@ -229,7 +229,7 @@ def _print_position(updated: library.Book, as_json: bool) -> None:
 def characters_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     kind: str = typer.Option(
-        None, "--kind", help="person/place/name, or with a model character/place/group/object/event."
+        None, "--kind", help="person/place/group/name, or with a model character/place/group/object/event."
     ),
     limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
