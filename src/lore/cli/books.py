@@ -173,7 +173,9 @@ def progress(
     book: str = typer.Argument(None, help="Book id or title part (omit to list every position)."),
     chapter: str = typer.Argument(None, help="Chapter you have read up to: 1..n, 0 = not started, end."),
     passage: int = typer.Option(None, "--passage", min=1, help="Passage within that chapter you are at."),
-    percent: float = typer.Option(None, "--percent", help="How far you are, as a share of the book's words."),
+    percent: float = typer.Option(
+        None, "--percent", min=0, max=100, help="How far you are, as a share of the book's words."
+    ),
     at: str = typer.Option(
         None, "--at", help="A few words you have just read (must occur once in the book)."
     ),

@@ -74,13 +74,13 @@ class Grouping:
     def is_place(self, form: str) -> bool:
         """Said as a place ("in London") more often than as a person, twice at least."""
         votes = self.cues.get(form)
-        return bool(votes) and votes["place"] >= 2 and votes["place"] > votes["person"]
+        return votes is not None and votes["place"] >= 2 and votes["place"] > votes["person"]
 
     def is_title_like(self, full: str) -> bool:
         """A full name mostly said after "the" ("the Mormon Prophet", "the Indian Peninsula") is
         a description, not a given name and surname: its first word names no one."""
         votes = self.cues.get(full)
-        return bool(votes) and votes["article"] * 2 > votes["seen"]
+        return votes is not None and votes["article"] * 2 > votes["seen"]
 
     def target(self, form: str) -> str:
         return self.current.get(form, form)
