@@ -14,6 +14,7 @@ as "Jefferson Hope", and "Prophet" does not join "Mormon" before the text says "
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -59,7 +60,7 @@ def _names(db: BooksStore, caps: list[Any], ids: list[int]) -> dict[int, tuple[s
 
 
 SOURCES = ("auto", "names", "model")
-NAME_KINDS = ("person", "place", "name")
+NAME_KINDS = ("person", "place", "group", "name")
 MODEL_KINDS = ("character", "place", "group", "object", "event")
 
 
@@ -89,7 +90,8 @@ def characters(
         if kind is not None and kind not in MODEL_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(MODEL_KINDS)}")
         model_rows = model_graph.entity_rows(db, caps, kind, max(1, limit))
-        return book, [EntitySummary(**r, source="model") for r in model_rows]
+        seqs = db.model_entity_seqs([r["id"] for r in model_rows])
+        return book, [EntitySummary(**{**r, "id": seqs[r["id"]]}, source="model") for r in model_rows]
     if kind is not None and kind not in NAME_KINDS:
         raise InvalidInput(
             f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
@@ -97,9 +99,10 @@ def characters(
         )
     rows = db.entity_list(caps, kind, max(1, limit))
     names = _names(db, caps, [r.id for r in rows])
+    seqs = db.entity_seqs([r.id for r in rows])
     return book, [
         EntitySummary(
-            id=r.id,
+            id=seqs[r.id],
             name=names[r.id][0],
             kind=r.kind,
             mentions=r.mentions,
@@ -153,7 +156,7 @@ def profile(
         found = model_graph.profile(db, caps, entity, related) if entity is not None else None
         if found is None:
             raise NotFound(_unknown(wanted))
-        return {**head, **found, "source": "model"}
+        return {**head, **_public(found, db.model_entity_seqs), "source": "model"}
     entity_id = _resolve(db, caps, book, name)
     summary = next(iter(db.entity_list(caps, None, 1, entity_id=entity_id)), None)
     if summary is None:  # cannot happen: _resolve only returns visible entities
@@ -171,9 +174,10 @@ def profile(
     ]
     neighbours = db.cooccurrences(caps, entity_id, related)
     names = _names(db, caps, [r.target for r in neighbours])
+    seqs = db.entity_seqs([entity_id, *(r.target for r in neighbours)])
     return {
         **head,
-        "id": entity_id,
+        "id": seqs[entity_id],
         "name": shown,
         "kind": summary.kind,
         "aliases": aliases,
@@ -184,7 +188,7 @@ def profile(
         "appearances": seen,
         "related": [
             {
-                "id": r.target,
+                "id": seqs[r.target],
                 "name": names[r.target][0],
                 "passages": r.passages,
                 "first_chapter": r.first_chapter,
@@ -209,19 +213,27 @@ def graph(
     caps = caps_for([book], spoilers=spoilers)
     head = {"book": {"id": book.id, "title": book.title}}
     if _use_model(db, book, source):
-        return {**head, **model_graph.graph(db, caps, limit), "source": "model"}
+        return {
+            **head,
+            **_public(model_graph.graph(db, caps, limit), db.model_entity_seqs),
+            "source": "model",
+        }
     rows = db.cooccurrences(caps, None, limit)
     ids = sorted({r.source for r in rows} | {r.target for r in rows})
     names = _names(db, caps, ids)
     kinds = db.group_kinds(caps, ids)
+    seqs = db.entity_seqs(ids)
     return {
         **head,
-        "nodes": [{"id": i, "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids],
+        "nodes": sorted(
+            ({"id": seqs[i], "name": names[i][0], "kind": kinds.get(i, "name")} for i in ids),
+            key=lambda n: n["id"],
+        ),
         "edges": [
             asdict(
                 Relation(
-                    r.source,
-                    r.target,
+                    seqs[r.source],
+                    seqs[r.target],
                     names[r.source][0],
                     names[r.target][0],
                     r.passages,
@@ -232,6 +244,22 @@ def graph(
         ],
         "source": "names",
     }
+
+
+def _public(data: dict[str, Any], seqs_of: Callable[[list[int]], dict[int, int]]) -> dict[str, Any]:
+    """A model-layer answer with reader-facing ids (ranks in the book) in place of row ids."""
+    rows = [data, *data.get("nodes", []), *data.get("relations", []), *data.get("edges", [])]
+    ids = {r[k] for r in rows for k in ("id", "source", "target") if k in r}
+    seqs = seqs_of(sorted(ids))
+
+    def mapped(row: dict[str, Any]) -> dict[str, Any]:
+        return {k: seqs[v] if k in ("id", "source", "target") else v for k, v in row.items()}
+
+    out = mapped(data)
+    for key in ("nodes", "relations", "edges"):
+        if key in data:
+            out[key] = [mapped(r) for r in data[key]]
+    return out
 
 
 def _resolve(db: BooksStore, caps: list[Any], book: Book, name: str) -> int:

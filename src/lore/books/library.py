@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore.books import locate
 from lore.books import store as sql
 from lore.books.names.finder import form_kind
 from lore.books.names.groups import name_index
@@ -208,13 +209,12 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
         ends.setdefault(r.chapter_seq, []).append(r.end)
         ids[(r.chapter_seq, r.passage_seq)] = r.id
     mentions, links = name_index(texts)
+    placed = [(m, m.chapter + 1, _passage_of(ends.get(m.chapter + 1, []), m.start)) for m in mentions]
     forms: dict[str, int] = {}
-    for name in dict.fromkeys(m.form for m in mentions):
-        forms[name] = tx.insert_entity(book_id, name, form_kind(name))
+    for rank, name in enumerate(dict.fromkeys(m.form for m, _, k in placed if k is not None), start=1):
+        forms[name] = tx.insert_entity(book_id, name, form_kind(name), rank)  # rank: first mention
     mention_rows = []
-    for m in mentions:
-        seq = m.chapter + 1
-        k = _passage_of(ends.get(seq, []), m.start)
+    for m, seq, k in placed:
         if k is not None:
             mention_rows.append(
                 (
@@ -228,11 +228,14 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
                     m.surface,
                     m.form,
                     int(bool(m.titles)),
+                    m.cue,
                 )
             )
     tx.insert_mentions(mention_rows)
     link_rows = []
     for link in links:
+        if link.form not in forms or link.target not in forms:
+            continue
         seq = link.chapter + 1
         k = _passage_of(ends.get(seq, []), link.start) or len(ends.get(seq, [])) or 1
         link_rows.append((book_id, forms[link.form], forms[link.target], seq, k))
@@ -318,7 +321,8 @@ def reindex_stale(store: Stores = None, *, progress: Progress | None = None) -> 
 
 
 def chapters(ref: str | int, store: Stores = None) -> tuple[Book, list[dict[str, Any]]]:
-    """A book's chapters; titles past the reader's position are withheld (they can spoil)."""
+    """A book's chapters; the titles and sizes of chapters past the reader's position are
+    withheld (a title can spoil, and a size says how much of a story is left)."""
     db = _store(store)
     book = find_book(ref, db)
     cap = cap_for(book)
@@ -329,8 +333,8 @@ def chapters(ref: str | int, store: Stores = None) -> tuple[Book, list[dict[str,
             {
                 "chapter": row.chapter_seq,
                 "title": row.title if reached else None,
-                "words": row.word_count,
-                "passages": row.passage_count,
+                "words": row.word_count if reached else None,
+                "passages": row.passage_count if reached else None,
                 "reached": reached,
             }
         )
@@ -368,6 +372,53 @@ def set_progress(
         else:
             tx.set_position(book.id, chapter, passage)
     return get_book(book.id, db)
+
+
+def _located_passages(db: BooksStore, book_id: int) -> tuple[dict[int, str], list[locate.Passage]]:
+    texts = dict(enumerate(db.chapter_texts(book_id), start=1))
+    spans = [
+        locate.Passage(
+            r.chapter_seq, r.passage_seq, r.start, r.end, count_words(texts[r.chapter_seq][r.start : r.end])
+        )
+        for r in db.passage_spans(book_id)
+    ]
+    return texts, spans
+
+
+def set_progress_percent(ref: str | int, percent: float, store: Stores = None) -> Book:
+    """Record a position as a share of the book's words: the passage holding that word."""
+    db = _store(store)
+    book = find_book(ref, db)
+    if not 0 <= percent <= 100:
+        raise InvalidInput("--percent must be from 0 to 100")
+    if percent >= 100:
+        return set_progress(book.id, "end", store=db)
+    found = locate.at_percent(_located_passages(db, book.id)[1], percent)
+    if found is None:
+        return set_progress(book.id, 0, store=db)
+    return set_progress(book.id, found[0], found[1], store=db)
+
+
+def set_progress_at(ref: str | int, words: str, store: Stores = None) -> Book:
+    """Record a position by a few words the reader has just read; they must occur once in the book.
+
+    Several matches are refused rather than guessed (the reader may have gone back, and picking
+    a later one would open text they have not read); the error gives only how many places
+    match, never where, since where could spoil."""
+    db = _store(store)
+    book = find_book(ref, db)
+    if len(words.split()) == 0:
+        raise InvalidInput("--at needs a few words from the book")
+    texts, spans = _located_passages(db, book.id)
+    found = locate.find_words(texts, spans, words)
+    if not found:
+        raise NotFound(
+            f"{words!r} is not in {book.title} (case, quote marks, dashes and spacing are ignored)"
+        )
+    if len(found) > 1:
+        raise InvalidInput(f"{words!r} is in {len(found)} places in {book.title}: add a few more words")
+    chapter, passage = found[0]
+    return set_progress(book.id, chapter, passage, store=db)
 
 
 def cap_for(book: Book) -> Cap:

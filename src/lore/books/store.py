@@ -217,6 +217,32 @@ MIGRATIONS.append(
     )
 )
 
+# Entity ids must not tell a reader how many names lie ahead: a global row id (or one numbered
+# over the whole book) shows a gap where unseen names were inserted. Each entity gets `seq`, its
+# rank within its book in reading order (deterministic names: first mention; model entities: the
+# first passage giving one of its names), and readers see `seq`, never the row id. A reader at
+# any cap sees a prefix of those ranks, so two readers share the ids they both can see.
+# Mentions also gain `cue`, what the words around them say (person, place, group), from which a
+# kind is voted under the cap; names are found again (queued, as in 0004) to fill it.
+MIGRATIONS.append(
+    Migration(
+        "books/0006_entity_seq",
+        """
+        ALTER TABLE book_entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE book_entities SET seq = (SELECT COUNT(*) FROM book_entities x
+            WHERE x.book_id = book_entities.book_id AND x.id <= book_entities.id);
+        ALTER TABLE book_model_entities ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE book_model_entities SET seq = (SELECT COUNT(*) FROM book_model_entities x
+            WHERE x.book_id = book_model_entities.book_id AND x.id <= book_model_entities.id);
+        ALTER TABLE book_mentions ADD COLUMN cue TEXT NOT NULL DEFAULT '';
+        DELETE FROM book_name_links;
+        DELETE FROM book_mentions;
+        DELETE FROM book_entities;
+        INSERT OR IGNORE INTO book_names_pending (book_id) SELECT id FROM books;
+        """,
+    )
+)
+
 END = 1 << 30  # "no passage limit within the cap chapter", and "the whole book" as a chapter
 
 
@@ -484,11 +510,15 @@ def _names_cte(caps: Sequence[Cap]) -> tuple[str, list[int]]:
     ), params
 
 
-# A group's kind under the cap: its name's own (a place, a titled person), or a person once any
-# visible mention of it was said with an honorific.
+# A group's kind under the cap: its name's own (a place by its last word, a titled person), else
+# the vote of its visible mentions' cues: titles and speech for a person, "the" before a plural
+# for a group, "in/at/near..." for a place (twice at least, and more than the person votes).
+_PERSON_VOTES = "SUM(vm.titled OR vm.cue = 'person')"
 _GROUP_KIND = (
-    "CASE WHEN e.kind = 'place' THEN 'place' WHEN e.kind = 'person' OR MAX(vm.titled) = 1"
-    " THEN 'person' ELSE 'name' END"
+    "CASE WHEN e.kind = 'place' THEN 'place' WHEN e.kind = 'person' THEN 'person'"
+    f" WHEN SUM(vm.cue = 'group') > {_PERSON_VOTES} THEN 'group'"
+    f" WHEN SUM(vm.cue = 'place') >= 2 AND SUM(vm.cue = 'place') > {_PERSON_VOTES} THEN 'place'"
+    f" WHEN {_PERSON_VOTES} > 0 THEN 'person' ELSE 'name' END"
 )
 
 
@@ -585,20 +615,50 @@ class BooksStore:
         )
         return {(r[1], r[2]): r[0] for r in ids}
 
-    def insert_entity(self, book_id: int, name: str, kind: str) -> int:
+    def insert_entity(self, book_id: int, name: str, kind: str, seq: int) -> int:
+        """One name form; `seq` is its rank in the book by first mention (what readers see)."""
         conn = self.store.connect()
         cur = conn.execute(
-            "INSERT INTO book_entities (book_id, name, kind) VALUES (?, ?, ?)", (book_id, name, kind)
+            "INSERT INTO book_entities (book_id, name, kind, seq) VALUES (?, ?, ?, ?)",
+            (book_id, name, kind, seq),
         )
         return int(cur.lastrowid or 0)
 
+    def entity_seqs(self, entity_ids: Sequence[int]) -> dict[int, int]:
+        """The reader-facing id (rank in the book by first mention) of each entity row."""
+        return self._seqs("book_entities", entity_ids)
+
+    def model_entity_seqs(self, entity_ids: Sequence[int]) -> dict[int, int]:
+        return self._seqs("book_model_entities", entity_ids)
+
+    def _seqs(self, table: str, entity_ids: Sequence[int]) -> dict[int, int]:
+        if not entity_ids:
+            return {}
+        conn = self.store.connect()
+        rows = conn.execute(
+            f"SELECT id, seq FROM {table} WHERE id IN ({in_marks(entity_ids)})", tuple(entity_ids)
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def number_model_entities(self, book_id: int) -> None:
+        """Rank a book's model entities by the first passage that gives one of their names."""
+        conn = self.store.connect()
+        conn.execute(
+            "WITH firsts AS (SELECT e.id, ROW_NUMBER() OVER (ORDER BY MIN(n.chapter_seq) IS NULL,"
+            " MIN(n.chapter_seq * 1048576 + n.passage_seq), e.id) AS r FROM book_model_entities e"
+            " LEFT JOIN book_model_names n ON n.entity_id = e.id WHERE e.book_id = ? GROUP BY e.id)"
+            " UPDATE book_model_entities SET seq = (SELECT r FROM firsts WHERE firsts.id = book_model_entities.id)"
+            " WHERE book_id = ?",
+            (book_id, book_id),
+        )
+
     def insert_mentions(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Rows of (entity_id, book_id, passage_id, chapter_seq, passage_seq, start, end, surface, form,
-        titled)."""
+        titled, cue)."""
         conn = self.store.connect()
         conn.executemany(
             "INSERT INTO book_mentions (entity_id, book_id, passage_id, chapter_seq, passage_seq,"
-            " start, end, surface, form, titled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " start, end, surface, form, titled, cue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 

@@ -18,6 +18,7 @@ from lore.books import library
 from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.cli.model_use import NO_CACHE_OPTION, model_command
 from lore.core.dates import local_minute
+from lore.core.errors import InvalidInput
 
 app = typer.Typer(
     help="Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
@@ -159,7 +160,10 @@ def show(
     table = Table("chapter", "title", "words", "passages")
     for ch in outline:
         title = escape(ch["title"]) if ch["reached"] else "[dim](not reached)[/dim]"
-        table.add_row(str(ch["chapter"]), title, f"{ch['words']:,}", str(ch["passages"]))
+        if ch["reached"]:
+            table.add_row(str(ch["chapter"]), title, f"{ch['words']:,}", str(ch["passages"]))
+        else:
+            table.add_row(str(ch["chapter"]), title, "", "")
     console.print(table)
 
 
@@ -169,9 +173,32 @@ def progress(
     book: str = typer.Argument(None, help="Book id or title part (omit to list every position)."),
     chapter: str = typer.Argument(None, help="Chapter you have read up to: 1..n, 0 = not started, end."),
     passage: int = typer.Option(None, "--passage", min=1, help="Passage within that chapter you are at."),
+    percent: float = typer.Option(
+        None, "--percent", min=0, max=100, help="How far you are, as a share of the book's words."
+    ),
+    at: str = typer.Option(
+        None, "--at", help="A few words you have just read (must occur once in the book)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """Show or set how far you have read: the cap every search and list respects."""
+    """Show or set how far you have read: the cap every search and list respects.
+
+    Say where you are as a chapter (with --passage N), as --percent P of the book's words, or
+    with --at "the words you just read"; the passage you are in is visible whole."""
+    ways = [chapter is not None, percent is not None, at is not None]
+    if sum(ways) > 1:
+        raise InvalidInput("give one of CHAPTER, --percent or --at")
+    if passage is not None and chapter is None:
+        raise InvalidInput("--passage needs a CHAPTER")
+    if book is None and any(ways):
+        raise InvalidInput("name the book whose position to set")
+    if percent is not None or at is not None:
+        if percent is not None:
+            updated = library.set_progress_percent(book, percent)
+        else:
+            updated = library.set_progress_at(book, at)
+        _print_position(updated, as_json)
+        return
     if book is None:
         books = library.list_books()
         if as_json:
@@ -189,7 +216,10 @@ def progress(
             return
         console.print(f"{escape(found.title)}: {found.position.describe(found.chapters)}", highlight=False)
         return
-    updated = library.set_progress(book, chapter, passage)
+    _print_position(library.set_progress(book, chapter, passage), as_json)
+
+
+def _print_position(updated: library.Book, as_json: bool) -> None:
     if as_json:
         print_json({"id": updated.id, "title": updated.title, **updated.as_dict()["position"]})
         return
@@ -201,7 +231,7 @@ def progress(
 def characters_cmd(
     book: str = typer.Argument(..., help="Book id or a unique part of its title."),
     kind: str = typer.Option(
-        None, "--kind", help="person/place/name, or with a model character/place/group/object/event."
+        None, "--kind", help="person/place/group/name, or with a model character/place/group/object/event."
     ),
     limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),

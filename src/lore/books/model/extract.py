@@ -387,6 +387,7 @@ def _write(tx: BooksStore, book_id: int, placed: PlacedNames, label: str) -> tup
             for s, t, rel, v in edges
         ],
     )
+    tx.number_model_entities(book_id)  # reader-facing ids: rank by the first passage naming them
     identities = sum(1 for *_, rel, _ in edges if rel == IDENTIFIED_AS)
     return len(ids), len(edges) - identities, identities
 

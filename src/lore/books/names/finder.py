@@ -174,6 +174,7 @@ _LOWER_WORD = re.compile(r"(?<![\w'’\-])[a-zà-ÿ][a-zà-ÿ'’\-]*")
 _RUN_GAP = re.compile(r"[ \xa0]+")
 _PRONOUN_I = re.compile(r"^I(['’][a-z]+)?$")
 _OPENERS = " \xa0\t“\"‘'([—–-_*"
+_CLOSERS = "”’)]"
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,9 @@ class Mention:
     form: str  # the name it states, e.g. "Sherlock Holmes"
     titles: tuple[str, ...] = ()  # honorifics it was said with, e.g. ("Mr",)
     full: bool = False  # two or more name words: a full name that short forms can join
+    cue: str = ""  # what the words around it say: "person", "place", "group" or nothing
+    pronoun: str = ""  # "m"/"f": the first he/she-type pronoun after it in its paragraph
+    article: bool = False  # said after "the" ("the Mormon Prophet"): not a given name
 
 
 @dataclass
@@ -253,23 +257,98 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
     for run in kept:
         if not run.initial:
             mid_forms.add(_form(run), base[run.chapter] + run.start)
+    places = _Tally()  # forms said as places ("in London"), to split "from London Lydia came"
     out = []
     for run in kept:
         at = base[run.chapter] + run.end
-        if _plausible(run, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
-            text = chapters[run.chapter]
+        text = chapters[run.chapter]
+        for part in _split_at_place(run, text, places.as_of(base[run.chapter] + run.start)):
+            if not _plausible(part, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
+                continue
+            if _numbered(text, part.end):
+                continue  # "Number 3", "Room 12": a common noun before a numeral
+            cue, article = _cue(part, text)
+            if cue == "place":
+                places.add(_form(part), base[part.chapter] + part.start)
             out.append(
                 Mention(
-                    run.chapter,
-                    run.start,
-                    run.end,
-                    text[run.start : run.end],
-                    _form(run),
-                    tuple(run.titles),
-                    len(_core(run)) >= 2,
+                    part.chapter,
+                    part.start,
+                    part.end,
+                    text[part.start : part.end],
+                    _form(part),
+                    tuple(part.titles),
+                    len(_core(part)) >= 2,
+                    cue,
+                    _pronoun_after(text, part.end),
+                    article,
                 )
             )
     return out
+
+
+PLACE_PREPOSITIONS = frozenset(
+    "in at near into towards toward through across outside inside within via around round".split()
+)
+SPEECH = frozenset(
+    """said cried asked replied answered remarked observed exclaimed continued added returned
+    whispered shouted began murmured muttered laughed smiled""".split()
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \xa0]+$")
+_WORD_AFTER = re.compile(r",?[ \xa0]+([A-Za-z]+)")
+_PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)
+_FEMININE = frozenset({"she", "her", "hers", "herself"})
+
+
+def _cue(run: _Run, text: str) -> tuple[str, bool]:
+    """What the words right around a mention say it names; and whether "the" comes before it.
+
+    A title or a speech verb ("said Holmes", "Lydia cried", "Jane, who") says a person; "the"
+    before a plural ("the Mormons") a group; a place preposition ("in London", "at Longbourn") a
+    place. Votes, not verdicts: a kind is the balance of a name's visible mentions."""
+    before = _WORD_BEFORE.search(text, max(0, run.start - 30), run.start)
+    after = _WORD_AFTER.match(text, run.end)
+    prev = before.group(1).lower() if before else ""
+    nxt = after.group(1).lower() if after else ""
+    article = prev == "the"
+    names = _core(run)
+    if run.titles or prev in SPEECH or nxt in SPEECH or nxt == "who":
+        return "person", article
+    if article and len(names) == 1 and names[0].endswith("s") and not names[0].endswith("ss"):
+        return "group", article
+    if prev in PLACE_PREPOSITIONS:
+        return "place", article
+    return "", article
+
+
+def _pronoun_after(text: str, end: int) -> str:
+    stop = text.find("\n", end)
+    window = text[end : min(end + 150, stop if stop >= 0 else len(text))]
+    found = _PRONOUN.search(window)
+    if found is None:
+        return ""
+    return "f" if found.group(1).lower() in _FEMININE else "m"
+
+
+def _numbered(text: str, end: int) -> bool:
+    return re.match(r"[ \xa0]+\d", text[end : end + 4]) is not None
+
+
+def _split_at_place(run: _Run, text: str, places: _AsOf) -> list[_Run]:
+    """A run that opens with a name the text so far uses as a place, followed by more name
+    words, is two mentions ("from London Lydia came"), unless it ends as a place itself
+    ("London Bridge"). Never one name across a place."""
+    names = run.names
+    if run.titles or len(names) < 2 or places[names[0]] < 2 or names[-1] in PLACE_WORDS:
+        return [run]
+    second = text.find(names[1], run.start + len(names[0]), run.end)
+    if second < 0:
+        return [run]
+    first_end = run.start + len(names[0])
+    return [
+        _Run(run.chapter, run.start, first_end, [], [names[0]], run.initial),
+        _Run(run.chapter, second, run.end, [], names[1:], False),
+    ]
 
 
 def _evidence(run: _Run) -> list[str]:
@@ -364,6 +443,8 @@ def _sentence_initial(text: str, start: int, floor: int) -> bool:
         if text[k] in '“"‘':
             return True  # quoted speech opens a sentence
         k -= 1
+    while k >= floor and text[k] in _CLOSERS:
+        k -= 1  # 'the Past.” Poor Alice': a sentence ended inside the quotation
     if k < floor or text[k] in "\n.!?:":
         return not (k >= 0 and text[k] == "." and _after_abbreviation(text, k))
     return False
@@ -416,6 +497,8 @@ def _plausible(run: _Run, lower: _AsOf, mid_caps: _AsOf, mid_forms: _AsOf) -> bo
         name = names[0]
         if name in NOT_NAMES or len(name) < 2 or (name.isupper() and len(name) > 1):
             return False
+        if name in PLACE_WORDS:
+            return False  # "the Hall", "the City": a common noun standing for a place named elsewhere
         return mid_caps[name] >= max(1, lower[name.lower()])
     if all(n.lower() in lower for n in names):
         return mid_forms[_form(run)] >= 2
@@ -454,12 +537,33 @@ def gender(title: str | None) -> str:
     return "n"
 
 
-def compatible(title: str | None, seen: set[str]) -> bool:
-    """Whether a titled short form can be a full name seen with these titles."""
+# Women's titles also say which name a woman goes by: "Miss Darcy" is not "Lady Anne Darcy",
+# and "Mrs. Darcy" (a wife) is neither. A woman's short title joins a full name only when that
+# name was said with a title of the same class, or with none.
+_TITLE_CLASS = {
+    "Miss": "miss",
+    "Mademoiselle": "miss",
+    "Mlle": "miss",
+    "Mrs": "mrs",
+    "Madame": "mrs",
+    "Mme": "mrs",
+}
+
+
+def compatible(title: str | None, seen: set[str], pronoun: str = "") -> bool:
+    """Whether a titled short form can be a full name seen with these titles.
+
+    `pronoun`: the gender the pronouns after the full name's mentions point to ("" unknown);
+    it stands in for a title when the full name was never said with a gendered one."""
     mine = gender(title)
     seen_genders = {gender(t) for t in seen} - {"n"}
     if mine == "n":
         return not (seen_genders - {"m"}) or not seen_genders
+    if not seen_genders:
+        return pronoun == mine
+    if mine == "f" and title is not None:
+        classes = {_TITLE_CLASS.get(t, t) for t in seen if gender(t) == "f"}
+        return _TITLE_CLASS.get(title, title) in classes
     return mine in seen_genders
 
 

@@ -15,10 +15,18 @@ grouping computed from that prefix alone (`tests/books/test_name_groups.py` chec
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from lore.books.names.finder import FIRST_NAME_TITLES, Mention, compatible, find_mentions, form_kind, title_of
+from lore.books.names.finder import (
+    FIRST_NAME_TITLES,
+    Mention,
+    compatible,
+    find_mentions,
+    form_kind,
+    gender,
+    title_of,
+)
 
 BOTH_NAME_TITLES = {"Lady", "Lord", "Miss", "Master"}  # "Lady Catherine" or "Lady Lucas"
 
@@ -52,6 +60,27 @@ class Grouping:
         self.by_last: dict[str, set[str]] = defaultdict(set)
         self.titled_by_word: dict[str, set[str]] = defaultdict(set)  # "Mr. Holmes" under "Holmes"
         self.current: dict[str, str] = {}
+        self.pronouns: dict[str, Counter[str]] = defaultdict(Counter)  # full name -> he/she votes
+        self.cues: dict[str, Counter[str]] = defaultdict(Counter)  # form -> place/person/article votes
+
+    def pronoun(self, full: str) -> str:
+        """The gender the pronouns after a full name point to, if they clearly do."""
+        votes = self.pronouns.get(full)
+        if not votes:
+            return ""
+        m, f = votes["m"], votes["f"]
+        return "m" if m > f else "f" if f > m else ""
+
+    def is_place(self, form: str) -> bool:
+        """Said as a place ("in London") more often than as a person, twice at least."""
+        votes = self.cues.get(form)
+        return votes is not None and votes["place"] >= 2 and votes["place"] > votes["person"]
+
+    def is_title_like(self, full: str) -> bool:
+        """A full name mostly said after "the" ("the Mormon Prophet", "the Indian Peninsula") is
+        a description, not a given name and surname: its first word names no one."""
+        votes = self.cues.get(full)
+        return votes is not None and votes["article"] * 2 > votes["seen"]
 
     def target(self, form: str) -> str:
         return self.current.get(form, form)
@@ -75,6 +104,21 @@ class Grouping:
         """Record what the mention shows; the words whose short forms may now resolve otherwise."""
         form = mention.form
         words = form.split()
+        before = (self.pronoun(form), self.is_place(form), self.is_title_like(form))
+        votes = self.cues[form]
+        votes["seen"] += 1
+        votes["article"] += mention.article
+        if mention.cue:
+            votes[mention.cue] += 1
+        if mention.full and mention.pronoun:
+            self.pronouns[form][mention.pronoun] += 1
+        evidence_changed = before != (self.pronoun(form), self.is_place(form), self.is_title_like(form))
+        touched = self._learn_form(mention, form, words)
+        if evidence_changed and form in self.forms:
+            touched |= {words[0], words[-1]} if mention.full else {form}
+        return touched
+
+    def _learn_form(self, mention: Mention, form: str, words: list[str]) -> set[str]:
         if mention.full:
             seen = self.full_titles.get(form)
             if seen is None:
@@ -109,13 +153,27 @@ class Grouping:
             pool = self.by_last.get(word, set()) | (
                 self.by_first.get(word, set()) if title in BOTH_NAME_TITLES else set()
             )
-        fits = [f for f in pool if compatible(title, self.full_titles[f])]
+        fits = [f for f in pool if compatible(title, self.full_titles[f], self.pronoun(f))]
         return fits[0] if len(fits) == 1 else form
 
     def _bare_target(self, form: str) -> str:
-        owners = self.by_first.get(form, set()) | self.by_last.get(form, set())
-        owners |= {self.target(t) for t in self.titled_by_word.get(form, ()) if t.split()[-1] == form}
+        """One word ("Darcy"): the one full or titled name it belongs to, if one fits.
+
+        A word said as a place stays itself ("London" is not "South London"); a first word joins
+        only names that are given names ("Mormon" is not "the Mormon Prophet"). When a surname
+        fits several people and one of them is "Mr. X", the bare surname is him: narration names
+        a man by his surname alone and a woman by her title ("Darcy" is Mr. Darcy, not Miss Darcy)."""
+        if self.is_place(form):
+            return form
+        firsts = {f for f in self.by_first.get(form, set()) if not self.is_title_like(f)}
+        owners = firsts | self.by_last.get(form, set())
+        titled = [t for t in self.titled_by_word.get(form, ()) if t.split()[-1] == form]
+        owners |= {self.target(t) for t in titled}
         owners.discard(form)
+        if len(owners) > 1:
+            men = {self.target(t) for t in titled if gender(title_of(t)) == "m"}
+            if len(men) == 1:
+                return next(iter(men))
         return next(iter(owners)) if len(owners) == 1 else form
 
     def _update(self, form: str, target: str) -> list[tuple[str, str]]:

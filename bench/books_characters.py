@@ -1,0 +1,152 @@
+"""Benchmark: does `lore books characters` list the people and places a reader would name?
+
+Labels: `tests/data/book_characters.json` (main characters, places and groups of four shared
+books, with the names the text uses for them and the chapter where the text first names them).
+For each book, at three reading positions (a third, two thirds, the end), the top-20 list of
+`characters` is scored against the labelled entities the reader has met by then:
+
+- precision: listed entries whose shown name is one of a labelled entity's names, counting each
+  labelled entity once (the second "Gregson" of three is a miss, so is "London Lydia");
+- recall: labelled entities found, over min(20, labelled entities met so far);
+- kind: among the found entries, the share whose kind (person/place/group) is the labelled one.
+
+Dev books tune the name finder; held-out books are only measured. The deterministic path always
+runs; the model path runs when a model is configured (`lore model setup`), else it says skipped.
+To compare with another version of Lore, run this file with that version's `src` first on
+`PYTHONPATH` (the figures measured before a change are recorded in docs/books.md).
+
+    .venv/bin/python bench/books_characters.py [--books DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data" / "books"
+LABELS = ROOT / "tests" / "data" / "book_characters.json"
+TOP = 20
+
+
+def norm(name: str) -> str:
+    """A name as compared: case, spacing and apostrophe styles do not matter."""
+    return " ".join(name.replace("’", "'").split()).casefold()
+
+
+def caps_of(chapters: int) -> list[int]:
+    return sorted({max(1, round(chapters / 3)), max(1, round(2 * chapters / 3)), chapters})
+
+
+def score(listed: list[dict[str, Any]], labelled: list[dict[str, Any]], cap: int) -> dict[str, Any]:
+    """Precision, recall and kind agreement of one top-N list against the entities met by `cap`."""
+    met = [e for e in labelled if e["first_chapter"] <= cap]
+    owner: dict[str, int] = {}
+    for i, e in enumerate(met):
+        for n in [e["name"], *e["aliases"]]:
+            owner.setdefault(norm(n), i)
+    found: set[int] = set()
+    hits, kinds_right, wrong = 0, 0, []
+    for entry in listed:
+        i = owner.get(norm(entry["name"]))
+        if i is None or i in found:
+            wrong.append(entry["name"])
+            continue
+        found.add(i)
+        hits += 1
+        kinds_right += entry["kind"] == met[i]["kind"] or (
+            entry["kind"] == "character" and met[i]["kind"] == "person"
+        )
+    wanted = min(TOP, len(met))
+    return {
+        "cap": cap,
+        "listed": len(listed),
+        "met": len(met),
+        "precision": hits / len(listed) if listed else 0.0,
+        "recall": len(found) / wanted if wanted else 1.0,
+        "kind": kinds_right / hits if hits else 0.0,
+        "misses": wrong,
+    }
+
+
+def model_state() -> str | None:
+    """None when a model is configured for extraction; else why the model path is skipped."""
+    from lore.core.llm import BOOKS_EXTRACT, ModelClient
+
+    try:
+        ModelClient(task=BOOKS_EXTRACT).spec()
+    except Exception as exc:  # NeedsModel, or a configuration error: either way, no model run
+        return str(exc).splitlines()[0]
+    return None
+
+
+def run(folder: Path, with_model: bool) -> dict[str, Any]:
+    from lore.books import entities, library
+
+    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    out: dict[str, Any] = {"books": []}
+    for spec in labels["books"]:
+        book = library.add_book(folder / spec["file"])
+        rows = []
+        paths = ["names"] + (["model"] if with_model else [])
+        if with_model:
+            from lore.books.model.extract import extract_book
+
+            extract_book(book.id)
+        for path in paths:
+            for cap in caps_of(book.chapters):
+                library.set_progress(book.id, cap)
+                _, listed = entities.characters(book.id, limit=TOP, source=path)
+                rows.append({"path": path, **score([e.as_dict() for e in listed], spec["entities"], cap)})
+        out["books"].append({"title": spec["title"], "split": spec["split"], "rows": rows})
+    return out
+
+
+def summary(result: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Mean precision, recall and kind over every (book, cap) of a split and path."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for book in result["books"]:
+        for row in book["rows"]:
+            groups.setdefault(f"{row['path']}/{book['split']}", []).append(row)
+    return {
+        key: {m: round(sum(r[m] for r in rows) / len(rows), 3) for m in ("precision", "recall", "kind")}
+        for key, rows in sorted(groups.items())
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--books", type=Path, default=SHARED)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.books.is_dir():
+        sys.exit(f"no shared books at {args.books}")
+    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-chars-")
+    os.environ.setdefault("LORE_EMBED", "hash")  # names do not depend on the embedder
+    skipped = model_state()
+    result = run(args.books, with_model=skipped is None)
+    result["summary"] = summary(result)
+    result["model"] = "measured" if skipped is None else f"skipped: {skipped}"
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    for book in result["books"]:
+        print(f"{book['title']} ({book['split']})")
+        for r in book["rows"]:
+            misses = ", ".join(r["misses"][:6])
+            print(
+                f"  {r['path']:5} cap {r['cap']:>2}: precision {r['precision']:.2f} recall {r['recall']:.2f}"
+                f" kind {r['kind']:.2f} ({r['met']} met)  not labelled/duplicates: {misses}"
+            )
+    for key, figures in result["summary"].items():
+        print(f"{key:16} " + " ".join(f"{m} {v:.3f}" for m, v in figures.items()))
+    print(f"model path: {result['model']}")
+
+
+if __name__ == "__main__":
+    main()
