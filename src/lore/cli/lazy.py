@@ -78,7 +78,10 @@ COMMANDS: dict[str, Entry] = {
         also=("history_decisions",),
     ),
     "books": Entry(
-        BOOKS, "Books: import EPUB/PDF/text, set your reading position, search spoiler-free.", "books"
+        BOOKS,
+        "Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
+        "books",
+        also=("books_ask",),
     ),
     "install": Entry(
         SETUP,

@@ -150,9 +150,7 @@ def _walk(db: BooksStore, caps: list[Cap], starts: list[int]) -> tuple[list[tupl
     wanted = set(starts)
     for eid in starts:
         for row in db.cooccurrences(caps, eid, NEIGHBOURS):
-            if row.target in wanted and row.source < row.target:
-                links.append((row.source, row.target, row.passages))
-            elif len(starts) == 1:
+            if (row.target in wanted and row.source < row.target) or len(starts) == 1:
                 links.append((row.source, row.target, row.passages))
     shared: list[int] = []
     for a, b, _ in sorted(links, key=lambda link: -link[2])[:3]:

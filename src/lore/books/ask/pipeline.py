@@ -36,11 +36,8 @@ def ask(
     **kwargs: object,
 ) -> Answer:
     """The whole answer at once (the last event of `ask_stream`)."""
-    last: Event | None = None
-    for last in ask_stream(book, series, question, **kwargs):  # type: ignore[arg-type]
-        pass
-    assert last is not None and last.kind == "answer"
-    return last.data["answer"]  # type: ignore[no-any-return]
+    events = list(ask_stream(book, series, question, **kwargs))  # type: ignore[arg-type]
+    return events[-1].data["answer"]  # type: ignore[no-any-return]
 
 
 def ask_stream(
@@ -115,7 +112,7 @@ def _with_model(
     system, user = prompts.claims_prompt(question, parts, found.evidence, names, switches)
     try:
         proposed = client.structured_sync(user, prompts.ClaimList, system=system, temperature=0).claims
-    except Exception as exc:  # noqa: BLE001 - any failure leaves an answer with no unchecked claim
+    except Exception as exc:  # any failure leaves an answer with no unchecked claim
         answer.notes.append(
             f"The model could not be asked for claims ({type(exc).__name__}); nothing is claimed."
         )
@@ -157,7 +154,7 @@ def _write(client: ModelClient, question: str, passed: list[Claim], switches: Sw
     system, user = prompts.write_prompt(question, passed, switches)
     try:
         return client.structured_sync(user, prompts.Prose, system=system, temperature=0).sentences
-    except Exception as exc:  # noqa: BLE001 - the checked claims stand on their own
+    except Exception as exc:  # the checked claims stand on their own
         answer.notes.append(
             f"The writer failed ({type(exc).__name__}); the checked claims are listed as they are."
         )
