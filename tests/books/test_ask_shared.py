@@ -15,6 +15,7 @@ from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401  (the fake_
 
 SCARLET = "a-study-in-scarlet.epub"
 NAMING = "Jefferson Hope, the murderer of Enoch Drebber"
+QUESTIONS = Path(__file__).parents[2] / "bench" / "data" / "book_questions.jsonl"
 _NAMES = re.compile(r"Names the reader has met: (.*?)\.(?: Seen together|\n|$)")
 
 
@@ -56,14 +57,10 @@ def test_nothing_past_the_cap_reaches_the_model(shared, fake_llm: FakeLLM) -> No
     """Random caps and questions over real books; checked on what the model server received."""
     folder, lib = shared
     rng = random.Random(2024)
-    questions = [
-        json.loads(line)["question"]
-        for line in (Path(__file__).parents[2] / "bench" / "data" / "book_questions.jsonl")
-        .read_text()
-        .splitlines()
-        if line.strip()
+    labelled = [
+        json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
-    questions += [
+    generic = [
         "Who is the killer?",
         "Who is Holmes and where does he live?",
         "What happened to the treasure?",
@@ -81,11 +78,11 @@ def test_nothing_past_the_cap_reaches_the_model(shared, fake_llm: FakeLLM) -> No
     prompts = 0
     for name in (SCARLET, "the-sign-of-the-four.epub"):
         book = lib.book(folder, name)
-        for _ in range(6):
+        for _ in range(8):
             chapter = rng.randint(1, book.chapters)
             count = next(c.passage_count for c in db.chapter_outline(book.id) if c.chapter_seq == chapter)
             passage = rng.choice([None, rng.randint(1, count)])
-            question = rng.choice(questions)
+            question = rng.choice([q["question"] for q in labelled if q["book"] == name] + generic)
             fake_llm.reset()
             answer = ask(book.id, None, question, position=(chapter, passage), store=lib.store)
             seen = _visible(db, book.id, chapter, passage)
@@ -107,13 +104,7 @@ def test_nothing_past_the_cap_reaches_the_model(shared, fake_llm: FakeLLM) -> No
 def test_eval_measures_the_held_out_half(shared, tmp_path: Path) -> None:
     folder, lib = shared
     lib.book(folder, SCARLET)
-    rows = [
-        line
-        for line in (Path(__file__).parents[2] / "bench" / "data" / "book_questions.jsonl")
-        .read_text()
-        .splitlines()
-        if SCARLET in line
-    ]
+    rows = [line for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if SCARLET in line]
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     report = evaluate(path, split="held_out", store=lib.store)
