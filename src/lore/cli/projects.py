@@ -100,3 +100,24 @@ def register_top_level(root: typer.Typer) -> None:
             "resolve src/db/models.py --task 'add a column'`.[/dim]",
             highlight=False,
         )
+        # the history face ("why did this change?") goes here, between the rules and the book
+        _book_demo()
+
+
+def _book_demo() -> None:
+    """The book face: a cited answer from a shipped public-domain story at a reading position."""
+    from lore.books.demo import demo_answer
+
+    shown = demo_answer()
+    chapter, _ = shown.position
+    console.print(
+        f"\n[bold]Book[/bold] {esc(shown.book.title)} (in your library), read up to part {chapter} of"
+        f" {shown.book.chapters}   [bold]Question[/bold] {esc(shown.answer.question)}",
+        highlight=False,
+    )
+    echo(shown.answer.text())
+    console.print(
+        f"[dim]Nothing past part {chapter} was read to answer. Try `lore books ask {shown.book.id} "
+        "'Where does Irene Adler live?'`.[/dim]",
+        highlight=False,
+    )

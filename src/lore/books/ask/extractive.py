@@ -17,6 +17,7 @@ from lore.core.quotes import comparable
 
 MAX_SENTENCES = 3
 MAX_WORDS = 60
+SHORT = 8
 _BREAK = re.compile(r"(?<=[.!?…])[”’\"')\]]*\s+")
 _ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Sir|Mme|Mlle|Capt|Col|Gen|Lt|No|Vol|ch)\.$")
 _WORD = re.compile(r"[^\W_]+")
