@@ -56,7 +56,7 @@ def main() -> None:
             ask(book.id, None, q.question, position=cap, use_model=False, store=db)
             times.append((time.perf_counter() - start) * 1000)
         times.sort()
-        p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+        p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
         metrics = evaluate(path, split=split, store=db).metrics["default"]
         out[split] = {
             "questions": len(chosen),

@@ -153,7 +153,7 @@ def _judge(labelled: list[Labelled], answers: dict[str, dict[str, Answer]], name
             continue
         first_is_on = rng.random() < 0.5
         pair = (on.text(), off.text()) if first_is_on else (off.text(), on.text())
-        picks = []
+        picks: list[str] = []
         for a, b in (pair, pair[::-1]):
             system, user = prompts.judge_prompt(q.question, a, b)
             try:

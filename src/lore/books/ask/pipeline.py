@@ -36,8 +36,9 @@ def ask(
     **kwargs: object,
 ) -> Answer:
     """The whole answer at once (the last event of `ask_stream`)."""
-    events = list(ask_stream(book, series, question, **kwargs))  # type: ignore[arg-type]
-    return events[-1].data["answer"]  # type: ignore[no-any-return]
+    events = list(ask_stream(book, series, question, **kwargs))
+    answer: Answer = events[-1].data["answer"]
+    return answer
 
 
 def ask_stream(
