@@ -11,6 +11,7 @@ sends nothing to a model. Without a model the answer is extractive (`extractive`
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 from dataclasses import asdict
 
 from lore.books.ask import extractive, prompts
@@ -33,7 +34,7 @@ def ask(
     book: str | int | None,
     series: str | None,
     question: str,
-    **kwargs: object,
+    **kwargs: Any,
 ) -> Answer:
     """The whole answer at once (the last event of `ask_stream`)."""
     events = list(ask_stream(book, series, question, **kwargs))
