@@ -11,8 +11,8 @@ sends nothing to a model. Without a model the answer is extractive (`extractive`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from dataclasses import asdict
+from typing import Any
 
 from lore.books.ask import extractive, prompts
 from lore.books.ask.checks import Checker, Item, key_of, locate
