@@ -51,7 +51,7 @@ def test_list_items_have_typed_schemas(repo: Path) -> None:
 
 def test_every_tool_is_annotated_and_answers_in_plain_text_only(repo: Path) -> None:
     tools = _listed(build_server(repo))
-    assert len(tools) == 8
+    assert len(tools) == 9
     for tool in tools:
         hints = tool.annotations
         assert hints is not None, tool.name
@@ -64,6 +64,7 @@ def test_every_tool_is_annotated_and_answers_in_plain_text_only(repo: Path) -> N
     assert not by_name["propose_rules"].read_only_hint and by_name["propose_rules"].idempotent_hint
     assert by_name["tag_rules"].destructive_hint
     assert by_name["learn_from_reviews"].open_world_hint
+    assert by_name["books_ask"].read_only_hint and not by_name["books_ask"].open_world_hint
 
 
 def test_replies_carry_no_structured_copy(repo: Path) -> None:

@@ -24,6 +24,7 @@ def repo(tmp_path: Path) -> Path:
 def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> None:
     names, text = listing(build_server(repo))
     assert names == [
+        "books_ask",
         "discover_conventions",
         "get_rules",
         "learn_from_reviews",

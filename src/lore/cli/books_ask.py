@@ -90,7 +90,7 @@ def eval_cmd(
         None, "--switch", help="Compare this switch on against off, blind and paired (needs a model)."
     ),
     split: str = typer.Option("held_out", "--split", help="Which questions: held_out, dev or all."),
-    seed: int = typer.Option(13, "--seed", help="Seed of the order the judge sees the answers in."),
+    seed: int = typer.Option(13, "--seed", min=0, help="Seed of the order the judge sees the answers in."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Measure answers on labelled questions; with --switch, a blind paired test of it with a sign test."""
