@@ -26,6 +26,8 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
     assert names == [
         "discover_conventions",
         "get_rules",
+        "history_file",
+        "history_why",
         "learn_from_reviews",
         "organize_rules",
         "propose_rules",

@@ -27,6 +27,7 @@ from lore import __version__
 from lore.core.config import load_settings
 from lore.core.errors import LoreError
 from lore.core.terminal import safe_text
+from lore.mcp import history_tools
 from lore.mcp.inputs import RuleItem, TagItem, as_list, as_objects, check_size, readable
 from lore.rules.agent import AgentSession, PreparedReply, instructions
 
@@ -268,6 +269,7 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         """Review feedback from the repository's pull requests (read from GitHub), for you to judge."""
         return _call(agent.learn_from_reviews, path)
 
+    history_tools.register(tool, SEARCHING, agent.cwd)
     return server
 
 
