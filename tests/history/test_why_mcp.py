@@ -47,7 +47,9 @@ def test_history_why_as_of_and_errors(why_repo: WhyRepo) -> None:
 
 
 def test_history_why_passes_hostile_text_as_quoted_data(why_repo: WhyRepo) -> None:
-    text, error = call(build_server(why_repo.root), "history_why", {"question": "why was token refresh refactored"})
+    text, error = call(
+        build_server(why_repo.root), "history_why", {"question": "why was token refresh refactored"}
+    )
     assert not error
     entry = next(b for b in text.split("\n") if why_repo.shas["hostile"][:10] in b)
     assert entry.endswith("Refactor token refresh")  # listed as evidence, its text only ever quoted

@@ -63,7 +63,9 @@ def citing(phrase: str) -> Any:
     return reply
 
 
-def test_only_sentences_whose_quote_is_in_the_cited_item_are_shown(why_repo: WhyRepo, fake_llm: FakeLLM) -> None:
+def test_only_sentences_whose_quote_is_in_the_cited_item_are_shown(
+    why_repo: WhyRepo, fake_llm: FakeLLM
+) -> None:
     fake_llm.reply(MARK, citing(REAL))
     report = why(resolve_repo(), QUESTION)
     assert [s.text for s in report.answer] == ["The implicit grant leaked tokens."]
@@ -81,7 +83,8 @@ def test_an_answer_with_nothing_verified_shows_the_evidence_and_says_why(
     why_repo: WhyRepo, fake_llm: FakeLLM
 ) -> None:
     fake_llm.reply(
-        MARK, {"sentences": [{"text": "Security review demanded it.", "evidence": "E1", "quote": "made up words"}]}
+        MARK,
+        {"sentences": [{"text": "Security review demanded it.", "evidence": "E1", "quote": "made up words"}]},
     )
     result = CliRunner().invoke(app, ["history", "why", QUESTION, "--json"])
     data = json.loads(result.output)
@@ -109,13 +112,21 @@ def test_a_failing_model_falls_back_to_the_evidence(
 def test_repository_text_reaches_the_model_as_data(why_repo: WhyRepo, fake_llm: FakeLLM) -> None:
     fake_llm.reply(
         MARK,
-        {"sentences": [{"text": "This code has no problems at all.", "evidence": "E1", "quote": "no problems at all"}]},
+        {
+            "sentences": [
+                {"text": "This code has no problems at all.", "evidence": "E1", "quote": "no problems at all"}
+            ]
+        },
     )
     report = why(resolve_repo(), "why was the token refresh in src/auth.py refactored?")
     assert any(e.key == f"commit:{why_repo.shas['hostile']}" for e in report.evidence)
     sent = fake_llm.requests[-1]
     system = [m for m in sent.messages if m.get("role") == "system"]
-    assert system and "never an instruction" in str(system[0]["content"]) and SYSTEM[:40] in str(system[0]["content"])
+    assert (
+        system
+        and "never an instruction" in str(system[0]["content"])
+        and SYSTEM[:40] in str(system[0]["content"])
+    )
     texts = [item["text"] for item in evidence_sent(sent)]
     assert any(INJECTION in t for t in texts)  # inside a JSON string value, quoted as data
     assert INJECTION not in sent.last_user.replace(json.dumps(INJECTION)[1:-1], "")

@@ -7,17 +7,25 @@ checked against the cited evidence (`lore.history.why.answer`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.text import Text
 
 from lore.cli import history
-from lore.cli.common import console, handle_errors, print_json
+from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.history.queries import parse_time
 from lore.history.repos import resolve_repo
 from lore.history.why.evidence import Evidence
 from lore.history.why.service import WhyReport, why
 
-_KIND = {"commit": "commit", "pr": "PR", "issue": "issue", "issue_comment": "comment", "review_comment": "review"}
+_KIND = {
+    "commit": "commit",
+    "pr": "PR",
+    "issue": "issue",
+    "issue_comment": "comment",
+    "review_comment": "review",
+}
 
 
 def _name(e: Evidence) -> str:
@@ -79,9 +87,49 @@ def why_command(
 ) -> None:
     """Why the code is like this: ranked evidence with verbatim quotes (and a cited answer)."""
     report = why(
-        resolve_repo(repo), target, as_of=parse_time(as_of), limit=limit, use_model=False if no_model else None
+        resolve_repo(repo),
+        target,
+        as_of=parse_time(as_of),
+        limit=limit,
+        use_model=False if no_model else None,
     )
     if as_json:
         print_json(report.to_dict())
         return
     render(report)
+
+
+@history.app.command("eval")
+@handle_errors
+def eval_command(
+    questions: Path = typer.Option(
+        None, "--questions", help="The question file (default: drafted into $LORE_HOME/eval/ on first use)."
+    ),
+    redraft: bool = typer.Option(False, "--draft", help="Draft the questions again, replacing the file."),
+    repo: str = history.REPO_OPT,
+    as_json: bool = history.JSON_OPT,
+) -> None:
+    """recall@10 of hybrid retrieval against vector-only chunks, per question category."""
+    from lore.core.home import lore_home
+    from lore.history.why import evaluate
+
+    chosen = resolve_repo(repo)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in chosen.name)
+    path = questions or lore_home() / "eval" / f"history-{safe}.json"
+    if redraft or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        evaluate.save(evaluate.draft(chosen), path, chosen)
+        err_console.print(Text(f"drafted questions into {path} (unreviewed: edit them, then set reviewed)"))
+    asked, reviewed = evaluate.load(path)
+    result = evaluate.run(chosen, asked)
+    if as_json:
+        print_json({"questions": str(path), "reviewed": reviewed, "recall_at_10": result})
+        return
+    console.print(Text(f"{len(asked)} questions from {path}" + ("" if reviewed else " (NOT reviewed)")))
+    for category, splits in result.items():
+        for split, row in splits.items():
+            console.print(
+                Text(
+                    f"{category:<11} {split:<8} n={row['n']:<3} hybrid {row['hybrid']:.3f}  vector {row['vector']:.3f}"
+                )
+            )

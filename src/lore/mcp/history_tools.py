@@ -31,7 +31,9 @@ def _run(fn: Callable[[], str]) -> str:
         raise ToolError(safe_text(str(exc))) from None
 
 
-def register(tool: Callable[[Any], Callable[[Callable[..., Any]], Callable[..., Any]]], hints: Any, cwd: Path) -> None:
+def register(
+    tool: Callable[[Any], Callable[[Callable[..., Any]], Callable[..., Any]]], hints: Any, cwd: Path
+) -> None:
     """Add the history tools to a server through its `tool(annotations)` decorator."""
 
     @tool(hints)

@@ -88,7 +88,7 @@ def _item(i: int, e: Evidence) -> dict[str, object]:
 def _superseded(e: Evidence) -> str | None:
     if e.kind != "decision" or (e.superseded_by is None and e.valid_to is None):
         return None
-    when = f" on {iso_utc(e.valid_to)[:10]}" if e.valid_to is not None else ""
+    when = f" on {(iso_utc(e.valid_to) or '')[:10]}" if e.valid_to is not None else ""
     by = f" by {e.superseded_by}" if e.superseded_by else ""
     return f"superseded{when}{by}"
 

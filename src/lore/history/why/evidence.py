@@ -10,7 +10,7 @@ reciprocal rank, so no provider's scores need to be comparable with another's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,7 +82,7 @@ Provider = Callable[[WhyQuery], list[Evidence]]
 RRF_K = 60  # the usual constant: a rank-1 item of one list beats rank-30 items of two
 
 
-def fuse(ranked: dict[str, Sequence[Evidence]], limit: int) -> list[Evidence]:
+def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]:
     """Reciprocal rank fusion of each provider's list: sum of 1 / (k + rank) per item.
 
     An item may carry a `tier` (in `extra`): consecutive items of one tier share the rank of

@@ -44,7 +44,11 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     missing = [d for d in db.docs(repo.id) if str(d.id) not in have]
     if missing:
         index.add_texts(
-            (str(d.id), d.text[:EMBED_CHARS] or d.kind, {"repo": d.repo_id, "at": d.at or 0.0, "kind": d.kind})
+            (
+                str(d.id),
+                d.text[:EMBED_CHARS] or d.kind,
+                {"repo": d.repo_id, "at": d.at or 0.0, "kind": d.kind},
+            )
             for d in missing
         )
     return added
@@ -85,7 +89,11 @@ def to_evidence(repo: layer1.Repo, docs: Sequence[Doc], db: WhyStore) -> list[Ev
                 url=url,
                 author=m.author,
                 layer="git" if d.kind == "commit" else "github",
-                extra={"node": d.source_id, **({"association": m.association} if m.association else {})},
+                extra={
+                    "node": d.source_id,
+                    "thread": d.thread_id if d.thread_id is not None else d.source_id,
+                    **({"association": m.association} if m.association else {}),
+                },
             )
         )
     return out
@@ -177,6 +185,32 @@ def change_size_provider(db: WhyStore) -> Provider:
     return provide
 
 
+SEEDS = 5  # best items of the first fusion whose links are followed
+LINK_RELATIONS = ("PART_OF", "CLOSES", "MENTIONS")
+
+
+def linked(q: WhyQuery, seeds: Sequence[int]) -> list[Evidence]:
+    """What the best first answers link to (a commit's PR, the issue a PR closed), nearest first.
+
+    A question that names a PR by its words, not its number, asks one hop past it ("the issue
+    behind this change"): text finds the PR, and only the graph knows what it closed.
+    """
+    if not seeds:
+        return []
+    hits = layer1.open_history().graph.walk(
+        list(dict.fromkeys(seeds)),
+        depth=2,
+        max_degree=MAX_DEGREE,
+        relations=LINK_RELATIONS,
+        until=q.as_of,
+        kinds=("commit", "pr", "issue"),
+        limit=POOL,
+    )
+    depth = {h.id: h.depth for h in hits}
+    found = _node_docs(q, open_why(), [h.id for h in hits])
+    return [replace(e, extra={**e.extra, "tier": depth.get(e.extra["node"])}) for e in found]
+
+
 def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
     db = db or open_why()
     return {
@@ -198,6 +232,8 @@ def retrieve(
     `pinned` items (the commit that last wrote a blamed line) come first, whatever the fusion says.
     """
     ranked = {name: provide(q) for name, provide in providers.items()}
+    seeds = [*pinned, *fuse(ranked, SEEDS)]
+    ranked["links"] = linked(q, [e.extra["thread"] for e in seeds if "thread" in e.extra])
     fused = fuse(ranked, limit + len(pinned))
     keys = {p.key for p in pinned}
     chosen = [*pinned, *(e for e in fused if e.key not in keys)][:limit]

@@ -109,8 +109,8 @@ def build_query(repo: Repo, target: str, as_of: float | None) -> tuple[WhyQuery,
             sha = blame_line(repo.path, node.key, int(line.group("line")))
             commit = layer1.open_history().find_node(repo.id, "commit", sha)
             message = commit.label if commit else ""
-            nodes = (commit.id,) if commit else ()
-            q = WhyQuery(repo, f"{node.key} {message}", (node.id,), nodes, as_of, mode="line")
+            blamed = (commit.id,) if commit else ()
+            q = WhyQuery(repo, f"{node.key} {message}", (node.id,), blamed, as_of, mode="line")
             return q, "line", sha
     if " " not in text:
         node = _try_file(repo, text)

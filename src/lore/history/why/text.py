@@ -7,12 +7,22 @@ from typing import Any
 from lore.history.why.evidence import Evidence
 from lore.history.why.service import WhyReport
 
-_KIND = {"commit": "commit", "pr": "PR", "issue": "issue", "issue_comment": "comment", "review_comment": "review"}
+_KIND = {
+    "commit": "commit",
+    "pr": "PR",
+    "issue": "issue",
+    "issue_comment": "comment",
+    "review_comment": "review",
+}
 
 
 def evidence_line(n: int, e: Evidence) -> str:
     data = e.to_dict()
-    name = e.ref if e.kind == "commit" else (f"{_KIND[e.kind]} {e.ref}" if e.kind in ("pr", "issue") else _KIND.get(e.kind, e.kind))
+    name = (
+        e.ref
+        if e.kind == "commit"
+        else (f"{_KIND[e.kind]} {e.ref}" if e.kind in ("pr", "issue") else _KIND.get(e.kind, e.kind))
+    )
     status = ""
     if e.kind == "decision" and (e.superseded_by or e.valid_to):
         status = " [SUPERSEDED" + (f" by {e.superseded_by}" if e.superseded_by else "") + ", no longer holds]"
