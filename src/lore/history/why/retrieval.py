@@ -41,8 +41,9 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     added = db.sync(repo.id)
     index = vector_index()
     have = index.keys()
-    missing = [d for d in db.docs(repo.id) if str(d.id) not in have]
-    if missing:
+    absent = [i for i in db.doc_ids(repo.id) if str(i) not in have]
+    if absent:
+        missing = list(db.docs_by_id(absent).values())
         index.add_texts(
             (
                 str(d.id),
@@ -186,29 +187,36 @@ def change_size_provider(db: WhyStore) -> Provider:
 
 
 SEEDS = 5  # best items of the first fusion whose links are followed
+HOP_DECAY = 0.5  # a linked item inherits this share of its seed's score per hop
 LINK_RELATIONS = ("PART_OF", "CLOSES", "MENTIONS")
 
 
-def linked(q: WhyQuery, seeds: Sequence[int]) -> list[Evidence]:
-    """What the best first answers link to (a commit's PR, the issue a PR closed), nearest first.
+def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evidence]]:
+    """What the best first answers link to (a commit's PR, the issue a PR closed), with the share
+    of its seed's score it inherits: `HOP_DECAY` per hop, the best seed's share when several.
 
     A question that names a PR by its words, not its number, asks one hop past it ("the issue
-    behind this change"): text finds the PR, and only the graph knows what it closed.
+    behind this change"): the text finds the PR, and only the graph knows what it closed.
     """
-    if not seeds:
-        return []
-    hits = layer1.open_history().graph.walk(
-        list(dict.fromkeys(seeds)),
-        depth=2,
-        max_degree=MAX_DEGREE,
-        relations=LINK_RELATIONS,
-        until=q.as_of,
-        kinds=("commit", "pr", "issue"),
-        limit=POOL,
-    )
-    depth = {h.id: h.depth for h in hits}
-    found = _node_docs(q, open_why(), [h.id for h in hits])
-    return [replace(e, extra={**e.extra, "tier": depth.get(e.extra["node"])}) for e in found]
+    graph = layer1.open_history().graph
+    bonus: dict[int, float] = {}
+    for seed in seeds:
+        start = seed.extra.get("thread")
+        if start is None:
+            continue
+        hits = graph.walk(
+            start,
+            depth=2,
+            max_degree=MAX_DEGREE,
+            relations=LINK_RELATIONS,
+            until=q.as_of,
+            kinds=("commit", "pr", "issue"),
+            limit=POOL,
+        )
+        for h in hits:
+            bonus[h.id] = max(bonus.get(h.id, 0.0), seed.score * HOP_DECAY**h.depth)
+    found = _node_docs(q, open_why(), list(bonus))
+    return {e.key: (bonus[e.extra["node"]], e) for e in found}
 
 
 def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
@@ -232,9 +240,17 @@ def retrieve(
     `pinned` items (the commit that last wrote a blamed line) come first, whatever the fusion says.
     """
     ranked = {name: provide(q) for name, provide in providers.items()}
-    seeds = [*pinned, *fuse(ranked, SEEDS)]
-    ranked["links"] = linked(q, [e.extra["thread"] for e in seeds if "thread" in e.extra])
-    fused = fuse(ranked, limit + len(pinned))
+    first = fuse(ranked, POOL)
+    top = first[0].score if first else 1.0
+    seeds = [*(replace(p, score=top) for p in pinned), *first[:SEEDS]]
+    scored = {e.key: e for e in first}
+    for key, (bonus, item) in linked(q, seeds).items():
+        base = scored.get(key)
+        if base is None:
+            scored[key] = replace(item, score=bonus, via=("links",))
+        else:
+            scored[key] = replace(base, score=base.score + bonus, via=(*base.via, "links"))
+    fused = sorted(scored.values(), key=lambda e: (-e.score, e.key))[: limit + len(pinned)]
     keys = {p.key for p in pinned}
     chosen = [*pinned, *(e for e in fused if e.key not in keys)][:limit]
     wanted = terms(q.question)

@@ -30,6 +30,10 @@ CREATE TABLE history_why_docs (
     UNIQUE (kind, source_id)
 );
 CREATE INDEX history_why_docs_repo ON history_why_docs (repo_id, at);
+CREATE TABLE history_why_state (
+    repo_id INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE history_why_fts USING fts5(
     text, content='history_why_docs', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
@@ -122,11 +126,39 @@ class WhyStore:
 
     # -- the index ---------------------------------------------------------------------------
 
+    def fingerprint(self, repo_id: int) -> str:
+        """What layer 1 holds for the repository, in a few numbers: unchanged means nothing to index."""
+        conn = self.store.connect()
+        parts = [
+            conn.execute(
+                "SELECT COUNT(*), MAX(node_id) FROM history_commits WHERE repo_id = ?", (repo_id,)
+            ).fetchone(),
+            conn.execute(
+                "SELECT COUNT(*), MAX(updated_at), SUM(length(body)) FROM history_items WHERE repo_id = ?",
+                (repo_id,),
+            ).fetchone(),
+            conn.execute(
+                "SELECT COUNT(*), MAX(updated_at), SUM(length(body)) FROM history_comments WHERE repo_id = ?",
+                (repo_id,),
+            ).fetchone(),
+        ]
+        return repr([tuple(p) for p in parts])
+
     def sync(self, repo_id: int) -> int:
         """Index every layer-1 text of the repository not indexed yet (or edited since)."""
+        conn = self.store.connect()
+        now = self.fingerprint(repo_id)
+        row = conn.execute("SELECT fingerprint FROM history_why_state WHERE repo_id = ?", (repo_id,)).fetchone()
+        if row is not None and row[0] == now:
+            return 0
         added = 0
         with self.store.transaction():
             conn = self.store.connect()
+            conn.execute(
+                "INSERT INTO history_why_state (repo_id, fingerprint) VALUES (?, ?)"
+                " ON CONFLICT (repo_id) DO UPDATE SET fingerprint = excluded.fingerprint",
+                (repo_id, now),
+            )
             for sql in _SOURCES.values():
                 rows = conn.execute(sql, (repo_id,)).fetchall()
                 for kind, source_id, thread, at, version, text in rows:
@@ -159,6 +191,10 @@ class WhyStore:
             (repo_id, after),
         )
         return [_doc(r) for r in rows]
+
+    def doc_ids(self, repo_id: int) -> list[int]:
+        rows = self.store.connect().execute("SELECT id FROM history_why_docs WHERE repo_id = ?", (repo_id,))
+        return [r[0] for r in rows]
 
     def docs_by_id(self, ids: Sequence[int]) -> dict[int, Doc]:
         if not ids:
