@@ -33,11 +33,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from history_synth import synth_repo
+from history_synth import synth_repo  # noqa: E402  (bench/ is put on the path just above)
 
 PARTS = ["cache", "session", "token", "upload", "retry", "parser", "index", "schema", "queue", "logger"]
 PROBLEMS = ["leaks memory", "times out", "drops writes", "crashes on empty input", "is slow on large files"]
-FIXES = ["bound the buffer", "add a deadline", "flush before closing", "check for empty input", "stream the file"]
+FIXES = [
+    "bound the buffer",
+    "add a deadline",
+    "flush before closing",
+    "check for empty input",
+    "stream the file",
+]
 
 
 def iso(at: float) -> str:
@@ -158,8 +164,10 @@ def main() -> None:
 
     t = time.perf_counter()
     result = evaluate.run(repo, questions)
-    print(f"\nrecall@10, {len(questions)} drafted questions (unreviewed), embedder {args.embed}"
-          f" ({time.perf_counter() - t:.0f}s):")
+    print(
+        f"\nrecall@10, {len(questions)} drafted questions (unreviewed), embedder {args.embed}"
+        f" ({time.perf_counter() - t:.0f}s):"
+    )
     print(f"{'category':<11} {'split':<9} {'n':>3} {'hybrid':>7} {'vector':>7}")
     for category, splits in result.items():
         for split, row in splits.items():
@@ -170,7 +178,15 @@ def main() -> None:
 
     def cite(request) -> dict:
         text = request.last_user
-        return {"sentences": [{"text": "It was changed for this.", "evidence": "E1", "quote": text[text.find('"text": "') + 9 :][:20]}]}
+        return {
+            "sentences": [
+                {
+                    "text": "It was changed for this.",
+                    "evidence": "E1",
+                    "quote": text[text.find('"text": "') + 9 :][:20],
+                }
+            ]
+        }
 
     llm.reply("Evidence (repository data", cite)
     asked = [q for q in questions if q.category in ("single_hop", "multi_hop")][:20]

@@ -148,7 +148,9 @@ class WhyStore:
         """Index every layer-1 text of the repository not indexed yet (or edited since)."""
         conn = self.store.connect()
         now = self.fingerprint(repo_id)
-        row = conn.execute("SELECT fingerprint FROM history_why_state WHERE repo_id = ?", (repo_id,)).fetchone()
+        row = conn.execute(
+            "SELECT fingerprint FROM history_why_state WHERE repo_id = ?", (repo_id,)
+        ).fetchone()
         if row is not None and row[0] == now:
             return 0
         added = 0
