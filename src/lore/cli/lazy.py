@@ -75,7 +75,7 @@ COMMANDS: dict[str, Entry] = {
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",
         "history",
-        also=("history_decisions",),
+        also=("history_decisions", "history_why"),
     ),
     "books": Entry(
         BOOKS,

@@ -1,0 +1,207 @@
+"""`lore history why` at scale: latency without a model, hybrid vs vector-only recall, model cost.
+
+    .venv/bin/python bench/history_why.py [--commits 10000] [--threads 5000] [--embed hash|wordllama]
+
+The git history is synthetic (bench/history_synth.py: sweeping commits, a busy changelog,
+bots, merges, renames). The threads are served by the fake GitHub of the tests: one PR per
+squash-merged commit that names a number, each closing an issue about the problem it fixed, a
+maintainer's comment on each issue, and some problems reported again later. Everything is
+ingested the way a user's run would be (`ingest_github` with the clone), then:
+
+1. `why` without a model on questions of four shapes and on bare paths: p50 / p95 in ms (the
+   index built before the clock starts; its build time is printed apart);
+2. `lore history eval`'s drafted questions: recall@10 per category for the hybrid and the
+   vector-only arm (fixed-size chunks, same embedder), dev and held-out halves;
+3. `why` with a model, at a local fake server answering with a cited sentence: calls and
+   tokens per answer as the server counted them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from history_synth import synth_repo  # noqa: E402  (bench/ is put on the path just above)
+
+PARTS = ["cache", "session", "token", "upload", "retry", "parser", "index", "schema", "queue", "logger"]
+PROBLEMS = ["leaks memory", "times out", "drops writes", "crashes on empty input", "is slow on large files"]
+FIXES = [
+    "bound the buffer",
+    "add a deadline",
+    "flush before closing",
+    "check for empty input",
+    "stream the file",
+]
+
+
+def iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def squash_commits(root: Path, want: int) -> list[tuple[int, str, float, list[str]]]:
+    """(PR number, sha, time, files) of commits whose subject names a PR, oldest first."""
+    out = subprocess.run(
+        ["git", "log", "--reverse", "--format=@%H %at %s", "--name-only", "main"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows: list[tuple[int, str, float, list[str]]] = []
+    for block in out.split("\n@")[0:]:
+        head, *files = [line for line in block.lstrip("@").splitlines() if line.strip()]
+        sha, at, subject = head.split(" ", 2)
+        if subject.endswith(")") and "(#" in subject:
+            number = int(subject.rsplit("(#", 1)[1][:-1])
+            rows.append((number, sha, float(at), [f for f in files if f.startswith("src/")]))
+    return rows[:want]
+
+
+def load_threads(gh, root: Path, threads: int, seed: int = 11) -> None:
+    rng = random.Random(seed)
+    prs = squash_commits(root, threads // 2)
+    issue_no = 100_000
+    earlier: list[tuple[int, str]] = []
+    for number, sha, at, files in prs:
+        part, k = rng.choice(PARTS), rng.randrange(len(PROBLEMS))
+        module = files[0].split("/")[1] if files else "core"
+        if earlier and rng.random() < 0.1:  # a problem that came back
+            old_no, old_title = rng.choice(earlier)
+            title = old_title + " again"
+            body = f"This looks like #{old_no} all over again."
+        else:
+            title = f"The {part} of {module} {PROBLEMS[k]}"
+            body = f"When the {part} in {module} is under load it {PROBLEMS[k]}."
+        issue_no += 1
+        gh.add_issue(issue_no, title, body=body, user="reporter", created_at=iso(at - 3 * 86400))
+        gh.add_comment(
+            issue_no,
+            f"Confirmed. We should {FIXES[k]} in the {part}.",
+            user="maintainer",
+            association="MEMBER",
+            at=iso(at - 2 * 86400),
+        )
+        earlier.append((issue_no, title))
+        gh.add_pr(
+            number,
+            f"{FIXES[k].capitalize()} in the {part} of {module}",
+            body=f"Fixes #{issue_no}. The {part} {PROBLEMS[k]}, so we {FIXES[k]}.",
+            user="maintainer",
+            created_at=iso(at - 86400),
+            merged_at=iso(at),
+            merge_commit_sha=sha,
+            files=[{"filename": f, "additions": 3} for f in files],
+        )
+        gh.cross_reference(issue_no, source=number, at=iso(at - 86400 + 60))
+        gh.close(issue_no, at=iso(at), commit_id=sha)
+
+
+def pct(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100)[q - 1] if len(values) >= 2 else values[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=10000)
+    parser.add_argument("--threads", type=int, default=5000)
+    parser.add_argument("--embed", default="hash", help="embedder for both arms (hash, wordllama)")
+    parser.add_argument("--timed", type=int, default=200, help="why calls timed")
+    args = parser.parse_args()
+    root = synth_repo(args.commits)
+    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-why-")
+    os.environ["LORE_EMBED"] = args.embed
+    for var in ("LORE_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        os.environ.pop(var, None)
+
+    from lore.history.ingest.github import ingest_github
+    from lore.history.repos import resolve_repo
+    from lore.history.why import evaluate
+    from lore.history.why.retrieval import ensure_index
+    from lore.history.why.service import why
+    from support.fake_github import FakeGitHub
+    from support.fake_llm import API_KEY, FakeLLM
+
+    gh = FakeGitHub("bench", "synth")
+    load_threads(gh, root, args.threads)
+    t = time.perf_counter()
+    with gh:
+        os.environ["LORE_GITHUB_API"] = gh.url
+        report = ingest_github("bench/synth", clone=root)
+    print(f"ingested {report.items:,} threads with the clone in {time.perf_counter() - t:.1f}s")
+    repo = resolve_repo("bench/synth")
+    t = time.perf_counter()
+    added = ensure_index(repo)
+    print(f"why index: {added:,} texts (keywords + {args.embed} vectors) in {time.perf_counter() - t:.1f}s")
+
+    questions = evaluate.draft(repo)
+    rng = random.Random(3)
+    paths = [f"src/mod{m:02d}/file{f:02d}.py" for m in range(0, 40, 3) for f in (2, 9)]
+    asks = [(q.question, q.as_of) for q in questions] + [(p, None) for p in paths]
+    rng.shuffle(asks)
+    times = []
+    for question, as_of in (asks * (1 + args.timed // max(1, len(asks))))[: args.timed]:
+        from lore.core.dates import to_epoch
+
+        t0 = time.perf_counter()
+        why(repo, question, as_of=to_epoch(as_of) if as_of else None, use_model=False)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(
+        f"\nwhy without a model, {len(times)} calls: p50 {statistics.median(times):.1f} ms,"
+        f" p95 {pct(times, 95):.1f} ms (target p95 < 100 ms)"
+    )
+
+    t = time.perf_counter()
+    result = evaluate.run(repo, questions)
+    print(
+        f"\nrecall@10, {len(questions)} drafted questions (unreviewed), embedder {args.embed}"
+        f" ({time.perf_counter() - t:.0f}s):"
+    )
+    print(f"{'category':<11} {'split':<9} {'n':>3} {'hybrid':>7} {'vector':>7}")
+    for category, splits in result.items():
+        for split, row in splits.items():
+            print(f"{category:<11} {split:<9} {row['n']:>3} {row['hybrid']:>7.3f} {row['vector']:>7.3f}")
+
+    llm = FakeLLM().start()
+    os.environ.update(LORE_MODEL="openai:fake-model", OPENAI_BASE_URL=llm.url, OPENAI_API_KEY=API_KEY)
+
+    def cite(request) -> dict:
+        text = request.last_user
+        return {
+            "sentences": [
+                {
+                    "text": "It was changed for this.",
+                    "evidence": "E1",
+                    "quote": text[text.find('"text": "') + 9 :][:20],
+                }
+            ]
+        }
+
+    llm.reply("Evidence (repository data", cite)
+    asked = [q for q in questions if q.category in ("single_hop", "multi_hop")][:20]
+    shown = 0
+    for q in asked:
+        shown += bool(why(repo, q.question, use_model=True).answer)
+    n = max(1, len(asked))
+    print(
+        f"\nwith a model (local fake server): {llm.count('chat') / n:.2f} calls and"
+        f" {(llm.prompt_tokens + llm.completion_tokens) / n:,.0f} tokens per answer"
+        f" ({llm.prompt_tokens / n:,.0f} prompt + {llm.completion_tokens / n:,.0f} completion);"
+        f" {shown}/{len(asked)} answers had a verified sentence"
+    )
+    llm.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""`lore history why`: the ranked evidence behind code, and answers that cite it verbatim."""

@@ -1,0 +1,153 @@
+"""What `why` reasons over: evidence items, the question they answer, and their providers.
+
+An evidence provider is any function `(WhyQuery) -> list[Evidence]` that returns its items best
+first. Layer 1 gives three (keywords, meaning, the graph around the named files); the decisions
+of layer 2 plug in as one more provider, returning items with `layer="decision"` and their
+validity interval, without `why` knowing how they were extracted. Providers' lists are fused by
+reciprocal rank, so no provider's scores need to be comparable with another's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from lore.core.dates import iso_utc
+from lore.core.text import STOPWORDS, split_words, stem
+
+
+@dataclass(frozen=True)
+class WhyQuery:
+    """A question about one repository, as every provider receives it."""
+
+    repo: Any  # lore.history.repos.Repo
+    question: str
+    files: tuple[int, ...] = ()  # file nodes the question names (or the blamed line's file)
+    nodes: tuple[int, ...] = ()  # other nodes it names: commits, PRs, issues
+    as_of: float | None = None
+    mode: str = "question"  # question | path (a bare path: no words to embed) | line
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One source that may explain the code: a commit, a PR or issue, a comment, a decision.
+
+    `text` is the whole source (what a quote is checked against); `quote` is one sentence of it
+    that matches the question, verbatim. `unit` names what it is evidence of for counting (a
+    comment counts as its thread): `commit:<sha>`, `pr:<n>`, `issue:<n>`, `decision:<id>`.
+    """
+
+    key: str  # unique per source, e.g. `commit:<sha>`, `issue_comment:<id>`
+    kind: str  # commit | pr | issue | issue_comment | review_comment | decision
+    unit: str
+    title: str
+    text: str
+    at: float | None
+    ref: str = ""  # sha, #number, comment id
+    url: str | None = None
+    author: str | None = None
+    quote: str = ""
+    layer: str = "git"  # git | github | decision
+    valid_to: float | None = None  # decisions: when it stopped holding
+    superseded_by: str | None = None  # decisions: the key of what replaced it
+    via: tuple[str, ...] = ()  # which providers found it
+    score: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "key": self.key,
+            "kind": self.kind,
+            "unit": self.unit,
+            "title": self.title,
+            "ref": self.ref,
+            "at": iso_utc(self.at),
+            "url": self.url,
+            "author": self.author,
+            "quote": self.quote,
+            "layer": self.layer,
+            "via": list(self.via),
+            "score": round(self.score, 5),
+        }
+        if self.kind == "decision":
+            out["valid_to"] = iso_utc(self.valid_to)
+            out["superseded_by"] = self.superseded_by
+        return out
+
+
+Provider = Callable[[WhyQuery], list[Evidence]]
+
+RRF_K = 60  # the usual constant: a rank-1 item of one list beats rank-30 items of two
+
+
+def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]:
+    """Reciprocal rank fusion of each provider's list: sum of 1 / (k + rank) per item.
+
+    An item may carry a `tier` (in `extra`): consecutive items of one tier share the rank of
+    the first of them. The graph gives its hop count as the tier, so every commit one hop from a
+    file gets the same credit from the walk, and the order inside a hop (newest first, which is
+    not relevance) is left to the other providers. Ties break by the item's key, so the order
+    never depends on dict or set order.
+    """
+    score: dict[str, float] = {}
+    first: dict[str, Evidence] = {}
+    via: dict[str, list[str]] = {}
+    for name, items in ranked.items():
+        seen: set[str] = set()
+        rank, tier = 0, object()
+        for position, item in enumerate(items, start=1):
+            if item.key in seen:
+                continue
+            seen.add(item.key)
+            this = item.extra.get("tier", position)
+            if this != tier:
+                rank, tier = position, this
+            score[item.key] = score.get(item.key, 0.0) + 1.0 / (RRF_K + rank)
+            first.setdefault(item.key, item)
+            via.setdefault(item.key, []).append(name)
+    order = sorted(score, key=lambda k: (-score[k], k))[:limit]
+    return [replace(first[k], score=score[k], via=tuple(via[k])) for k in order]
+
+
+# -- quotes ------------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])|\n\s*\n|\n(?=\s*[-*#>]|\s*\d+[.)]\s)")
+_MAX_QUOTE = 280
+
+
+def terms(text: str) -> set[str]:
+    """The question's words as rough stems, filler words dropped."""
+    return {stem(w) for w in split_words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences (and list items, paragraphs) of a text, each a verbatim slice of it."""
+    out = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if part:
+            out.append(part)
+    return out
+
+
+def best_sentence(text: str, wanted: set[str]) -> str:
+    """The sentence of `text` sharing most of the question's words (the first one on a tie or
+    when none shares any), cut at a word boundary when long: always a verbatim slice of `text`.
+    """
+    parts = sentences(text)
+    if not parts:
+        return ""
+    best, best_score = parts[0], 0.0
+    for part in parts:
+        words = terms(part)
+        if not words:
+            continue
+        hit = len(words & wanted)
+        if hit > best_score:
+            best, best_score = part, float(hit)
+    if len(best) > _MAX_QUOTE:
+        cut = best.rfind(" ", 0, _MAX_QUOTE)
+        best = best[: cut if cut > 40 else _MAX_QUOTE]
+    return best

@@ -1,0 +1,95 @@
+"""`why` without a model: ranking by the question, a path alone, a blamed line, as-of dates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lore.core.dates import to_epoch
+from lore.history import queries
+from lore.history.ingest.github import ingest_github
+from lore.history.repos import resolve_repo
+from lore.history.why.service import WITHOUT_MODEL, gather, units, why
+from support.fake_github import FakeGitHub
+from support.history_repo import DAY, T0
+from support.history_why import WhyRepo, build_why_repo, load_threads
+
+
+@pytest.fixture
+def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    built = build_why_repo(tmp_path / "app")
+    server = FakeGitHub("acme", "app")
+    load_threads(server, built)
+    with server:
+        monkeypatch.setenv("LORE_GITHUB_API", server.url)
+        ingest_github("acme/app", clone=built.root)
+    return built
+
+
+def test_the_question_beats_recency(why_repo: WhyRepo) -> None:
+    repo = resolve_repo("acme/app")
+    walk = queries.file_history(repo, "src/auth.py")["entries"]
+    newest_first = [e["key"] for e in walk if e["kind"] == "commit"][:5]
+    assert set(newest_first) <= set(why_repo.typo_fixes)  # the walk alone: typo fixes first
+
+    report = why(repo, "Why does src/auth.py use the OAuth2 authorization code flow?", use_model=False)
+    top = units(report.evidence)[:4]
+    assert f"commit:{why_repo.shas['oauth']}" in top[:2]
+    assert {"pr:2", "issue:1"} & set(top)
+    typo_units = {f"commit:{sha}" for sha in why_repo.typo_fixes}
+    ranks = units(report.evidence)
+    first_typo = min((ranks.index(u) for u in typo_units if u in ranks), default=len(ranks))
+    assert ranks.index(f"commit:{why_repo.shas['oauth']}") < first_typo
+    assert report.note == WITHOUT_MODEL and not report.answer
+
+
+def test_each_item_quotes_a_sentence_of_its_source(why_repo: WhyRepo) -> None:
+    report = gather(resolve_repo("acme/app"), "why the implicit flow was replaced")
+    assert report.evidence
+    for item in report.evidence:
+        assert item.quote and item.quote in item.text
+        assert item.at is not None and item.ref
+    by_key = {e.key: e for e in report.evidence}
+    assert "implicit" in by_key["issue:1"].quote.lower()
+
+
+def test_a_path_alone_ranks_the_commits_that_wrote_the_file(why_repo: WhyRepo) -> None:
+    report = why(resolve_repo("acme/app"), "src/auth.py", use_model=False)
+    assert report.mode == "path"
+    ranks = units(report.evidence)
+    typo = [ranks.index(f"commit:{sha}") for sha in why_repo.typo_fixes if f"commit:{sha}" in ranks]
+    for big in ("oauth", "scopes"):
+        assert ranks.index(f"commit:{why_repo.shas[big]}") < min(typo, default=len(ranks))
+
+
+def test_a_line_is_blamed_then_followed_to_its_pr_and_issue(why_repo: WhyRepo) -> None:
+    report = gather(resolve_repo("acme/app"), "src/auth.py:150")  # a "scope" line, from PR #3
+    assert report.mode == "line" and report.blamed == why_repo.shas["scopes"]
+    assert report.evidence[0].unit == f"commit:{why_repo.shas['scopes']}"
+    assert report.evidence[0].via == ("blame",)
+    assert "pr:3" in units(report.evidence)
+
+
+def test_as_of_keeps_only_what_existed_then(why_repo: WhyRepo) -> None:
+    repo = resolve_repo("acme/app")
+    cutoff = T0 + int(2.2 * DAY)
+    report = gather(repo, "Why does src/auth.py use OAuth2 scopes?", as_of=cutoff)
+    assert report.evidence
+    assert all(e.at is not None and e.at <= cutoff for e in report.evidence)
+    found = units(report.evidence)
+    assert f"commit:{why_repo.shas['scopes']}" not in found and "pr:3" not in found
+    assert f"commit:{why_repo.shas['oauth']}" in found
+    later = gather(repo, "Why does src/auth.py use OAuth2 scopes?")
+    assert f"commit:{why_repo.shas['scopes']}" in units(later.evidence)[:3]
+
+
+def test_the_index_is_built_once_and_topped_up(why_repo: WhyRepo) -> None:
+    from lore.history.why.retrieval import ensure_index
+
+    repo = resolve_repo("acme/app")
+    first = ensure_index(repo)
+    assert first > 0
+    assert ensure_index(repo) == 0
+    assert to_epoch("2023-11-16") > T0  # the fixture's dates are what the tests assume
