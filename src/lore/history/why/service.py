@@ -22,6 +22,7 @@ from lore.history import store as layer1
 from lore.history.repos import Repo
 from lore.history.why import answer as model
 from lore.history.why.blame import blame_line
+from lore.history.why.decisions_source import decision_evidence
 from lore.history.why.evidence import Evidence, Provider, WhyQuery
 from lore.history.why.retrieval import ensure_index, layer1_providers, retrieve, to_evidence
 from lore.history.why.store import open_why
@@ -132,7 +133,11 @@ def gather(
     db = open_why()
     ensure_index(repo, db)
     q, mode, sha = build_query(repo, target, as_of)
-    chosen = providers if providers is not None else {**layer1_providers(db), **EXTRA_PROVIDERS}
+    chosen = (
+        providers
+        if providers is not None
+        else {**layer1_providers(db), "decisions": decision_evidence, **EXTRA_PROVIDERS}
+    )
     pinned: list[Evidence] = []
     if sha is not None and q.nodes:
         docs = db.docs_by_source(repo.id, ("commit",), list(q.nodes[:1]))
