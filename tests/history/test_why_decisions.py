@@ -55,3 +55,24 @@ def test_why_cites_the_decision_behind_a_file_and_respects_as_of(tmp_path: Path,
 
     before = gather(r, "why do the tests use pytest instead of nose?", as_of=pytest_decision.valid_from - 1)
     assert not [e for e in before.evidence if e.kind == "decision"]
+
+
+def test_history_decisions_over_mcp(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    from lore.mcp.server import build_server
+    from support.mcp_client import call
+
+    repo = HistoryRepo(tmp_path / "project")
+    repo.commit("Add the app", {"app.py": "print(1)\n", "tests/test_app.py": "def test(): pass\n"}, ME)
+    repo.commit(PYTEST, {"tests/conftest.py": "import pytest\n"}, ME)
+    repo.commit(DEPS, {"requirements.txt": "\n"}, ME)
+    ingest_git(repo.root)
+    server = build_server(repo.root)
+    empty, error = call(server, "history_decisions", {})
+    assert not error and "No decisions" in empty
+    fake_llm.reply(lambda r: "<commits>" in r.prompt, _decide)
+    extract()
+    text, error = call(build_server(repo.root), "history_decisions", {"file": "tests/conftest.py"})
+    assert not error, text
+    assert '"Move the test suite from nose to pytest"' in text and "ujson" not in text
+    before, error = call(build_server(repo.root), "history_decisions", {"as_of": "2001-01-01"})
+    assert not error and "No decisions" in before

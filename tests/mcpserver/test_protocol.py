@@ -51,7 +51,7 @@ def test_list_items_have_typed_schemas(repo: Path) -> None:
 
 def test_every_tool_is_annotated_and_answers_in_plain_text_only(repo: Path) -> None:
     tools = _listed(build_server(repo))
-    assert len(tools) == 11
+    assert len(tools) == 12
     for tool in tools:
         hints = tool.annotations
         assert hints is not None, tool.name

@@ -27,6 +27,7 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
         "books_ask",
         "discover_conventions",
         "get_rules",
+        "history_decisions",
         "history_file",
         "history_why",
         "learn_from_reviews",
