@@ -86,6 +86,12 @@ def test_demo_runs_on_the_embedded_store_with_its_repository_under_lore_home(lor
     (project,) = json.loads(lore("projects", "--json").stdout)
     assert Path(project["path"]) == lore_home.resolve() / "demo" / "shop"
     assert (lore_home / "demo" / "shop" / ".git").is_dir()
+    # the history face: the demo repository's own commits, asked why, the reason first
+    history = result.stdout.split("History shop", 1)[1].split("Book ", 1)[0]
+    assert "Why is the orders list paginated, in shop:" in history
+    assert history.index("Paginate the orders list") < history.index("Keep money in integer cents")
+    again = lore("demo")  # a second run re-reads nothing and says the same
+    assert again.exit_code == 0 and "Paginate the orders list" in again.stdout
 
 
 def test_a_mistyped_name_never_falls_back_to_the_current_folder(tmp_path: Path, monkeypatch) -> None:

@@ -42,4 +42,4 @@ def test_the_demo_repository_is_yours() -> None:
 
     lore("demo")
     state = trust_state(service.find_project("shop").path)
-    assert state.yours and state.reason == "1 commit made in this clone by test@example.com"
+    assert state.yours and state.reason == "3 commits made in this clone by test@example.com"

@@ -100,8 +100,28 @@ def register_top_level(root: typer.Typer) -> None:
             "resolve src/db/models.py --task 'add a column'`.[/dim]",
             highlight=False,
         )
-        # the history face ("why did this change?") goes here, between the rules and the book
+        _history_demo(project.path)
         _book_demo()
+
+
+def _history_demo(folder: Path) -> None:
+    """The history face: the demo repository's own commits, read, and asked why."""
+    from lore.history.ingest.git import ingest_git
+    from lore.history.repos import resolve_repo
+    from lore.history.why.service import why
+    from lore.history.why.text import report_text
+
+    repo = resolve_repo(ingest_git(folder).path)
+    question = "why is the orders list paginated?"
+    console.print(
+        f"\n[bold]History[/bold] {esc(repo.name)}   [bold]Question[/bold] {esc(question)}", highlight=False
+    )
+    report = why(repo, question, limit=3, use_model=False)
+    echo(report_text(report))
+    console.print(
+        f"[dim]{esc(report.note)} Try `lore history why src/api/orders.py --repo {esc(repo.name)}`.[/dim]",
+        highlight=False,
+    )
 
 
 def _book_demo() -> None:

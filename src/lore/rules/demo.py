@@ -133,6 +133,31 @@ RULES = [
 ]
 
 
+# commits after the first, oldest first: why the orders endpoint is the way it is
+HISTORY: list[tuple[str, dict[str, str]]] = [
+    (
+        "Paginate the orders list\n\nListing every order timed out for the biggest shops; a cursor "
+        "and a limit of 100 keep each response small and the query on its index.",
+        {"src/api/orders.py": "def list_orders(cursor=None, limit=100):\n    return []\n"},
+    ),
+    (
+        "Keep money in integer cents\n\nFloat totals drifted by a cent on refunds; amounts are "
+        "stored and summed as integers and formatted only for display.",
+        {"src/db/models.py": "class Order:\n    total_cents: int = 0\n"},
+    ),
+]
+
+
+def _run_all(steps: list[list[str]], folder: Path, identity: tuple[tuple[str, str], ...]) -> None:
+    """Run git steps in the demo folder, stopping with one clear line at the first that fails."""
+    for args in steps:
+        done = git.run(args, folder, config=identity)
+        if not done.ok:
+            raise LoreError(
+                f"cannot create the demo repository in {folder}: git {args[0]}: {done.error_line}"
+            )
+
+
 def demo_folder() -> Path:
     """Under `$LORE_HOME`: each user (and each test's home) has its own demo, never a shared
     `/tmp` folder that another account could have created first."""
@@ -154,12 +179,12 @@ def ensure_demo_project(folder: Path | None = None) -> Project:
             if git.config_get_global("user.email")
             else (("user.name", "Lore Demo"), ("user.email", "demo@lore.invalid"))
         )
-        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "demo shop"]):
-            done = git.run(args, folder, config=identity)
-            if not done.ok:
-                raise LoreError(
-                    f"cannot create the demo repository in {folder}: git {args[0]}: {done.error_line}"
-                )
+        steps: list[list[str]] = [["init", "-q"], ["add", "-A"], ["commit", "-qm", "demo shop"]]
+        _run_all(steps, folder, identity)
+        for message, changes in HISTORY:  # a short past, so `lore history why` has a story to tell
+            for rel, text in changes.items():
+                (folder / rel).write_text(text, encoding="utf-8")
+            _run_all([["add", "-A"], ["commit", "-qm", message]], folder, identity)
     project, _ = service.register_project(folder)
     if not service.list_rules(project):
         for text, title, triggers, always, scope in RULES:

@@ -34,7 +34,12 @@ def evidence_line(n: int, e: Evidence) -> str:
 
 
 def report_text(report: WhyReport) -> str:
-    head = f"Why {report.target} in {report.repo}"
+    asked = report.target.rstrip("?")
+    head = (
+        f"{asked[:1].upper()}{asked[1:]}, in {report.repo}"
+        if asked.lower().startswith("why ")
+        else f"Why {asked} in {report.repo}"
+    )
     if report.as_of:
         head += f", as of {report.to_dict()['as_of'][:10]}"
     out = [head + ":"]
