@@ -173,7 +173,7 @@ def main() -> None:
         index = project_index(store, project.id, tok)  # first build, from the store
         build_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        index.meaning.scores(embedder, task_text(TASKS[0], []), [])  # the rules' vectors, once
+        index.meaning.similarities(embedder, task_text(TASKS[0], []))  # the rules' vectors, once
         vectors_s = time.perf_counter() - t0
         for mode, space in (("spec", None), ("hybrid", embedder)):
             row = time_mode(index, tok, project, TASKS, args.repeat, space)
@@ -188,7 +188,7 @@ def main() -> None:
         t0 = time.perf_counter()
         store.insert_rule(project.id, {"text": text, "title": title, "status": "active"})
         project_index(store, project.id, tok)
-        index.meaning.scores(embedder, task_text(TASKS[0], []), [])
+        index.meaning.similarities(embedder, task_text(TASKS[0], []))
         add_ms = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         rebuilt = BM25Index()
