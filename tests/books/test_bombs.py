@@ -117,18 +117,24 @@ def test_pdf_pages_sharing_one_big_stream_are_refused_at_the_first_page(tmp_path
     _library_is_empty()
 
 
-def test_a_shared_content_stream_is_extracted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("engine", ["pdfium", "pypdf"])
+def test_a_shared_content_stream_is_extracted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
     """300 pages drawing the same stream: one extraction, the text kept for every page."""
+    import pypdfium2
     from pypdf import PageObject
 
+    owner, name = (pypdfium2.PdfPage, "get_textpage") if engine == "pdfium" else (PageObject, "extract_text")
     calls = []
-    original = PageObject.extract_text
+    original = getattr(owner, name)
 
-    def counted(self: PageObject, *args: object, **kwargs: object) -> str:
+    def counted(self: object, *args: object, **kwargs: object) -> object:
         calls.append(1)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(PageObject, "extract_text", counted)
+    monkeypatch.setattr(owner, name, counted)
+    monkeypatch.setenv("LORE_PDF_ENGINE", engine)
     book = read_book(shared_stream_pdf(tmp_path / "shared.pdf", pages=300, stream_mb=0.3))
     assert len(calls) == 1
     assert sum(c.text.count("Shared words on every page") for c in book.chapters) == 300

@@ -32,6 +32,7 @@ class ReadLimits:
     max_pdf_page_mb: float = 32  # decoded content stream of one PDF page
     max_pdf_content_mb: float = 512  # decoded content of all pages together (shared ones count per page)
     max_pdf_seconds: float = 600  # wall clock for a PDF's pages, checked between pages
+    max_pdf_page_tokens: float = 1_000_000  # tokens in one page's content (a real page: ~16,000)
 
     def bytes(self, name: str) -> int:
         return int(getattr(self, name) * MB)
@@ -53,7 +54,11 @@ def over_limit(book: str, what: str, setting: str, limits: ReadLimits) -> Invali
     """The one-line refusal: what was found, the limit, and how to raise it."""
     value = getattr(limits, setting)
     unit = " MB" if setting.endswith("_mb") else (" s" if setting.endswith("_seconds") else "")
-    shown = f"{value:g}{unit}" if not setting.endswith(("_items", "_chars", "_ratio")) else f"{value:,.0f}"
+    shown = (
+        f"{value:g}{unit}"
+        if not setting.endswith(("_items", "_chars", "_ratio", "_tokens"))
+        else f"{value:,.0f}"
+    )
     return InvalidInput(
         f"{book}: {what}, over the limit of {shown}; nothing was imported "
         f"(raise {SECTION}.{setting} in config.json to allow it)"

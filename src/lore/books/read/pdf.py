@@ -2,13 +2,18 @@
 
 Text comes out of a PDF as lines per page; a line that is clearly shorter than the page's
 usual line and ends a sentence closes its paragraph, so passages do not run across paragraphs.
-Pages are read within the limits of `limits.ReadLimits` (see `pages`).
+Pages are read within the limits of `limits.ReadLimits` (see `pdf_pages`); the file's structure
+comes from pypdf and the pages' text from PDFium, or pypdf when PDFium cannot read the file
+(see `pdf_engines`; the book's notes say which engine read it and why).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +21,34 @@ from lore.books.read.limits import ReadLimits, load_limits, megabytes, over_limi
 from lore.books.read.lines import chapters_from_lines, trim_licence
 from lore.books.read.outline import OutlineEntry
 from lore.books.read.parsed import ParsedBook
+from lore.books.read.pdf_engines import (
+    ENGINES,
+    PDFIUM,
+    PYPDF,
+    EngineUnavailable,
+    PageTexts,
+    pdfium_pages,
+    pypdf_pages,
+)
 from lore.books.read.pdf_pages import page_texts
 from lore.core.errors import InvalidInput
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;\"'”’)\]]$")
 
 
-def read_pdf(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
+def read_pdf(path: Path, limits: ReadLimits | None = None, engine: str | None = None) -> ParsedBook:
+    """The book in a PDF; `engine` is "auto" (PDFium, else pypdf), "pdfium" or "pypdf", by
+    default `LORE_PDF_ENGINE` or "auto"."""
+    engine = engine or os.environ.get("LORE_PDF_ENGINE") or "auto"
+    if engine not in ("auto", *ENGINES):
+        raise InvalidInput(f"unknown PDF engine {engine!r} (auto, {', '.join(ENGINES)})")
     limits = limits or load_limits()
     size = path.stat().st_size
     if size > limits.bytes("max_uncompressed_mb"):  # pypdf holds the whole file in memory
         raise over_limit(path.name, f"the file is {megabytes(size)}", "max_uncompressed_mb", limits)
     reader = _open(path)
-    pages, warnings = page_texts(reader, path.name, limits)
+    with _text_engine(path, reader, engine) as (texts, engine_note):
+        pages, warnings = page_texts(reader, path.name, limits, texts)
     if not any(p.strip() for p in pages):
         if warnings:  # pages that could not be read are not the same as pages without text
             raise InvalidInput(f"{path.name}: no text could be read; {warnings[0]}")
@@ -37,6 +57,8 @@ def read_pdf(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
     title, authors = _metadata(reader, lines, path)
     entries = _outline_entries(reader, lines, page_starts)
     notes = ["chapters from the PDF outline"] if entries else ["chapters from heading lines"]
+    if engine_note:
+        notes.append(engine_note)
     if entries:
         chapters, cut = chapters_from_lines(lines, title, entries, limits)
     else:
@@ -46,6 +68,27 @@ def read_pdf(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
     return ParsedBook(
         title=title, authors=authors, format="pdf", chapters=chapters, notes=notes, warnings=warnings + cut
     )
+
+
+@contextlib.contextmanager
+def _text_engine(path: Path, reader: Any, engine: str) -> Iterator[tuple[PageTexts, str]]:
+    """The engine that reads the pages' text, and a note when it is pypdf (and why)."""
+    if engine != PYPDF:
+        try:
+            with pdfium_pages(path, password="" if reader.is_encrypted else None) as texts:
+                if texts.page_count() == len(reader.pages):
+                    yield texts, ""
+                    return
+                reason = f"PDFium counts {texts.page_count()} pages, pypdf {len(reader.pages)}"
+        except EngineUnavailable as exc:
+            if engine == PDFIUM:
+                raise InvalidInput(f"{path.name}: {exc}") from exc
+            reason = str(exc)
+        if engine == PDFIUM:
+            raise InvalidInput(f"{path.name}: {reason}")
+        yield pypdf_pages(reader), f"text read by pypdf ({reason})"
+        return
+    yield pypdf_pages(reader), "text read by pypdf (as asked)"
 
 
 def _open(path: Path) -> Any:

@@ -6,7 +6,9 @@ naively, the same stream is decoded and parsed once per page (a 245 KB file took
 pages whose content and resources are the same objects are extracted once and the text reused;
 each page's decoded content is bounded before it is parsed; the decoded content of all pages
 together is bounded (a shared stream counts for every page that shows it, since its text is
-kept for each); and a wall-clock budget, checked between pages, is the last line.
+kept for each); a page with more tokens than a text page could hold is not parsed at all (its
+cost in the engine grows with them: 30 MB of `q` took PDFium 18 s and 2.5 GB); and a wall-clock
+budget, checked between pages, is the last line. The text itself comes from `pdf_engines`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lore.books.read.limits import ReadLimits, megabytes, over_limit
+from lore.books.read.pdf_engines import PageTexts
 
 _DECODE_LIMITS = (
     "zlib_maximum_output_length",
@@ -25,13 +28,18 @@ _DECODE_LIMITS = (
     "brotli_maximum_output_length",
     "array_based_stream_maximum_output_length",
 )
+# Bytes that end a token in a content stream (white space and delimiters): their count is an
+# upper bound on the operators and operands a page makes its reader parse, found in one pass.
+_SEPARATORS = b" \n\r\t\f\x00()<>[]{}/%"
 
 
-def page_texts(reader: Any, book: str, limits: ReadLimits) -> tuple[list[str], list[str]]:
-    """Every page's text in order, and a warning for each page that could not be read."""
+def page_texts(reader: Any, book: str, limits: ReadLimits, engine: PageTexts) -> tuple[list[str], list[str]]:
+    """Every page's text in order (pages found by pypdf's `reader`, text read by `engine`), and
+    a warning for each page that could not be read."""
     from pypdf.errors import LimitReachedError
 
     page_cap = limits.bytes("max_pdf_page_mb")
+    token_cap = int(limits.max_pdf_page_tokens)
     total_cap = limits.bytes("max_pdf_content_mb")
     texts: list[str] = []
     warnings: list[str] = []
@@ -51,9 +59,9 @@ def page_texts(reader: Any, book: str, limits: ReadLimits) -> tuple[list[str], l
             known = extracted.get(key) if key is not None else None
             if known is None:
                 try:
-                    size = _decoded_size(page)
+                    size, tokens = _decoded_size(page)
                 except LimitReachedError:
-                    size = page_cap + 1
+                    size, tokens = page_cap + 1, 0
                 except Exception as exc:  # a damaged page: say so, keep the others
                     warnings.append(f"page {number} could not be read ({_reason(exc)})")
                     texts.append("")
@@ -65,7 +73,14 @@ def page_texts(reader: Any, book: str, limits: ReadLimits) -> tuple[list[str], l
                         "max_pdf_page_mb",
                         limits,
                     )
-                text = _extract(page, number, warnings)
+                if tokens > token_cap:
+                    warnings.append(
+                        f"page {number} could not be read (its content holds over {token_cap:,} tokens;"
+                        " books.max_pdf_page_tokens)"
+                    )
+                    text = ""
+                else:
+                    text = _extract(engine, number, warnings)
                 known = (size, text)
                 if key is not None:
                     extracted[key] = known
@@ -107,14 +122,18 @@ def _same_content_key(page: Any) -> tuple[Any, ...] | None:
     return (contents, ref(resources) if resources is not None else "none", str(page.get("/Rotate", 0)))
 
 
-def _decoded_size(page: Any) -> int:
+def _decoded_size(page: Any) -> tuple[int, int]:
+    """The page's decoded content size in bytes, and how many tokens it holds at most."""
     contents = page.get_contents()
-    return len(contents.get_data()) if contents is not None else 0
+    if contents is None:
+        return 0, 0
+    data = contents.get_data()
+    return len(data), len(data) - len(data.translate(None, _SEPARATORS))
 
 
-def _extract(page: Any, number: int, warnings: list[str]) -> str:
+def _extract(engine: PageTexts, number: int, warnings: list[str]) -> str:
     try:
-        return page.extract_text() or ""
+        return engine.text(number - 1)
     except Exception as exc:  # one unreadable page should not lose the book, nor go unsaid
         warnings.append(f"page {number} could not be read ({_reason(exc)})")
         return ""
