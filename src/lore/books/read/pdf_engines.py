@@ -87,39 +87,40 @@ class _Pdfium:
         lines = raw.split("\r\n")
         if len(lines) < 2 or len(raw) != textpage.count_chars():
             return pdfium_plain(raw)
-        tops: list[float | None] = []  # where each line starts and ends, in page units (y up)
-        ends: list[float | None] = []
+        # where each line starts and ends: (baseline y, font size) of its first and last character
+        starts: list[tuple[float, float] | None] = []
+        ends: list[tuple[float, float] | None] = []
         at = 0
         for line in lines:
-            first = len(line) - len(line.lstrip())
-            last = len(line.rstrip()) - 1
-            tops.append(_origin_y(textpage, at + first) if line.strip() else None)
-            ends.append(_origin_y(textpage, at + last) if line.strip() else None)
+            first, last = len(line) - len(line.lstrip()), len(line.rstrip()) - 1
+            starts.append(_placed(textpage, at + first) if line.strip() else None)
+            ends.append(_placed(textpage, at + last) if line.strip() else None)
             at += len(line) + 2
-        drops = [
-            (ends[i - 1] or 0.0) - (tops[i] or 0.0)
-            for i in range(1, len(lines))
-            if ends[i - 1] is not None and tops[i] is not None
-        ]
-        positive = sorted(d for d in drops if d > 0)
-        if len(positive) >= 4:
-            self._pitch = positive[len(positive) // 2]
+        # the drop from each line to the next, in units of the larger font size of the two, so a
+        # heading's wider spacing is not taken for a gap
+        drops: list[float | None] = [None]
+        for before, after in zip(ends, starts[1:], strict=False):
+            size = max(before[1], after[1]) if before and after else 0.0
+            drops.append((before[0] - after[0]) / size if before and after and size > 0 else None)
+        positive = sorted(d for d in drops if d is not None and d > 0)
+        if len(positive) >= 4:  # the usual line spacing: most drops on a page are from one line to the next
+            self._pitch = positive[len(positive) // 4]
         out = [lines[0]]
-        for i in range(1, len(lines)):
-            before, top = ends[i - 1], tops[i]
-            if self._pitch and before is not None and top is not None and before - top > _GAP * self._pitch:
+        for line, drop in zip(lines[1:], drops[1:], strict=True):
+            if self._pitch and drop is not None and drop > _GAP * self._pitch:
                 out.append("")
-            out.append(lines[i])
+            out.append(line)
         return pdfium_plain("\n".join(out))
 
 
-def _origin_y(textpage: Any, index: int) -> float | None:
+def _placed(textpage: Any, index: int) -> tuple[float, float] | None:
+    """A character's baseline height on the page and its font size; None if PDFium has neither."""
     import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
     x, y = ctypes.c_double(), ctypes.c_double()
     if not pdfium_c.FPDFText_GetCharOrigin(textpage.raw, index, ctypes.byref(x), ctypes.byref(y)):
         return None
-    return y.value
+    return y.value, float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index))
 
 
 class _Pypdf:
