@@ -51,7 +51,7 @@ def test_list_items_have_typed_schemas(repo: Path) -> None:
 
 def test_every_tool_is_annotated_and_answers_in_plain_text_only(repo: Path) -> None:
     tools = _listed(build_server(repo))
-    assert len(tools) == 12
+    assert len(tools) == 16  # 8 rules tools, 5 books tools and 3 history tools
     for tool in tools:
         hints = tool.annotations
         assert hints is not None, tool.name
@@ -65,6 +65,8 @@ def test_every_tool_is_annotated_and_answers_in_plain_text_only(repo: Path) -> N
     assert by_name["tag_rules"].destructive_hint
     assert by_name["learn_from_reviews"].open_world_hint
     assert by_name["books_ask"].read_only_hint and not by_name["books_ask"].open_world_hint
+    assert not by_name["books_progress"].read_only_hint and by_name["books_progress"].idempotent_hint
+    assert all(by_name[n].read_only_hint for n in ("books_list", "books_search", "books_character"))
 
 
 def test_replies_carry_no_structured_copy(repo: Path) -> None:

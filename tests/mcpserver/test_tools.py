@@ -25,6 +25,10 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
     names, text = listing(build_server(repo))
     assert names == [
         "books_ask",
+        "books_character",
+        "books_list",
+        "books_progress",
+        "books_search",
         "discover_conventions",
         "get_rules",
         "history_decisions",

@@ -27,7 +27,7 @@ from lore import __version__
 from lore.core.config import load_settings
 from lore.core.errors import LoreError
 from lore.core.terminal import safe_text
-from lore.mcp import books_ask_tool, history_tools
+from lore.mcp import books_ask_tool, books_tools, history_tools
 from lore.mcp.inputs import RuleItem, TagItem, as_list, as_objects, check_size, readable
 from lore.rules.agent import AgentSession, PreparedReply, instructions
 
@@ -271,6 +271,7 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
 
     books_ask_tool.register(tool, _call)
     history_tools.register(tool, SEARCHING, agent.cwd)
+    books_tools.register(tool)
     return server
 
 
