@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from lore.books.read.pdf import read_pdf
 from lore.books.read.pdf_engines import pdfium_plain
 from lore.books.read.readers import read_book
 from lore.core.errors import InvalidInput
-from support.books import add_outline, book_pdf_pages, encrypt_pdf, make_pdf, mystery_book
+from support.books import add_outline, book_pdf_pages, encrypt_pdf, make_pdf, mystery_book, pdf_file
 
 TITLES = [f"Chapter {n}" for n in range(1, 6)]
 
@@ -148,3 +149,71 @@ def test_the_shared_alice_pdf_reads_the_same_with_either_engine(shared_data: Pat
     assert (fast.title, fast.authors) == (fallback.title, fallback.authors)
     for mine, theirs in zip(fast.chapters, fallback.chapters, strict=True):
         assert _words(mine.text) == _words(theirs.text), mine.title
+
+
+def _pdf_with_resources(path: Path, pages: int, font_mb: float = 0, form: bytes = b"") -> Path:
+    """Pages that draw one text line in an embedded TrueType font (a Flate stream of `font_mb`
+    decoded MB of zeros, shared by every page) and, when given, one form XObject of `form`."""
+    squeeze = zlib.compressobj(9)
+    packed = b"".join(squeeze.compress(b"\0" * (1024 * 1024)) for _ in range(int(font_mb))) + squeeze.flush()
+    body = b"BT /F1 11 Tf 60 760 Td (Words in an embedded font) Tj ET" + (b" /X1 Do" if form else b"") + b"\n"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"",  # the page tree, below
+        b"<< /Type /Font /Subtype /TrueType /BaseFont /Embedded /FirstChar 32 /LastChar 126 /Widths ["
+        + b"500 " * 95
+        + b"] /FontDescriptor 7 0 R >>",
+        b"<< /Font << /F1 3 0 R >> /XObject << /X1 9 0 R >> >>",
+        b"<< /Length %d >>\nstream\n" % len(body) + body + b"\nendstream",
+        b"",  # unused
+        b"<< /Type /FontDescriptor /FontName /Embedded /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0"
+        b" /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 8 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed + b"\nendstream",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Length %d >>\nstream\n" % len(form)
+        + form
+        + b"\nendstream",
+    ]
+    kids = []
+    for _ in range(pages):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 4 0 R /Contents 5 0 R >>"
+        )
+        kids.append(f"{len(objects)} 0 R")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {pages} >>".encode()
+    objects[5] = b"<< >>"
+    path.write_bytes(pdf_file(objects, b"/Root 1 0 R"))
+    return path
+
+
+@pytest.mark.parametrize("engine", ["pdfium", "pypdf"])
+def test_a_font_that_inflates_past_the_page_limit_is_refused_before_the_engine(
+    tmp_path: Path, engine: str
+) -> None:
+    """PDFium loads embedded font programs (pypdf does not): a 40 MB font in a tiny file is
+    refused in one line, whichever engine would read, before either decodes it for text."""
+    bomb = _pdf_with_resources(tmp_path / "font.pdf", pages=1, font_mb=40)
+    assert bomb.stat().st_size < 100 * 1024
+    with pytest.raises(InvalidInput) as refused:
+        read_pdf(bomb, engine=engine)
+    assert str(refused.value) == (
+        "font.pdf: page 1's fonts and forms decode to more than 32.0 MB, over the limit of 32 MB;"
+        " nothing was imported (raise books.max_pdf_page_mb in config.json to allow it)"
+    )
+
+
+def test_a_font_shared_by_every_page_counts_once(tmp_path: Path) -> None:
+    book = read_pdf(_pdf_with_resources(tmp_path / "shared-font.pdf", pages=3, font_mb=20), engine="pdfium")
+    assert sum(c.text.count("Words in an embedded font") for c in book.chapters) == 3
+    with pytest.raises(InvalidInput, match=r"books\.max_pdf_page_mb"):
+        read_pdf(tmp_path / "shared-font.pdf", ReadLimits(max_pdf_page_mb=10), engine="pdfium")
+
+
+def test_a_form_with_too_many_tokens_leaves_its_page_unread(tmp_path: Path) -> None:
+    dense = _pdf_with_resources(tmp_path / "form.pdf", pages=2, form=b"q Q " * 600_000)
+    with pytest.raises(InvalidInput) as refused:
+        read_pdf(dense, engine="pdfium")
+    assert "no text could be read; page 1 could not be read (its content holds over 1,000,000 tokens" in str(
+        refused.value
+    )
+    book = read_pdf(dense, ReadLimits(max_pdf_page_tokens=1_300_000), engine="pdfium")
+    assert "Words in an embedded font" in book.chapters[0].text

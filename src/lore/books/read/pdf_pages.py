@@ -20,6 +20,7 @@ from typing import Any
 
 from lore.books.read.limits import ReadLimits, megabytes, over_limit
 from lore.books.read.pdf_engines import PageTexts
+from lore.books.read.pdf_resources import resources_cost, tokens_in
 
 _DECODE_LIMITS = (
     "zlib_maximum_output_length",
@@ -28,9 +29,6 @@ _DECODE_LIMITS = (
     "brotli_maximum_output_length",
     "array_based_stream_maximum_output_length",
 )
-# Bytes that end a token in a content stream (white space and delimiters): their count is an
-# upper bound on the operators and operands a page makes its reader parse, found in one pass.
-_SEPARATORS = b" \n\r\t\f\x00()<>[]{}/%"
 
 
 def page_texts(reader: Any, book: str, limits: ReadLimits, engine: PageTexts) -> tuple[list[str], list[str]]:
@@ -44,6 +42,7 @@ def page_texts(reader: Any, book: str, limits: ReadLimits, engine: PageTexts) ->
     texts: list[str] = []
     warnings: list[str] = []
     extracted: dict[tuple[Any, ...], tuple[int, str]] = {}
+    loaded: set[Any] = set()  # fonts, forms and glyphs already counted (once per file)
     total = 0
     started = time.monotonic()
     with _decoding_capped_at(page_cap + 1):
@@ -73,6 +72,21 @@ def page_texts(reader: Any, book: str, limits: ReadLimits, engine: PageTexts) ->
                         "max_pdf_page_mb",
                         limits,
                     )
+                try:
+                    extra, extra_tokens = resources_cost(page, loaded)
+                except LimitReachedError:
+                    extra, extra_tokens = page_cap + 1, 0
+                except Exception:  # a damaged font or form: the engine reads what it can
+                    extra, extra_tokens = 0, 0
+                if size + extra > page_cap:
+                    raise over_limit(
+                        book,
+                        f"page {number}'s fonts and forms decode to more than {megabytes(page_cap)}",
+                        "max_pdf_page_mb",
+                        limits,
+                    )
+                total += extra
+                tokens += extra_tokens
                 if tokens > token_cap:
                     warnings.append(
                         f"page {number} could not be read (its content holds over {token_cap:,} tokens;"
@@ -128,7 +142,7 @@ def _decoded_size(page: Any) -> tuple[int, int]:
     if contents is None:
         return 0, 0
     data = contents.get_data()
-    return len(data), len(data) - len(data.translate(None, _SEPARATORS))
+    return len(data), tokens_in(data)
 
 
 def _extract(engine: PageTexts, number: int, warnings: list[str]) -> str:
