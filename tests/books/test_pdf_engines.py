@@ -217,3 +217,10 @@ def test_a_form_with_too_many_tokens_leaves_its_page_unread(tmp_path: Path) -> N
     )
     book = read_pdf(dense, ReadLimits(max_pdf_page_tokens=1_300_000), engine="pdfium")
     assert "Words in an embedded font" in book.chapters[0].text
+
+
+def test_a_pdf_encrypted_with_an_empty_password_is_read_by_pdfium(tmp_path: Path, vane_pdf: Path) -> None:
+    """Only an owner password (printing, copying rights): both libraries open it, PDFium reads."""
+    book = read_pdf(encrypt_pdf(vane_pdf, tmp_path / "owner-only.pdf", password=""))
+    assert [c.title for c in book.chapters] == TITLES
+    assert book.notes == ["chapters from heading lines"]
