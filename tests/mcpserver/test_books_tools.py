@@ -112,10 +112,6 @@ def test_progress_refuses_mixed_or_out_of_range_positions(setup) -> None:
     assert error and "name the book" in text
 
 
-@pytest.mark.skipif(
-    not hasattr(library, "set_progress_percent"),
-    reason="positions by percent arrive with issue 13's positions",
-)
 def test_progress_by_percent_sets_a_cap_that_search_keeps(setup) -> None:
     server, book = setup
     saved, error = call(server, "books_progress", {"book": str(book.id), "percent": 30})
@@ -124,6 +120,15 @@ def test_progress_by_percent_sets_a_cap_that_search_keeps(setup) -> None:
     assert 1 <= cap < 5
     text, _ = call(server, "books_search", {"book": str(book.id), "query": "Penrose", "k": 20})
     _assert_within(text, _chapter_texts(book.id), cap)
+
+
+def test_progress_by_the_words_just_read(setup) -> None:
+    server, book = setup
+    words = "Clara Vane and Penrose argued in the library"
+    saved, error = call(server, "books_progress", {"book": str(book.id), "at": words})
+    assert not error and saved.startswith(f"Position saved. #{book.id} The Vane Inheritance: chapter 3 of 5")
+    missing, error = call(server, "books_progress", {"book": str(book.id), "at": "a sentence no book has"})
+    assert error and "is not in The Vane Inheritance" in missing
 
 
 def test_an_unknown_book_is_a_clear_error(setup) -> None:

@@ -147,11 +147,10 @@ def progress_text(
         return _position_line(found)
     if chapter is not None:
         updated = library.set_progress(found.id, chapter, passage)
+    elif percent is not None:
+        updated = library.set_progress_percent(found.id, percent)
     else:
-        setter = getattr(library, "set_progress_percent" if percent is not None else "set_progress_at", None)
-        if setter is None:  # positions by percent or by words arrive with issue 13's positions
-            raise ToolError("this Lore sets a position by chapter (and passage) only")
-        updated = setter(found.id, percent if percent is not None else at)
+        updated = library.set_progress_at(found.id, at or "")
     return "Position saved. " + _position_line(updated)
 
 
