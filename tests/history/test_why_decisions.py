@@ -3,44 +3,18 @@ and as they stood at `--as-of`: decisions made later are left out."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from lore.history.decisions.extract import extract
 from lore.history.decisions.service import all_decisions
-from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from lore.history.why.service import gather
-from support.fake_llm import FakeLLM, Request, fake_llm_fixture  # noqa: F401
-from support.history_repo import HistoryRepo
-
-ME = ("Test User", "test@example.com")
-PYTEST = "Move the test suite from nose to pytest\n\nnose is unmaintained; pytest fixtures replace our setup helpers."
-DEPS = (
-    "Drop the ujson dependency\n\nThe standard json module is fast enough for us and one less wheel to build."
-)
-
-
-def _decide(request: Request) -> dict:
-    shown = re.findall(r"\[(C\d+)\] commit [^\n]*:\n([^\n]*)", request.last_user)
-    files = {"Move the test suite": ["tests/"], "Drop the ujson": ["requirements.txt"]}
-    return {
-        "decisions": [
-            {"source": label, "quote": subject, "statement": subject, "scope": "testing",
-             "files": next((f for k, f in files.items() if subject.startswith(k)), [])}
-            for label, subject in shown
-        ]
-    }  # fmt: skip
+from support.decisions import decide_commits, decided_repo
+from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 
 
 def test_why_cites_the_decision_behind_a_file_and_respects_as_of(tmp_path: Path, fake_llm: FakeLLM) -> None:
-    repo = HistoryRepo(tmp_path / "project")
-    repo.commit("Add the app", {"app.py": "print(1)\n", "tests/test_app.py": "def test(): pass\n"}, ME)
-    repo.commit(PYTEST, {"tests/conftest.py": "import pytest\n"}, ME)
-    repo.commit(DEPS, {"requirements.txt": "\n"}, ME)
-    ingest_git(repo.root)
-    fake_llm.reply(lambda r: "<commits>" in r.prompt, _decide)
-    extract()
+    decided_repo(tmp_path / "project", fake_llm)
     r = resolve_repo(None)
     (pytest_decision,) = [d for d in all_decisions(r) if d.statement.startswith("Move the test suite")]
 
@@ -61,15 +35,11 @@ def test_history_decisions_over_mcp(tmp_path: Path, fake_llm: FakeLLM) -> None:
     from lore.mcp.server import build_server
     from support.mcp_client import call
 
-    repo = HistoryRepo(tmp_path / "project")
-    repo.commit("Add the app", {"app.py": "print(1)\n", "tests/test_app.py": "def test(): pass\n"}, ME)
-    repo.commit(PYTEST, {"tests/conftest.py": "import pytest\n"}, ME)
-    repo.commit(DEPS, {"requirements.txt": "\n"}, ME)
-    ingest_git(repo.root)
+    repo = decided_repo(tmp_path / "project", None)
     server = build_server(repo.root)
     empty, error = call(server, "history_decisions", {})
     assert not error and "No decisions" in empty
-    fake_llm.reply(lambda r: "<commits>" in r.prompt, _decide)
+    fake_llm.reply(lambda r: "<commits>" in r.prompt, decide_commits)
     extract()
     text, error = call(build_server(repo.root), "history_decisions", {"file": "tests/conftest.py"})
     assert not error, text

@@ -8,10 +8,13 @@ another file. Issue #4 is a user talking to users: nobody there can bind the pro
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from support.fake_github import FakeGitHub
 from support.fake_llm import FakeLLM, Request
+from support.history_repo import HistoryRepo
 
 MERGE = "a" * 40
 JWT = (
@@ -134,3 +137,42 @@ def judge_requests(llm: FakeLLM) -> list[Request]:
 
 def thread_requests(llm: FakeLLM) -> list[Request]:
     return [r for r in llm.requests if thread_of(r) is not None]
+
+
+# -- decisions from the git layer alone: a small repository whose commits a model reads ---------
+
+COMMITTER = ("Test User", "test@example.com")
+PYTEST_COMMIT = "Move the test suite from nose to pytest\n\nnose is unmaintained; pytest fixtures replace our setup helpers."
+DEPS_COMMIT = (
+    "Drop the ujson dependency\n\nThe standard json module is fast enough for us and one less wheel to build."
+)
+_FILES_OF = {"Move the test suite": ["tests/"], "Drop the ujson": ["requirements.txt"]}
+
+
+def decide_commits(request: Request) -> dict[str, Any]:
+    """One decision per commit the prompt shows, quoting its subject, about the files it names."""
+    shown = re.findall(r"\[(C\d+)\] commit [^\n]*:\n([^\n]*)", request.last_user)
+    return {
+        "decisions": [
+            {"source": label, "quote": subject, "statement": subject, "scope": "testing",
+             "files": next((f for k, f in _FILES_OF.items() if subject.startswith(k)), [])}
+            for label, subject in shown
+        ]
+    }  # fmt: skip
+
+
+def decided_repo(root: Path, llm: FakeLLM | None) -> HistoryRepo:
+    """Three commits (the app, the move to pytest, dropping ujson), ingested; with `llm`, the
+    decisions extracted from them through that server."""
+    from lore.history.decisions.extract import extract
+    from lore.history.ingest.git import ingest_git
+
+    repo = HistoryRepo(root)
+    repo.commit("Add the app", {"app.py": "print(1)\n", "tests/test_app.py": "def test(): pass\n"}, COMMITTER)
+    repo.commit(PYTEST_COMMIT, {"tests/conftest.py": "import pytest\n"}, COMMITTER)
+    repo.commit(DEPS_COMMIT, {"requirements.txt": "\n"}, COMMITTER)
+    ingest_git(repo.root)
+    if llm is not None:
+        llm.reply(lambda r: "<commits>" in r.prompt, decide_commits)
+        extract()
+    return repo
