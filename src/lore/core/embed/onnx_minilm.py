@@ -138,7 +138,11 @@ class OnnxMiniLMEmbedder(Embedder):
         # pooling mask is needed since every token is real
         for i, encoded in zip(rows, tokenizer.encode_batch([texts[i] for i in rows]), strict=True):
             ids = np.array([encoded.ids], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+            feed = {
+                "input_ids": ids,
+                "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.zeros_like(ids),
+            }
             hidden = session.run(["last_hidden_state"], feed)[0]
             out[i] = np.asarray(hidden, dtype=np.float32)[0].mean(axis=0)
         return out
