@@ -16,13 +16,21 @@ slow paths time `--slow-queries` queries (40 by default) rather than all of them
 says how many each row timed, and a p95 from fewer than 20 would only be the maximum, so it
 is not given.
 
+Rules speed (`--rules-speed`, also `--only-rules-speed`): for each local semantic model rules
+can use (`rules.embed`: wordllama, minilm-onnx), `get_rules` as `lore.rules.service` serves it
+in `hybrid` mode over 1,000 real rules of ../shared/data/rules: the first call of a process that
+has never embedded them (every rule embedded), the first call of a fresh process once they are
+in the store's embedding cache (a cacheable model reads them back), and the p50 of warm calls.
+
     .venv/bin/python bench/embed.py [--repeat 3] [--rules-k 10] [--skip-search]
         [--book-questions FILE] [--paraphrases FILE] [--sizes 10000 100000] [--queries 100]
+        [--rules-speed] [--only-rules-speed] [--speed-rules 1000]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -119,6 +127,76 @@ def bench_search(sizes: list[int], n_queries: int, n_slow: int) -> list[tuple[st
     return rows
 
 
+RULES_SPEED_MODELS = ("wordllama", "minilm-onnx")
+_FIRST_CALL = """
+import json, sys, time
+from lore.rules import service
+project = service.find_project(sys.argv[1])
+t0 = time.perf_counter()
+service.rules_for_change(project, ["src/api/orders.py"], task=sys.argv[2], mode="hybrid")
+print(json.dumps({"ms": (time.perf_counter() - t0) * 1000}))
+"""
+
+
+def rules_speed(count: int, repeat: int) -> list[tuple[str, ...]]:
+    """get_rules in hybrid mode over `count` real rules, per local semantic model: cold first
+    call, first call of a fresh process with the vectors cached, warm p50/p95."""
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import rules_select
+    from lore.rules import service
+    from lore.rules.serve.meaning import semantic_embedder
+    from lore.rules.store.rules import rules_store
+
+    texts = rules_select.rule_texts(count)
+    rows = []
+    work = Path(tempfile.mkdtemp(prefix="lore-bench-rules-speed-"))
+    for model in RULES_SPEED_MODELS:  # one home, one project per model
+        os.environ["LORE_RULES_EMBED"] = model
+
+        try:
+            semantic_embedder(model)
+        except Exception as exc:  # not installed here: say so in the row
+            rows.append((model, f"{count:,}", "-", "-", "-", "-", f"skipped: {exc}"))
+            continue
+        project, _ = service.register_project(rules_select.make_repo(work / model))
+        store = rules_store()
+        for title, text in texts:
+            store.insert_rule(project.id, {"text": text, "title": title, "status": "active", "tagged": True})
+        tasks = rules_select.TASKS
+        t0 = time.perf_counter()
+        service.rules_for_change(project, ["src/api/orders.py"], task=tasks[0], mode="hybrid")
+        cold_ms = (time.perf_counter() - t0) * 1000
+        warm = []
+        for _ in range(repeat):
+            for task in tasks:
+                t0 = time.perf_counter()
+                service.rules_for_change(project, ["src/api/orders.py"], task=task, mode="hybrid")
+                warm.append((time.perf_counter() - t0) * 1000)
+        done = subprocess.run(
+            [sys.executable, "-c", _FIRST_CALL, project.name, tasks[1]],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=os.environ,
+        )
+        fresh_ms = json.loads(done.stdout.strip().splitlines()[-1])["ms"]
+        rows.append(
+            (
+                model,
+                f"{count:,}",
+                f"{cold_ms:,.0f}",
+                f"{fresh_ms:,.0f}",
+                f"{statistics.median(warm):.2f}",
+                p95_text(warm),
+                str(len(warm)),
+            )
+        )
+    os.environ.pop("LORE_RULES_EMBED", None)
+    return rows
+
+
 def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
@@ -145,6 +223,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model2vec", metavar="DIR", help="also measure a model2vec model saved in DIR")
     parser.add_argument("--skip-candidates", action="store_true", help="only the search latency")
     parser.add_argument("--skip-search", action="store_true", help="only the candidate table")
+    parser.add_argument("--rules-speed", action="store_true", help="also time get_rules per rules model")
+    parser.add_argument("--only-rules-speed", action="store_true", help="only time get_rules per model")
+    parser.add_argument("--speed-rules", type=int, default=1000, help="rules in the get_rules timing")
     return parser.parse_args(argv)
 
 
@@ -216,6 +297,25 @@ def candidate_table(args: argparse.Namespace) -> None:
 def main() -> None:
     args = parse_args()
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-embed-")
+    if args.rules_speed or args.only_rules_speed:
+        rows = rules_speed(args.speed_rules, repeat=3)
+        load = os.getloadavg()
+        print(
+            f"get_rules, hybrid mode, {args.speed_rules:,} real rules, per rules.embed model"
+            f" (load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; ms)"
+        )
+        head = (
+            "rules.embed",
+            "rules",
+            "first call",
+            "fresh process, cached",
+            "warm p50",
+            "warm p95",
+            "calls",
+        )
+        print(table(head, rows) + "\n")
+        if args.only_rules_speed:
+            return
     if not args.skip_candidates:
         candidate_table(args)
     if args.skip_search:

@@ -31,6 +31,9 @@ HASH_NAMES = {"hash", "offline", VERSION}
 WORDLLAMA_NAMES = {"wordllama", WordLlamaEmbedder.name}
 ONNX_NAMES = {"minilm-onnx", "onnx", OnnxMiniLMEmbedder.name}
 DEFAULT = "wordllama"
+# the local models a domain may run inside a hot path (rules selection, the gate): never a server
+LOCAL_SEMANTIC = {"wordllama": "wordllama", "minilm-onnx": "minilm-onnx", "onnx": "minilm-onnx"}
+LOCAL_SEMANTIC |= {WordLlamaEmbedder.name: "wordllama", OnnxMiniLMEmbedder.name: "minilm-onnx"}
 
 
 def configured_embedder_name() -> str | None:
@@ -81,6 +84,17 @@ def get_embedder(name: str | None = None) -> Embedder:
         f"unknown embedder {spec!r}: use hash, local, wordllama, minilm-onnx, ollama[:model]"
         " or <provider>:<model>"
     )
+
+
+def local_semantic_embedder(name: str) -> Embedder:
+    """One of the local semantic models by its short name (`wordllama`, `minilm-onnx`), for code
+    that must not reach a server whatever `LORE_EMBED` says; NeedsModel when it is not installed,
+    InvalidInput for a name that is not a local semantic model."""
+    key = LOCAL_SEMANTIC.get(name.strip().lower())
+    if key is None:
+        choices = ", ".join(sorted(set(LOCAL_SEMANTIC.values())))
+        raise InvalidInput(f"unknown local semantic model {name!r}: use {choices}")
+    return get_embedder(key)
 
 
 def describe_embedder() -> dict[str, object]:
