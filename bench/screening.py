@@ -19,9 +19,14 @@
    the second look in one run: paraphrase catch rate per family (tests/data/gate_paraphrases.jsonl,
    dev and held out), false holds on the real rules and on the benign sets, cost per rule.
    `--tune` first measures the per-family thresholds and the margin (on the real rules and the dev
-   paraphrases only) and writes them into the bank, `src/lore/rules/gate/intents.json`.
+   paraphrases only) and writes them into the bank, `src/lore/rules/gate/intents.json`, under the
+   model's name: thresholds are per model. `--model minilm-onnx` runs the second look with the
+   ONNX MiniLM model instead of WordLlama; `--real-sample N` uses N real rules of a seeded shuffle
+   (a transformer embeds the clauses of all of them in tens of minutes on two cores), starting at
+   `--sample-from` (tune on the first N, check the thresholds on the next N, which share none).
 
     .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs] [--semantic-only] [--tune]
+        [--model wordllama|minilm-onnx] [--real-sample N] [--sample-from 0]
 """
 
 from __future__ import annotations
@@ -384,13 +389,23 @@ def tune(real: list[semantic.Scores], dev: list[semantic.Scores], dev_families: 
     return best
 
 
-def write_bank(tuned: dict[str, Any]) -> None:
+def write_bank(tuned: dict[str, Any], model: str) -> None:
+    """The tuned margin and thresholds, stored under the model they were measured for."""
     data = json.loads(semantic.BANK_FILE.read_text(encoding="utf-8"))
-    data["margin"] = round(tuned["margin"], 4)
-    for name, value in tuned["thresholds"].items():
-        data["families"][name]["threshold"] = round(min(value, 1.01), 4)
+    data["models"][model] = {
+        "margin": round(tuned["margin"], 4),
+        "thresholds": {name: round(min(value, 1.01), 4) for name, value in tuned["thresholds"].items()},
+    }
     semantic.BANK_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    semantic.load_bank.cache_clear()
+    semantic.forget_bank()
+
+
+def open_bank_for(model: str) -> None:
+    """A model the bank has no thresholds for yet gets closed ones (nothing held), so it can be
+    scored and then tuned."""
+    data = json.loads(semantic.BANK_FILE.read_text(encoding="utf-8"))
+    if model not in data["models"]:
+        write_bank({"margin": 0.05, "thresholds": dict.fromkeys(data["families"], 1.01)}, model)
 
 
 def _para(name: str) -> list[dict[str, str]]:
@@ -398,10 +413,24 @@ def _para(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def second_look(files: list[tuple[str, list[str]]], do_tune: bool, examples: int) -> bool:
+def second_look(
+    files: list[tuple[str, list[str]]],
+    do_tune: bool,
+    examples: int,
+    sample_size: int | None = None,
+    sample_from: int = 0,
+) -> bool:
     rules = [text for _, texts in files for text in texts]
     screened = [t for t in rules if refusal_reason(t) is None]
+    if sample_size and sample_size < len(screened):
+        import random
+
+        shuffled = random.Random(11).sample(screened, len(screened))
+        screened = shuffled[sample_from : sample_from + sample_size]
+        print(f"(real rules: {len(screened):,} of a seeded shuffle, from position {sample_from:,})")
     passed = [t for t in screened if risky_wording(t) is None]
+    if do_tune:
+        open_bank_for(semantic.model_full_name(semantic.gate_model()))
     paraphrases, para_benign = _para("paraphrases"), _para("paraphrase_benign")
     labelled_benign = [r["text"] for r in _labelled("benign") if not _stopped(r["text"])]
     why = semantic.unavailable()
@@ -416,7 +445,7 @@ def second_look(files: list[tuple[str, list[str]]], do_tune: bool, examples: int
     if do_tune:
         dev = [i for i, p in enumerate(paraphrases) if p["split"] == "dev"]
         tuned = tune(real_scores, [para_scores[i] for i in dev], [paraphrases[i]["family"] for i in dev])
-        write_bank(tuned)
+        write_bank(tuned, semantic.load_bank().model)
         print(f"tuned: margin {tuned['margin']}, thresholds {tuned['thresholds']}\n")
     bank = semantic.load_bank()
     held_real = [(t, m) for t, s in zip(passed, real_scores, strict=True) if (m := semantic.verdict(s, bank))]
@@ -509,7 +538,7 @@ def second_look(files: list[tuple[str, list[str]]], do_tune: bool, examples: int
             print(f"  {m.family} {m.similarity:.2f} | {one_line(text, 100)}")
     print()
     check = screening._risky.__wrapped__
-    sample = screened[:2000]
+    sample = screened[: 200 if sample_size else 2000]  # a sampled run is a slow model's
     start = time.perf_counter()
     for text in sample:
         check(text)
@@ -523,7 +552,7 @@ def second_look(files: list[tuple[str, list[str]]], do_tune: bool, examples: int
     table(
         ["cost per rule", "us"],
         [
-            ["patterns only (2,000 rules, one at a time)", f"{pat_s / len(sample) * 1e6:.0f}"],
+            [f"patterns only ({len(sample):,} rules, one at a time)", f"{pat_s / len(sample) * 1e6:.0f}"],
             ["patterns + second look (one at a time, as propose_rules)", f"{one_s / len(sample) * 1e6:.0f}"],
             [f"second look alone, batched ({len(passed)} rules)", f"{per_rule_batch:.0f}"],
         ],
@@ -546,13 +575,22 @@ def main() -> None:
     parser.add_argument("--set-only", action="store_true", help="only the labelled evasion set")
     parser.add_argument("--semantic-only", action="store_true", help="only the second look (section 6)")
     parser.add_argument("--tune", action="store_true", help="measure the second look's thresholds first")
+    parser.add_argument("--model", choices=["wordllama", "minilm-onnx"], help="the second look's model")
+    parser.add_argument("--real-sample", type=int, help="a seeded sample of this many real rules")
+    parser.add_argument(
+        "--sample-from", type=int, default=0, help="where the sample starts in the shuffle (a disjoint check)"
+    )
     args = parser.parse_args()
+    if args.model:
+        import os
+
+        os.environ[semantic.MODEL_ENV] = args.model
     if args.set_only:
         labelled_set(True)
         return
     files = load_rules()
     if args.semantic_only or args.tune:
-        second_look(files, args.tune, args.examples)
+        second_look(files, args.tune, args.examples, args.real_sample, args.sample_from)
         return
     start = time.perf_counter()
     screening._compiled()
@@ -561,7 +599,7 @@ def main() -> None:
     attacks_ok = attacks()
     speed(files, not args.skip_pairs, compile_ms)
     set_ok = labelled_set(args.examples > 0)
-    second_look(files, False, args.examples)
+    second_look(files, False, args.examples, args.real_sample, args.sample_from)
     print(
         f"targets: benign under 1% per family (web addresses aside): {'met' if benign_ok else 'NOT MET'}; "
         f"every attack caught: {'met' if attacks_ok else 'NOT MET'}; "

@@ -14,9 +14,12 @@ Why clauses: an attack hidden in one clause of a long, ordinary rule is diluted 
 rule is pooled into one vector; each sentence, and each comma- or conjunction-separated part of
 a long one, is judged on its own, and the rule is held when any of them reads like an attack.
 
-Why WordLlama itself and not the user's configured embedder: that one may be a remote API, and
-screening must stay local, fast and the same on every machine. The thresholds stored with the
-bank were measured for this model; a vector of another model would not fit them.
+Why a local model and not the user's configured embedder: that one may be a remote API, and
+screening must stay local, fast and the same on every machine. WordLlama by default; config
+`rules.gate_embed: "minilm-onnx"` (or `LORE_GATE_EMBED`) picks all-MiniLM-L6-v2 on onnxruntime.
+A cosine means something else in each model's space, so the bank keeps a margin and thresholds
+per model name (`models` in `intents.json`, each measured by `bench/screening.py --tune`); a
+model the bank has no thresholds for is not used (the second look is skipped and says why).
 
 When WordLlama cannot load (not installed, weights missing, or `LORE_GATE_SEMANTIC=off`, the
 switch that makes this condition real for tests and for anyone who wants patterns only), the
@@ -43,6 +46,8 @@ from lore.rules.gate.normalize import ignorable
 
 BANK_FILE = Path(__file__).with_name("intents.json")
 SWITCH = "LORE_GATE_SEMANTIC"  # "off": skip the second look, as when the model cannot load
+MODEL_ENV = "LORE_GATE_EMBED"  # the local model of the second look (config rules.gate_embed)
+DEFAULT_MODEL = "wordllama"
 MIN_WORDS = 3  # a clause shorter than this carries too little meaning to judge on its own
 _EXCERPT_CHARS = 60
 
@@ -70,18 +75,60 @@ class Bank:
         return next(f for f in self.families if f.name == name)
 
 
-def parse_bank(data: dict[str, Any]) -> Bank:
+class NoThresholds(LookupError):
+    """The bank has no thresholds measured for this model."""
+
+
+def parse_bank(data: dict[str, Any], model: str) -> Bank:
+    """The bank as one model sees it: the families with that model's thresholds and margin."""
+    tuned = data["models"].get(model)
+    if tuned is None:
+        raise NoThresholds(f"the bank has no thresholds for {model} (measured: {', '.join(data['models'])})")
     families = tuple(
-        Family(name, str(spec["label"]), float(spec["threshold"]), tuple(spec["intents"]))
+        Family(name, str(spec["label"]), float(tuned["thresholds"][name]), tuple(spec["intents"]))
         for name, spec in data["families"].items()
     )
-    return Bank(str(data["model"]), float(data["margin"]), families, tuple(data["benign"]))
+    return Bank(model, float(tuned["margin"]), families, tuple(data["benign"]))
 
 
-@lru_cache(maxsize=1)
-def load_bank() -> Bank:
-    """The packaged bank, read once per process."""
-    return parse_bank(json.loads(BANK_FILE.read_text(encoding="utf-8")))
+def gate_model() -> str:
+    """The short name of the second look's model: `LORE_GATE_EMBED`, config `rules.gate_embed`,
+    else WordLlama; a name that is no local model warns once and keeps the default."""
+    from lore.core.config import load_settings, warn
+    from lore.core.embed.factory import LOCAL_SEMANTIC
+
+    raw = os.environ.get(MODEL_ENV) or load_settings().section("rules").get("gate_embed")
+    if raw is None or raw == "":
+        return DEFAULT_MODEL
+    name = LOCAL_SEMANTIC.get(str(raw).strip().lower()) if isinstance(raw, str) else None
+    if name is None:
+        warn(f"rules.gate_embed {raw!r} is no local semantic model: using {DEFAULT_MODEL}")
+        return DEFAULT_MODEL
+    return name
+
+
+def model_full_name(short: str) -> str:
+    """The embedder name a short name stands for (the key of its thresholds in the bank)."""
+    from lore.core.embed.onnx_minilm import OnnxMiniLMEmbedder
+    from lore.core.embed.wordllama import WordLlamaEmbedder
+
+    return {"wordllama": WordLlamaEmbedder.name, "minilm-onnx": OnnxMiniLMEmbedder.name}[short]
+
+
+@lru_cache(maxsize=4)
+def _bank_for(model: str) -> Bank:
+    return parse_bank(json.loads(BANK_FILE.read_text(encoding="utf-8")), model)
+
+
+def load_bank(model: str | None = None) -> Bank:
+    """The packaged bank for a model (full embedder name; default: the gate's model), read once
+    per process and model. Raises NoThresholds for a model the bank was not tuned for."""
+    return _bank_for(model or model_full_name(gate_model()))
+
+
+def forget_bank() -> None:
+    """Read the bank file again on the next `load_bank` (after `bench/screening.py --tune`)."""
+    _bank_for.cache_clear()
 
 
 @dataclass(frozen=True)
@@ -154,7 +201,7 @@ def clauses(text: str) -> list[str]:
 
 # -- the model ----------------------------------------------------------------------------------
 class _Model:
-    """WordLlama and the bank's vectors, made once per process (the first rule screened pays)."""
+    """One model and the bank's vectors, made once per process (the first rule screened pays)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -173,12 +220,12 @@ class _Model:
 
     @staticmethod
     def _load(bank: Bank) -> tuple[Any, np.ndarray, list[tuple[int, int]], np.ndarray]:
-        from lore.core.embed.wordllama import WordLlamaEmbedder
+        from lore.core.embed.factory import local_semantic_embedder
 
-        embedder = WordLlamaEmbedder()
+        embedder = local_semantic_embedder(bank.model)
         if embedder.name != bank.model:
             raise RuntimeError(f"the bank was measured for {bank.model}, not {embedder.name}")
-        embedder.cacheable = False  # cheaper to compute than to look up, and no store write in the gate
+        embedder.cacheable = False  # no store write inside the gate (it may run on a read-only store)
         rows = [(fi, ii) for fi, fam in enumerate(bank.families) for ii in range(len(fam.intents))]
         texts = [bank.families[fi].intents[ii] for fi, ii in rows]
         intents = embedder.embed(texts, progress=False)
@@ -186,14 +233,30 @@ class _Model:
         return embedder, intents, rows, benign
 
 
-_MODEL = _Model()
+_MODELS: dict[str, _Model] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _model_for(bank: Bank) -> _Model:
+    with _MODELS_LOCK:
+        return _MODELS.setdefault(bank.model, _Model())
+
+
+def _bank_or_why() -> Bank | str:
+    try:
+        return load_bank()
+    except NoThresholds as exc:
+        return str(exc)
 
 
 def unavailable() -> str | None:
     """Why the second look cannot run now, or None when it can."""
     if os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "false", "no"):
         return f"{SWITCH}=off"
-    state = _MODEL.ready(load_bank())
+    bank = _bank_or_why()
+    if isinstance(bank, str):
+        return bank
+    state = _model_for(bank).ready(bank)
     return state if isinstance(state, str) else None
 
 
@@ -210,11 +273,11 @@ class Scores:
 
 def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] | str:
     """Scores for every rule, embedded in one batch; or why the model could not run."""
-    bank = bank or load_bank()
     why = unavailable()
     if why is not None:
         return why
-    state = _MODEL.ready(bank)
+    bank = bank or load_bank()
+    state = _model_for(bank).ready(bank)
     assert not isinstance(state, str)
     embedder, intents, rows, benign = state
     parts = [clauses(t) for t in texts]  # a text with no clause of weight scores nothing
@@ -263,11 +326,11 @@ def verdict(scores: Scores, bank: Bank | None = None) -> MeaningMatch | None:
 
 def second_look_many(texts: Sequence[str]) -> list[Look]:
     """The second look for many rules at once (an import of thousands embeds in batches)."""
-    bank = load_bank()
-    scored = score_many(texts, bank)
+    scored = score_many(texts)
     if isinstance(scored, str):
         note = f"second look by meaning skipped ({scored})"
         return [Look(skipped=note) for _ in texts]
+    bank = load_bank()
     return [Look(match=verdict(s, bank)) for s in scored]
 
 
