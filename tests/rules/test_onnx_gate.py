@@ -59,6 +59,6 @@ def test_minilm_holds_paraphrases_and_passes_their_benign_counterparts(
     assert all("by meaning" in m.reason() for m in held)
     benign = _load("paraphrase_benign")
     passed = semantic.second_look_many([r["text"] for r in benign])
-    # measured: 9 of the 100 (WordLlama: 5); the ceiling leaves room for int8 kernels that round
+    # measured: 6 of the 100 (WordLlama: 5); the ceiling leaves room for int8 kernels that round
     # differently on another processor, and catches a bank or threshold that holds far more
-    assert sum(look.match is not None for look in passed) <= 0.12 * len(benign)
+    assert sum(look.match is not None for look in passed) <= 0.10 * len(benign)
