@@ -35,11 +35,22 @@ def vector_index() -> VectorIndex:
     return VectorIndex(COLLECTION, get_embedder())
 
 
+# (store file, repository, embedder) -> the texts' state when every one of them had a vector
+_vectors_complete: dict[tuple[str, int, str], tuple[int, int]] = {}
+
+
 def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
-    """Bring the keyword and vector indexes up to date with layer 1; returns texts added."""
+    """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
+
+    Checking every text for a vector reads all their ids; once a process has seen them complete,
+    two small reads (layer 1's fingerprint, the texts' count and newest id) stand for it."""
     db = db or open_why()
     added = db.sync(repo.id)
     index = vector_index()
+    memo = (str(db.store.path), repo.id, index.space.name)
+    state = db.doc_state(repo.id)
+    if added == 0 and _vectors_complete.get(memo) == state:
+        return 0
     have = index.keys()
     absent = [i for i in db.doc_ids(repo.id) if str(i) not in have]
     if absent:
@@ -52,6 +63,7 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
             )
             for d in missing
         )
+    _vectors_complete[memo] = state
     return added
 
 

@@ -194,6 +194,17 @@ class WhyStore:
         )
         return [_doc(r) for r in rows]
 
+    def doc_state(self, repo_id: int) -> tuple[int, int]:
+        """How many texts the repository has indexed, and the newest id: equal means unchanged."""
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM history_why_docs WHERE repo_id = ?", (repo_id,)
+            )
+            .fetchone()
+        )
+        return (int(row[0]), int(row[1]))
+
     def doc_ids(self, repo_id: int) -> list[int]:
         rows = self.store.connect().execute("SELECT id FROM history_why_docs WHERE repo_id = ?", (repo_id,))
         return [r[0] for r in rows]
