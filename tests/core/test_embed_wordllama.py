@@ -75,3 +75,19 @@ def test_the_default_and_selected_by_name_env_or_config(monkeypatch: pytest.Monk
     monkeypatch.delenv("LORE_EMBED")
     update_settings({"model": {"embed": "wordllama"}})
     assert isinstance(get_embedder(), WordLlamaEmbedder)
+
+
+def test_lores_own_reading_of_the_files_equals_wordllamas_inference() -> None:
+    """Lore pools the packaged table itself (no `wordllama` import); the vectors must be the
+    package's own, text by text, including texts that tokenise to nothing."""
+    from wordllama import WordLlama
+
+    from lore.core.embed.base import normalize
+    from lore.core.embed.wordllama import CONFIG, DIM, WordLlamaEmbedder, package_folder
+
+    texts = ["Endpoints that create a payment accept an Idempotency-Key header.", "é—ß ☃ 中文", "a", "  "]
+    theirs = WordLlama.load(config=CONFIG, dim=DIM, cache_dir=package_folder(), disable_download=True)
+    expected = normalize(np.nan_to_num(np.asarray(theirs.embed(texts[:3], norm=False), dtype=np.float32)))
+    ours = WordLlamaEmbedder().embed(texts, no_cache=True)
+    assert np.allclose(ours[:3], expected, atol=1e-5)
+    assert not ours[3].any()  # blank text: a zero row, as in every embedder

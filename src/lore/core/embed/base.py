@@ -16,8 +16,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from lore.core.errors import StoreError
-from lore.core.llm import cache, usage
-from lore.core.llm.errors import ModelCallError
 from lore.core.tokens import estimate_many
 
 PROGRESS_FROM = 256  # texts to embed before a progress bar is worth showing
@@ -77,12 +75,17 @@ class Embedder(ABC):
         `no_cache=None` follows the run (`lore.core.llm.cache.bypass_cache`, LORE_NO_CACHE).
         """
         texts = [str(t) for t in texts]
-        if no_cache is None:
-            no_cache = cache.cache_bypassed()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[np.ndarray | None] = [None] * len(texts)
         keep = self.cacheable and not _read_only_store()  # cache and count what is made
+        if keep:
+            # the model layer (httpx and the client) loads only for embedders that use the
+            # cache: a local static model stays a table lookup, not a 0.3 s import
+            from lore.core.llm import cache
+
+            if no_cache is None:
+                no_cache = cache.cache_bypassed()
         if keep and not no_cache:
             hits = cache.get_vectors(self.cache_name, texts)
             for i, vec in hits.items():
@@ -98,6 +101,8 @@ class Embedder(ABC):
                 raw, tokens = self._embed_counted(batch)
                 vectors = normalize(raw)
                 if vectors.shape != (len(batch), self.dim):  # a remote dim is known by now
+                    from lore.core.llm.errors import ModelCallError
+
                     raise ModelCallError(
                         f"{self.name} returned vectors of shape {vectors.shape},"
                         f" expected {(len(batch), self.dim)}"
@@ -126,6 +131,8 @@ class Embedder(ABC):
         return self.embed([self._prepare_query(text)], no_cache=no_cache, progress=False)[0]
 
     def _count(self, items: int, *, cached: bool, tokens: int, estimated: bool = False) -> None:
+        from lore.core.llm import usage
+
         usage.record(
             kind="embed",
             provider=self.provider,

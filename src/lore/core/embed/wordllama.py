@@ -8,16 +8,17 @@ tokenizer, and `wordllama` is one of lore-mem's own dependencies, so a plain `pi
 searches by meaning with no network and nothing to download. `bench/embed.py` measured it against
 the other candidates (docs/models.md has the table and why it won).
 
-One trap, and why `_load` passes `cache_dir`: wordllama 0.4 looks for its bundled tokenizer under
-`wordllama/tokenizer/` while the wheel ships it in `wordllama/tokenizers/`, misses it, and tries to
-download it from Hugging Face. Its cache lookup does use `tokenizers/`, so naming the package's
-own folder as the cache finds both files, and `disable_download=True` turns any future miss into
-an error instead of a network call.
-"""
+Lore reads the two files itself rather than through the `wordllama` package: the model is a
+table lookup and a mean, and importing the package (pydantic configs, requests, toml) cost more
+than the rest of a `lore review resolve`. The weights are read with `safetensors` and the text
+split with `tokenizers`, exactly as WordLlama's own inference does (no special tokens, no
+truncation, the mean of the token vectors); `tests/core/test_embed_wordllama.py` holds the two
+equal. Nothing here can reach the network."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ DIM = 256
 WEIGHTS = f"weights/{CONFIG}_{DIM}.safetensors"
 TOKENIZER = f"tokenizers/{CONFIG}_tokenizer_config.json"
 _lock = threading.Lock()
-_model: Any = None
+_model: _Model | None = None
 
 
 def wordllama_installed() -> bool:
@@ -66,29 +67,36 @@ def missing_files() -> list[str]:
     return [name for name in (WEIGHTS, TOKENIZER) if not (folder / name).is_file()]
 
 
-def _load() -> Any:
+@dataclass(frozen=True)
+class _Model:
+    table: np.ndarray  # (vocabulary, DIM) float32
+    tokenizer: Any
+
+
+def _load() -> _Model:
     global _model
     with _lock:
         if _model is None:
-            try:
-                import wordllama
-                from wordllama import WordLlama
-            except ImportError as exc:
-                raise NeedsModel(
-                    f"the WordLlama embedder cannot be imported ({exc}): {INSTALL_HINT}"
-                ) from exc
-            package = Path(wordllama.__file__).parent
+            folder = package_folder()
             missing = missing_files()
-            if missing:
+            if folder is None or missing:
+                where = f" from {folder}" if folder else ""
                 raise NeedsModel(
-                    f"the WordLlama model files {', '.join(missing)} are missing from {package}: {INSTALL_HINT}"
+                    f"the WordLlama model files {', '.join(missing)} are missing{where}: {INSTALL_HINT}"
                 )
             try:
-                _model = WordLlama.load(config=CONFIG, dim=DIM, cache_dir=package, disable_download=True)
-            except (FileNotFoundError, OSError, ValueError) as exc:
+                from safetensors.numpy import load_file
+                from tokenizers import Tokenizer
+
+                table = load_file(str(folder / WEIGHTS))["embedding.weight"]
+                tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
+            except Exception as exc:  # a damaged file: safetensors and tokenizers raise their own kinds
                 raise NeedsModel(
-                    f"the WordLlama model in {package} cannot be loaded ({exc}): {INSTALL_HINT}"
+                    f"the WordLlama model in {folder} cannot be loaded ({exc}): {INSTALL_HINT}"
                 ) from exc
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            _model = _Model(np.ascontiguousarray(table.astype(np.float32)), tokenizer)
         return _model
 
 
@@ -109,6 +117,14 @@ class WordLlamaEmbedder(Embedder):
         # like empty text in every other embedder, and the base class normalises the rest
         rows = [i for i, text in enumerate(texts) if text.strip()]
         if rows:
-            vectors = _load().embed([texts[i] for i in rows], norm=False, batch_size=self.batch_size)
-            out[rows] = np.nan_to_num(np.asarray(vectors, dtype=np.float32).reshape(len(rows), DIM))
+            model = _load()
+            last = len(model.table) - 1
+            for i, encoding in zip(
+                rows,
+                model.tokenizer.encode_batch([texts[i] for i in rows], add_special_tokens=False),
+                strict=True,
+            ):
+                if encoding.ids:
+                    ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
+                    out[i] = model.table[ids].mean(axis=0)
         return out
