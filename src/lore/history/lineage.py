@@ -95,13 +95,24 @@ def _by_commit(events: Iterable[ChangeEvent], graph: dict[str, GraphCommit]) -> 
     return out
 
 
+def newest_first(graph: dict[str, GraphCommit], starts: Sequence[str]) -> list[str]:
+    """Every reachable commit, each after all its children: the order `file_changes` walks, made
+    once per graph by a caller that walks many files."""
+    return list(_newest_first(graph, starts))
+
+
 def file_changes(
-    graph: dict[str, GraphCommit], starts: Sequence[str], events: Iterable[ChangeEvent], path: str
+    graph: dict[str, GraphCommit],
+    starts: Sequence[str],
+    events: Iterable[ChangeEvent],
+    path: str,
+    order: Sequence[str] | None = None,
 ) -> Lineage:
     """The changes of the file `path` names at the tip (or the last file that held it).
 
     `events` must hold every change of every path the file may have had (the caller passes the
-    rename-connected paths); the others are ignored.
+    rename-connected paths); the others are ignored. `order` is `newest_first(graph, starts)`
+    when the caller has it already.
     """
     by_commit = _by_commit(events, graph)
     state: dict[str, frozenset[str]] = {s: frozenset({path}) for s in starts if s in graph}
@@ -110,7 +121,7 @@ def file_changes(
     fate: str | None = None
     renamed_to: str | None = None
     live = len(state)  # commits holding a non-empty state not yet processed: 0 ends the walk
-    for sha in _newest_first(graph, starts):
+    for sha in order if order is not None else _newest_first(graph, starts):
         held = state.pop(sha, frozenset())
         if not held:
             if live == 0:

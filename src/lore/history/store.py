@@ -833,6 +833,19 @@ class HistoryStore:
 
     # ---------------------------------------------------------------- lineage, rewritten history
 
+    def commit_graph_version(self, repo_id: int) -> tuple[int, int, int]:
+        """A few numbers that change whenever the reachable commit graph does (ingest, rewrite)."""
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT COUNT(*), COALESCE(MAX(node_id), 0), COALESCE(SUM(reachable), 0)"
+                " FROM history_commits WHERE repo_id = ?",
+                (repo_id,),
+            )
+            .fetchone()
+        )
+        return (int(row[0]), int(row[1]), int(row[2]))
+
     def commit_graph(self, repo_id: int) -> dict[str, GraphCommit]:
         """sha -> commit for every reachable commit (the graph a file's lineage is walked over)."""
         conn = self.store.connect()
