@@ -802,6 +802,23 @@ class BooksStore:
             ),
         )
 
+    def passages_around(self, caps: Sequence[Cap], passage_id: int, radius: int) -> list[PassageRow]:
+        """The visible passages of one passage's chapter within `radius` of it, in reading order;
+        nothing when that passage itself is past the cap (or does not exist)."""
+        conn = self.store.connect()
+        cte, params = _cap_cte(caps)
+        return _all(
+            PassageRow,
+            conn.execute(
+                f"{cte} SELECT p.id, p.book_id, p.chapter_seq, p.passage_seq, p.start, p.end, p.text"
+                " FROM book_passages t JOIN book_passages p ON p.book_id = t.book_id"
+                " AND p.chapter_seq = t.chapter_seq AND p.passage_seq BETWEEN t.passage_seq - ?"
+                f" AND t.passage_seq + ? JOIN cap ON {visible('t')} AND {visible('p')}"
+                " WHERE t.id = ? ORDER BY p.passage_seq",
+                (*params, radius, radius, passage_id),
+            ),
+        )
+
     def names_in_passages(self, caps: Sequence[Cap], ids: Sequence[int]) -> list[NameSpan]:
         """The names found in visible passages: passage id and offsets into the passage's text."""
         conn = self.store.connect()

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 
 from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound, StoreError
 from lore.web.api import router
+from lore.web.books_api import router as books_router
 from lore.web.guard import Guard
 
 STATIC = Path(__file__).parent / "static"
@@ -45,6 +46,7 @@ def create_app(token: str, port: int | None = None) -> FastAPI:
         raise InvalidInput("the web UI token must be at least 16 characters")
     app = FastAPI(title="Lore", docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(router, prefix="/api")
+    app.include_router(books_router, prefix="/api/books")
     app.add_exception_handler(LoreError, _lore_error)
     app.add_exception_handler(HTTPException, _http_error)
 
