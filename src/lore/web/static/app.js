@@ -1,51 +1,125 @@
-// Lore's rules UI. Everything a rule says is data: it is only ever set with textContent,
-// never parsed as HTML. Every API call carries this run's token in a header.
+// Lore's web app. This file holds the shell (the token, the one fetch helper, the status line,
+// the domain navigation) and, below it, the rules UI. Loaded before the other domain scripts
+// (books: books.js, history: history.js), which use only what `window.lore` offers:
+//
+//   lore.api(path, {method, body, signal, raw})  a call under /api with this run's token.
+//       `body` is sent as JSON (a FormData as is); the reply's JSON comes back, or an Error
+//       whose message is the server's one line. With `raw: true` the Response itself comes
+//       back (for streamed replies); it is still checked for an error status first.
+//   lore.token()                                 this run's token (for an XMLHttpRequest upload,
+//       the one way a browser reports upload progress); send it as the X-Lore-Token header.
+//   lore.say(message, isError)                   the status line at the top of the page.
+//   lore.domain(name, show)                      register a domain: `show(rest)` is called each
+//       time it becomes (or stays) the current one, with the rest of the hash after "#name/".
+//
+// The current domain is the first word of the hash (#books, #history/..., #rules); the rules'
+// own addresses (#/p/NAME/TAB) and an empty hash are the rules.
 "use strict";
 
-const TOKEN_KEY = "lore-token";
+(() => {
+  const TOKEN_KEY = "lore-token";
+  const DOMAINS = ["rules", "books", "history"];
+  const shows = {};
+  let token = null;
+
+  function takeToken() {
+    const params = new URLSearchParams(location.search);
+    const fromUrl = params.get("token");
+    if (fromUrl) {
+      sessionStorage.setItem(TOKEN_KEY, fromUrl);
+      // keep the token out of the address bar, history and bookmarks
+      history.replaceState(null, "", location.pathname + location.hash);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+
+  function errorText(data, status) {
+    if (data && typeof data.error === "string") return data.error;
+    if (data && Array.isArray(data.detail)) {
+      return data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+    }
+    return `request failed (HTTP ${status})`;
+  }
+
+  async function api(path, opts = {}) {
+    const headers = { "X-Lore-Token": token };
+    let body = opts.body;
+    if (body !== undefined && !(body instanceof FormData)) {
+      headers["Content-Type"] = "application/json";
+      body = JSON.stringify(body);
+    }
+    const response = await fetch("/api" + path, {
+      method: opts.method || "GET", headers, body, signal: opts.signal,
+    });
+    if (opts.raw && response.ok) return response;
+    const data = await response.json().catch(() => null);
+    if (!response.ok) throw new Error(errorText(data, response.status));
+    return data;
+  }
+
+  function say(message, isError = false) {
+    const status = document.getElementById("status");
+    status.textContent = message;
+    status.classList.toggle("error", isError);
+  }
+
+  function current() {
+    const word = location.hash.replace(/^#\/?/, "").split("/")[0];
+    const name = DOMAINS.includes(word) ? word : "rules";
+    const rest = DOMAINS.includes(word) ? location.hash.replace(/^#\/?[a-z]+\/?/, "") : "";
+    return { name, rest };
+  }
+
+  function show() {
+    const { name, rest } = current();
+    for (const d of DOMAINS) {
+      document.getElementById("domain-" + d).hidden = d !== name;
+    }
+    for (const a of document.querySelectorAll("nav.domains a")) {
+      const on = a.dataset.domain === name;
+      a.classList.toggle("current", on);
+      if (on) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    document.title = "Lore · " + name;
+    if (shows[name]) shows[name](rest);
+  }
+
+  function domain(name, callback) {
+    shows[name] = callback;
+  }
+
+  window.lore = { api, say, domain, token: () => token };
+
+  document.addEventListener("DOMContentLoaded", () => {
+    token = takeToken();
+    if (!token) {
+      document.getElementById("no-token").hidden = false;
+      return;
+    }
+    window.addEventListener("hashchange", show);
+    // the domain scripts register on DOMContentLoaded too; show once they all have
+    setTimeout(show, 0);
+  });
+})();
+
+// -- the rules UI ----------------------------------------------------------------------------
+// Everything a rule says is data: it is only ever set with textContent, never parsed as HTML.
+// Calls go through the shell's one fetch helper above (`lore.api`), which carries the token.
+
 const TABS = ["active", "pending", "usage", "resolve", "add"];
 
-const state = { token: null, projects: [], project: null, tab: "active", renders: 0 };
+const state = { projects: [], project: null, tab: "active", renders: 0 };
 
 // -- small helpers -------------------------------------------------------------------------
 const $ = (selector, root = document) => root.querySelector(selector);
 
-function takeToken() {
-  const params = new URLSearchParams(location.search);
-  const fromUrl = params.get("token");
-  if (fromUrl) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
-    // keep the token out of the address bar, history and bookmarks
-    history.replaceState(null, "", location.pathname + location.hash);
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
-
-function errorText(data, status) {
-  if (data && typeof data.error === "string") return data.error;
-  if (data && Array.isArray(data.detail)) {
-    return data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-  }
-  return `request failed (HTTP ${status})`;
-}
-
-async function api(method, path, body) {
-  const headers = { "X-Lore-Token": state.token };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch("/api" + path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) throw new Error(errorText(data, response.status));
-  return data;
+function api(method, path, body) {
+  return window.lore.api(path, { method, body });
 }
 
 function say(message, isError = false) {
-  const status = $("#status");
-  status.textContent = message;
-  status.classList.toggle("error", isError);
+  window.lore.say(message, isError);
 }
 
 function field(form, name) {
@@ -377,17 +451,12 @@ async function onAdd(event) {
 
 // -- start ----------------------------------------------------------------------------------
 function start() {
-  state.token = takeToken();
-  if (!state.token) {
-    $("#no-token").hidden = false;
-    return;
-  }
+  if (!window.lore.token()) return;  // the shell shows how to get in
   $("#layout").hidden = false;
   $("#resolve-form").addEventListener("submit", onResolve);
   $("#add-form").addEventListener("submit", onAdd);
   $("#auto-only").addEventListener("change", refresh);
-  window.addEventListener("hashchange", refresh);
-  refresh();
+  window.lore.domain("rules", refresh);  // on every address of the rules (#/p/NAME/TAB)
 }
 
 document.addEventListener("DOMContentLoaded", start);

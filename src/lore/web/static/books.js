@@ -1,0 +1,452 @@
+// Lore's reader: the library, uploads, the reading position, questions, characters and the graph.
+// Book text, names and answers are data: they are only ever set with textContent (never parsed
+// as HTML), and every call goes through the shell's `lore.api` (app.js) with the run's token.
+// The server applies the reader's position to everything it sends, so nothing here filters.
+"use strict";
+
+(() => {
+  const VIEWS = ["ask", "characters", "graph"];
+  const GRAPH_NODES = 30;  // the most connected names; more would not be readable in 800x600
+  const SVG = "http://www.w3.org/2000/svg";
+  const state = { books: [], book: null, view: "ask", renders: 0, asking: null, model: null };
+
+  const $ = (selector, root = document) => root.querySelector(selector);
+
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const say = (message, isError = false) => window.lore.say(message, isError);
+  const api = (path, opts) => window.lore.api(path, opts);
+  const bookPath = (suffix = "") => "/books/" + encodeURIComponent(state.book.id) + suffix;
+  const link = (id, view) => `#books/${id}/${view}`;
+
+  // -- navigation: #books/ID/VIEW ------------------------------------------------------------
+  function route(rest) {
+    const [id, view] = rest.split("/");
+    return { id: id ? Number(id) : null, view: VIEWS.includes(view) ? view : "ask" };
+  }
+
+  async function show(rest) {
+    try {
+      await render(route(rest));
+    } catch (err) {
+      say(err.message, true);
+    }
+  }
+
+  // Renders can overlap (a click while the previous one loads); only the newest one draws.
+  async function render({ id, view }) {
+    const generation = ++state.renders;
+    const current = () => generation === state.renders;
+    const library = await api("/books");
+    if (!current()) return;
+    state.books = library.books;
+    state.model = library.model;
+    renderModelNote();
+    const chosen = state.books.find((b) => b.id === id) || state.books[0] || null;
+    renderLibrary(chosen);
+    $("#reader").hidden = !chosen;
+    if (!chosen) return;
+    const detail = await api("/books/" + chosen.id);
+    if (!current()) return;
+    if (!state.book || state.book.id !== detail.id) clearAnswer();
+    state.book = detail;
+    state.view = view;
+    renderHead();
+    for (const v of VIEWS) $("#view-" + v).hidden = v !== view;
+    for (const a of document.querySelectorAll("#reader .tabs a")) {
+      a.href = link(detail.id, a.dataset.view);
+      a.classList.toggle("current", a.dataset.view === view);
+      if (a.dataset.view === view) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    if (view === "characters") await renderCharacters(current);
+    if (view === "graph") await renderGraph(current);
+  }
+
+  function rerender() {
+    return show(location.hash.replace(/^#books\/?/, ""));
+  }
+
+  // -- the library -----------------------------------------------------------------------------
+  function renderModelNote() {
+    const note = $("#model-note");
+    note.hidden = state.model.configured;
+    note.textContent = state.model.configured ? "" : "No model is set up. " + state.model.note;
+  }
+
+  function renderLibrary(chosen) {
+    const list = $("#library");
+    list.replaceChildren();
+    $("#no-books").hidden = state.books.length > 0;
+    for (const book of state.books) {
+      const item = el("li", null, "book-item");
+      item.dataset.book = book.id;
+      item.classList.toggle("current", chosen !== null && book.id === chosen.id);
+      const a = el("a", book.title, "book-link");
+      a.href = link(book.id, "ask");
+      item.append(a);
+      item.append(el("p", book.authors.join(", "), "muted small"));
+      const where = el("p", book.position.label, "small position-label");
+      const bar = el("progress");
+      bar.max = 1;
+      bar.value = book.read;
+      where.append(" ", bar);
+      item.append(where);
+      list.append(item);
+    }
+  }
+
+  function renderHead() {
+    const b = state.book;
+    $("#book-title").textContent = b.title;
+    $("#book-author").textContent = [b.authors.join(", "), `${b.chapters} chapters`].filter(Boolean).join(" · ");
+    $("#book-position").textContent = b.position.label;
+    $("#book-read").value = b.read;
+    const select = $("#position-chapter select");
+    const options = [el("option", "not started")];
+    options[0].value = "0";
+    for (const c of b.outline) {
+      const option = el("option", c.title ? `${c.chapter}. ${c.title}` : `Chapter ${c.chapter}`);
+      option.value = String(c.chapter);
+      options.push(option);
+    }
+    select.replaceChildren(...options);
+    select.value = String(b.position.chapter);
+  }
+
+  // -- uploading -------------------------------------------------------------------------------
+  // XMLHttpRequest, not fetch: only it reports how much of a request body has been sent.
+  function send(file) {
+    return new Promise((resolve, reject) => {
+      const form = new FormData();
+      form.append("file", file);
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", "/api/books/upload");
+      xhr.setRequestHeader("X-Lore-Token", window.lore.token());
+      xhr.responseType = "json";
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable) setBar("#upload-bar", event.loaded / event.total, "#upload-pct");
+      };
+      xhr.onload = () => {
+        if (xhr.status === 202) resolve(xhr.response);
+        else reject(new Error((xhr.response && xhr.response.error) || `upload failed (HTTP ${xhr.status})`));
+      };
+      xhr.onerror = () => reject(new Error("the upload did not reach the server"));
+      xhr.send(form);
+    });
+  }
+
+  function setBar(selector, fraction, label) {
+    $(selector).value = fraction;
+    if (label) $(label).textContent = `${Math.round(fraction * 100)}%`;
+  }
+
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+  async function onUpload(event) {
+    event.preventDefault();
+    const file = $("#upload-file").files[0];
+    if (!file) return;
+    const button = $("#upload-submit");
+    button.disabled = true;
+    $("#upload-progress").hidden = false;
+    setBar("#upload-bar", 0, "#upload-pct");
+    setBar("#import-bar", 0);
+    $("#import-stage").textContent = "waiting for the upload";
+    try {
+      let job = await send(file);
+      setBar("#upload-bar", 1, "#upload-pct");
+      while (job.state === "importing") {
+        setBar("#import-bar", job.fraction);
+        $("#import-stage").textContent = job.stage;
+        await pause(150);
+        job = await api("/books/imports/" + encodeURIComponent(job.id));
+      }
+      if (job.state === "failed") throw new Error(job.error);
+      setBar("#import-bar", 1);
+      $("#import-stage").textContent = "done";
+      const book = job.book;
+      say(job.already_present ? `${book.title} was already in the library.` :
+        `Imported ${book.title}: ${book.chapters} chapters, ${book.words} words. Set your position to start.`);
+      $("#upload-form").reset();
+      location.hash = link(book.id, "ask");
+      await rerender();
+    } catch (err) {
+      $("#import-stage").textContent = "failed";
+      say(err.message, true);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // -- position --------------------------------------------------------------------------------
+  async function setPosition(body) {
+    try {
+      const book = await api(bookPath("/position"), { method: "POST", body });
+      say(`${book.title}: you are at ${book.position.label}.`);
+      await rerender();
+    } catch (err) {
+      say(err.message, true);
+    }
+  }
+
+  function onPositionChapter(event) {
+    event.preventDefault();
+    const form = event.target;
+    const passage = form.elements.namedItem("passage").value;
+    const body = { chapter: Number(form.elements.namedItem("chapter").value) };
+    if (passage) body.passage = Number(passage);
+    setPosition(body);
+  }
+
+  function onPositionPercent(event) {
+    event.preventDefault();
+    setPosition({ percent: Number(event.target.elements.namedItem("percent").value) });
+  }
+
+  function onPositionAt(event) {
+    event.preventDefault();
+    setPosition({ at: event.target.elements.namedItem("at").value });
+  }
+
+  // -- asking ------------------------------------------------------------------------------------
+  // Ask and Stop are two elements, and only their visibility changes: a re-render while Stop is
+  // being clicked can never turn the element under the pointer into a submit button.
+  function setBusy(busy) {
+    const ask = $("#ask-submit");
+    ask.disabled = busy;
+    ask.hidden = busy;
+    $("#ask-stop").hidden = !busy;
+  }
+
+  function clearAnswer() {
+    if (state.asking) stop();
+    $("#answer").hidden = true;
+    $("#answer-message").textContent = "";
+    $("#answer-sentences").replaceChildren();
+    $("#answer-notes").replaceChildren();
+    $("#ask-status").textContent = "";
+    $("#context").hidden = true;
+  }
+
+  async function onAsk(event) {
+    event.preventDefault();
+    if (state.asking) return;  // one question at a time
+    const form = event.target;
+    const question = form.elements.namedItem("question").value.trim();
+    if (!question) return;
+    const spoilers = $("#ask-spoilers").checked;
+    $("#ask-spoilers").checked = false;  // for this question only
+    clearAnswer();
+    const run = { id: null, controller: new AbortController(), stopped: false, spoilers, bookId: state.book.id };
+    state.asking = run;
+    setBusy(true);
+    $("#answer").hidden = false;
+    $("#ask-status").textContent = "Searching the part of the book you have read…";
+    try {
+      const response = await api("/books/ask", {
+        method: "POST", body: { book: run.bookId, question, spoilers }, signal: run.controller.signal, raw: true,
+      });
+      await readEvents(response, (ev) => onEvent(run, ev));
+    } catch (err) {
+      if (!run.stopped) say(err.message, true);
+    } finally {
+      if (state.asking === run) state.asking = null;
+      setBusy(false);
+    }
+  }
+
+  async function readEvents(response, handle) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim()) handle(JSON.parse(line));
+      }
+    }
+  }
+
+  function onEvent(run, ev) {
+    if (run.stopped && ev.kind !== "stopped") return;
+    const status = $("#ask-status");
+    if (ev.kind === "started") {
+      run.id = ev.ask;
+      run.model = ev.model;
+    } else if (ev.kind === "evidence") {
+      status.textContent = `${ev.passages} passage(s) found; ` +
+        (run.model ? "the model is proposing claims, each checked against its passage…" : "choosing their sentences…");
+    } else if (ev.kind === "claim") {
+      status.textContent = "A claim passed its check; writing…";
+    } else if (ev.kind === "sentence") {
+      $("#answer-sentences").append(sentenceItem(ev.sentence, run));
+    } else if (ev.kind === "answer") {
+      finish(ev.answer, run);
+    } else if (ev.kind === "stopped") {
+      status.textContent = "Stopped. Nothing more was asked of the model.";
+    } else if (ev.kind === "error") {
+      status.textContent = "";
+      say(ev.error, true);
+    }
+  }
+
+  function finish(answer, run) {
+    const status = $("#ask-status");
+    const cut = answer.claims.cut ? ` ${answer.claims.cut} claim(s) failed their checks and were left out.` : "";
+    status.textContent = answer.mode === "model" ? `Checked answer.${cut}` :
+      answer.mode === "extractive" ? "The book's own sentences (no model)." : "";
+    const message = $("#answer-message");
+    message.textContent = answer.message;
+    if (answer.verdict === "not_reached" && !run.spoilers) {
+      message.textContent += " Tick “show spoilers for this question” to see it anyway.";
+    }
+    message.hidden = !message.textContent;
+    $("#answer-notes").replaceChildren(...answer.notes.map((n) => el("li", n)));
+  }
+
+  function sentenceItem(sentence, run) {
+    const item = el("li", null, "sentence");
+    item.append(el("span", sentence.text, "sentence-text"));
+    for (const c of sentence.citations) {
+      const cite = el("button", `ch. ${c.chapter}`, "cite");
+      cite.type = "button";
+      cite.title = c.quote;
+      cite.dataset.passage = c.passage_id;
+      cite.addEventListener("click", () => openContext(c, run.spoilers));
+      item.append(" ", cite);
+    }
+    return item;
+  }
+
+  function stop() {
+    const run = state.asking;
+    if (!run || run.stopped) return;
+    run.stopped = true;
+    $("#ask-status").textContent = "Stopping…";
+    if (run.id) api(`/books/ask/${encodeURIComponent(run.id)}/stop`, { method: "POST" }).catch(() => {});
+    run.controller.abort();  // the server stops on a dropped stream too
+    $("#ask-status").textContent = "Stopped. Nothing more was asked of the model.";
+  }
+
+  // -- a citation in context ---------------------------------------------------------------------
+  async function openContext(citation, spoilers) {
+    try {
+      const query = spoilers ? "?spoilers=true" : "";
+      const found = await api(`/books/${citation.book_id}/passages/${citation.passage_id}${query}`);
+      $("#context-title").textContent =
+        `${found.book.title}, chapter ${found.chapter}` + (found.chapter_title ? `: ${found.chapter_title}` : "");
+      $("#context-passages").replaceChildren(...found.passages.map((p) => contextPassage(p, citation.quote)));
+      $("#context").hidden = false;
+      const cited = $("#context .cited");
+      if (cited) cited.scrollIntoView({ block: "nearest" });
+    } catch (err) {
+      say(err.message, true);
+    }
+  }
+
+  function contextPassage(passage, quote) {
+    const p = el("p", null, passage.cited ? "passage cited" : "passage");
+    p.dataset.passage = passage.passage_id;
+    const at = passage.cited ? passage.text.indexOf(quote) : -1;
+    if (at < 0) {
+      p.textContent = passage.text;
+      return p;
+    }
+    p.append(passage.text.slice(0, at), el("mark", quote), passage.text.slice(at + quote.length));
+    return p;
+  }
+
+  // -- characters and the graph ------------------------------------------------------------------
+  async function renderCharacters(current) {
+    const found = await api(bookPath("/characters?limit=100"));
+    if (!current()) return;
+    const rows = found.characters.map((c) => {
+      const tr = el("tr");
+      tr.dataset.name = c.name;
+      for (const cell of [c.name, c.kind, c.mentions, c.first_chapter, c.aliases.join(", ")]) tr.append(el("td", cell));
+      return tr;
+    });
+    $("#characters tbody").replaceChildren(...rows);
+    $("#no-characters").hidden = rows.length > 0;
+  }
+
+  async function renderGraph(current) {
+    const found = await api(bookPath("/graph?limit=200"));
+    if (!current()) return;
+    drawGraph($("#graph"), found.nodes || [], found.edges || found.relations || []);
+  }
+
+  function drawGraph(canvas, nodes, edges) {
+    const degree = new Map();
+    for (const e of edges) {
+      degree.set(e.source, (degree.get(e.source) || 0) + 1);
+      degree.set(e.target, (degree.get(e.target) || 0) + 1);
+    }
+    const shown = nodes
+      .filter((n) => degree.has(n.id))
+      .sort((a, b) => degree.get(b.id) - degree.get(a.id) || a.id - b.id)
+      .slice(0, GRAPH_NODES);
+    const ids = new Set(shown.map((n) => n.id));
+    const links = edges.filter((e) => ids.has(e.source) && ids.has(e.target));
+    $("#graph-summary").textContent = shown.length
+      ? `${shown.length} of ${nodes.length} names, ${links.length} link(s): who appears with whom in what you have read.`
+      : "No one appears with anyone yet in what you have read.";
+    const at = new Map();
+    shown.forEach((n, i) => {
+      const angle = (2 * Math.PI * i) / shown.length - Math.PI / 2;
+      at.set(n.id, { x: 400 + 250 * Math.cos(angle), y: 300 + 230 * Math.sin(angle) });
+    });
+    const most = Math.max(1, ...links.map((e) => e.passages || 1));
+    const parts = [];
+    for (const e of links) {
+      const a = at.get(e.source);
+      const b = at.get(e.target);
+      parts.push(svg("line", {
+        x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "edge",
+        "stroke-width": (1 + 3 * ((e.passages || 1) / most)).toFixed(1),
+      }));
+    }
+    for (const n of shown) {
+      const p = at.get(n.id);
+      const group = svg("g", { class: "node " + (n.kind || "name") });
+      group.append(svg("circle", { cx: p.x, cy: p.y, r: 5 + Math.min(8, degree.get(n.id)) }));
+      const right = p.x >= 400;
+      group.append(svg("text", { x: p.x + (right ? 14 : -14), y: p.y + 4, "text-anchor": right ? "start" : "end" }, n.name));
+      parts.push(group);
+    }
+    canvas.replaceChildren(...parts);
+  }
+
+  // -- start -------------------------------------------------------------------------------------
+  function start() {
+    if (!window.lore.token()) return;
+    $("#upload-form").addEventListener("submit", onUpload);
+    $("#position-chapter").addEventListener("submit", onPositionChapter);
+    $("#position-percent").addEventListener("submit", onPositionPercent);
+    $("#position-at").addEventListener("submit", onPositionAt);
+    $("#ask-form").addEventListener("submit", onAsk);
+    $("#ask-stop").addEventListener("click", stop);
+    $("#context-close").addEventListener("click", () => { $("#context").hidden = true; });
+    window.lore.domain("books", show);
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();
