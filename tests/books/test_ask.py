@@ -247,3 +247,12 @@ def test_cli_ask_json_and_switch_flags(finished: library.Book, fake_llm: FakeLLM
     assert plain.exit_code == 0 and "[ch. 5]" in plain.stdout
     bad = CliRunner().invoke(app, ["books", "ask", QUESTION])
     assert bad.exit_code == 2 and "BOOK and QUESTION" in bad.stderr
+
+
+def test_a_stop_between_two_model_steps_ends_the_answer(finished: library.Book, fake_llm: FakeLLM) -> None:
+    """Claims and their checks follow each other with no event between: `stopped` still holds there."""
+    script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
+    asked = iter([False, True])  # before the claims call: go on; before the checks: stop
+    answer = ask(finished.id, None, QUESTION, stopped=lambda: next(asked, True))
+    assert [stage(r) for r in fake_llm.requests] == ["claims"]
+    assert answer.sentences == [] and answer.message.startswith("Stopped")

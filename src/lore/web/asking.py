@@ -1,10 +1,11 @@
 """One question answered for the page: the `books.ask` events, streamed, and a Stop that holds.
 
 The pipeline is a generator whose steps block on model calls, so it runs in a thread of its
-own and hands each event to the reply through an asyncio queue. Stop (the cancel route, or the
-browser dropping the connection) sets a flag the thread reads after every event; it then closes
-the generator, which makes no model call after the step it was in. Nothing is retried or asked
-again: a stopped answer ends with a `stopped` event and that is all.
+own and hands each event to the reply through an asyncio queue. Stop (the stop route, or the
+browser dropping the connection) sets a flag that the pipeline reads before each model step and
+this thread after every event; the generator is then closed. So a model call already on its way
+finishes, and none is made after it. Nothing is retried or asked again: a stopped answer ends
+with a `stopped` event and that is all.
 
 What the stream carries is what a reader may see: the parts, how many passages were found,
 sentences with their citations (quotes checked against passages under the cap), and the answer's
@@ -71,13 +72,19 @@ def answer_view(answer: Answer) -> dict[str, Any]:
 class AskRun:
     """One answer in progress: its id (for Stop), the thread producing it, its queue of events."""
 
-    def __init__(self, events: Iterator[Event], first: Event, loop: asyncio.AbstractEventLoop):
+    def __init__(
+        self,
+        events: Iterator[Event],
+        first: Event,
+        stop: threading.Event,
+        loop: asyncio.AbstractEventLoop,
+    ):
         self.id = secrets.token_urlsafe(12)
         self._events = events
         self._first = first
         self._loop = loop
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self._stop = threading.Event()
+        self._stop = stop
         self.finished = threading.Event()
         self._thread = threading.Thread(target=self._produce, name=f"lore-ask-{self.id}", daemon=True)
 
@@ -144,9 +151,10 @@ def start(
 ) -> AskRun:
     """Check the question and take its first step here (a bad book or question is refused
     with its own status before any streaming starts), then run the rest in a thread."""
-    events = ask_stream(book, None, question, spoilers=spoilers)
+    stop_flag = threading.Event()  # also asked by the pipeline before each model step
+    events = ask_stream(book, None, question, spoilers=spoilers, stopped=stop_flag.is_set)
     first = next(events)  # raises InvalidInput / NotFound for the route to answer
-    run = AskRun(events, first, loop)
+    run = AskRun(events, first, stop_flag, loop)
     with _LOCK:
         _RUNS[run.id] = run
     run._thread.start()

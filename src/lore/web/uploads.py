@@ -100,7 +100,7 @@ class _FileReceiver:
             return
         self.size += end - start
         if self.size > self.limit:
-            raise TooLarge(_too_large(self.limit))
+            raise TooLarge(_too_large())
         self._handle.write(data[start:end])
 
     def _part_end(self) -> None:
@@ -112,9 +112,9 @@ class _FileReceiver:
         self._part_end()
 
 
-def _too_large(limit: int) -> str:
+def _too_large() -> str:
     return (
-        f"the file is over the upload limit of {limit / 1024 / 1024:g} MB"
+        f"the file is over the upload limit of {load_limits().max_uncompressed_mb:g} MB"
         " (raise books.max_uncompressed_mb in config.json)"
     )
 
@@ -128,7 +128,7 @@ async def receive(request: Request) -> Path:
     limit = upload_limit()
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit + 64 * 1024:  # the form's own bytes aside
-        raise TooLarge(_too_large(limit))
+        raise TooLarge(_too_large())
     folder = ensure_home() / FOLDER
     folder.mkdir(exist_ok=True)
     partial = folder / f".partial-{secrets.token_hex(8)}"

@@ -10,7 +10,7 @@ sends nothing to a model. Without a model the answer is extractive (`extractive`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -28,6 +28,11 @@ from lore.core.llm import ModelClient, model_configured, model_run
 
 MAX_CLAIMS = 12
 MAX_QUESTION = 500
+STOPPED = "Stopped before the answer was finished; nothing more was asked of the model."
+
+
+def _never() -> bool:
+    return False
 
 
 def ask(
@@ -52,10 +57,13 @@ def ask_stream(
     use_model: bool | None = None,
     position: tuple[int, int | None] | None = None,
     store: Stores = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> Iterator[Event]:
     """Answer `question` about a book (or every book of a series) within the reader's position.
 
-    `use_model`: None uses a model when one is configured; False never does; True requires one."""
+    `use_model`: None uses a model when one is configured; False never does; True requires one.
+    `stopped` is asked before each model step (claims, checks, writing): once it says True the
+    answer ends there, even between two steps that yield nothing in between (a Stop button)."""
     text = " ".join(question.split())
     if not text:
         raise InvalidInput("ask a question")
@@ -96,7 +104,7 @@ def ask_stream(
     subject = f"book:{where.books[0].id}" if len(where.books) == 1 else f"series:{series}"
     client = ModelClient(subject=subject)
     with model_run("books ask", subject=subject):
-        yield from _with_model(client, where, text, parts, found, chosen, answer)
+        yield from _with_model(client, where, text, parts, found, chosen, answer, stopped or _never)
     yield Event("answer", {"answer": answer})
 
 
@@ -108,8 +116,12 @@ def _with_model(
     found: Gathered,
     switches: Switches,
     answer: Answer,
+    stopped: Callable[[], bool],
 ) -> Iterator[Event]:
     evidence = {e.n: e for e in found.evidence}
+    if stopped():
+        answer.message = STOPPED
+        return
     names = prompts.names_block(found.names, found.links)
     system, user = prompts.claims_prompt(question, parts, found.evidence, names, switches)
     try:
@@ -130,6 +142,9 @@ def _with_model(
             yield Event("cut", {"claim": claim.as_dict()})
         claims.append(claim)
     answer.claims = claims
+    if stopped():
+        answer.message = STOPPED
+        return
     checker = Checker(client, switches)
     quoted = [c for c in claims if c.citation is not None]
     items = [Item(c.text, evidence[c.passage], c.citation.quote) for c in quoted if c.citation]
@@ -140,7 +155,13 @@ def _with_model(
     if not passed:
         answer.message = "No claim survived the checks: the passages found do not show an answer."
         return
+    if stopped():
+        answer.message = STOPPED
+        return
     sentences = _write(client, question, passed, switches, answer)
+    if stopped():
+        answer.message = STOPPED
+        return
     answer.sentences = _second_round(checker, sentences, passed, evidence, switches)
     for claim in passed:  # a claim the second round rejected (switch off: the latest verdict wins)
         held = checker.verdicts.get(key_of(claim.text, evidence[claim.passage].passage_id))
