@@ -27,7 +27,7 @@ def test_neighbours_stop_at_the_cap_and_the_read_joins_it(mystery: library.Book)
         conn.set_trace_callback(None)
     assert found.chapter == 3 and found.chapter_title == "Chapter 3"
     assert [(p.passage, p.cited) for p in found.passages] == [(1, True), (2, False)]
-    reads = [s for s in statements if "book_passages" in s]
+    reads = [s for s in statements if "book_passages" in s and "book_chapters c" not in s]  # not counts
     assert reads and all("JOIN cap ON" in s for s in reads)
 
 
