@@ -97,7 +97,8 @@ def test_upload_imports_in_the_background_and_keeps_the_file(ui, epub: Path) -> 
 def test_a_bad_upload_is_one_line_and_leaves_the_library_as_it_was(ui, book: library.Book) -> None:
     with ui.client() as client:
         broken = _wait_import(
-            client, client.post("/api/books/upload", files={"file": ("broken.epub", b"PK\x03\x04 not a zip")}).json()
+            client,
+            client.post("/api/books/upload", files={"file": ("broken.epub", b"PK\x03\x04 not a zip")}).json(),
         )
         empty = client.post("/api/books/upload", files={"file": ("empty.epub", b"")})
         not_a_form = client.post("/api/books/upload", content=b"raw bytes")
@@ -219,9 +220,10 @@ def test_stop_ends_the_answer_and_nothing_more_is_asked(ui, book: library.Book, 
     library.set_progress(book.id, "end")
     script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
     fake_llm.delay = 1.5  # the claims call is still on its way when Stop is pressed
-    with ui.client() as client, client.stream(
-        "POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}
-    ) as reply:
+    with (
+        ui.client() as client,
+        client.stream("POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}) as reply,
+    ):
         lines = reply.iter_lines()
         seen = []
         for line in lines:
@@ -243,9 +245,10 @@ def test_a_dropped_stream_stops_the_answer_too(ui, book: library.Book, fake_llm:
     library.set_progress(book.id, "end")
     script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
     fake_llm.delay = 1.0
-    with ui.client() as client, client.stream(
-        "POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}
-    ) as reply:
+    with (
+        ui.client() as client,
+        client.stream("POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}) as reply,
+    ):
         for line in reply.iter_lines():
             if json.loads(line)["kind"] == "evidence":
                 _asked(fake_llm)

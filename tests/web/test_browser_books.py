@@ -101,6 +101,7 @@ def test_upload_shows_its_progress_and_the_book_arrives(page, ui, tmp_path: Path
     expect(page.locator("#import-stage")).to_have_text("done")
     (stored,) = library.list_books()
     assert stored.chapters == 40 and Path(stored.source_path).name == "long-vane.epub"
+    _shot(page, "web-library.png")
 
     page.locator("#upload-file").set_input_files(
         files=[{"name": "notes.epub", "mimeType": "application/epub+zip", "buffer": b"not a book"}]
@@ -109,7 +110,6 @@ def test_upload_shows_its_progress_and_the_book_arrives(page, ui, tmp_path: Path
     expect(page.locator("#status.error")).to_be_visible()
     expect(page.locator("#import-stage")).to_have_text("failed")
     assert len(library.list_books()) == 1
-    _shot(page, "web-library.png")
 
 
 def test_set_the_position_by_chapter_percent_or_words(page, ui, book) -> None:
@@ -172,7 +172,9 @@ def test_the_answer_streams_in_and_a_citation_opens_in_context(page, ui, book, f
     script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
     _open(page, ui, book)
     _ask(page)
-    expect(page.locator("#answer-sentences .sentence-text")).to_have_text(["Clara Vane poisoned the colonel."])
+    expect(page.locator("#answer-sentences .sentence-text")).to_have_text(
+        ["Clara Vane poisoned the colonel."]
+    )
     expect(page.locator("#ask-status")).to_contain_text("Checked answer")
     expect(page.locator("#model-note")).to_be_hidden()
     page.locator("#answer-sentences button.cite").click()

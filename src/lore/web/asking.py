@@ -1,7 +1,7 @@
 """One question answered for the page: the `books.ask` events, streamed, and a Stop that holds.
 
 The pipeline is a generator whose steps block on model calls, so it runs in a thread of its
-own and hands each event to the reply through an asyncio queue. Stop (the stop route, or the
+own (from a small pool) and hands each event to the reply through an asyncio queue. Stop (the stop route, or the
 browser dropping the connection) sets a flag that the pipeline reads before each model step and
 this thread after every event; the generator is then closed. So a model call already on its way
 finishes, and none is made after it. Nothing is retried or asked again: a stopped answer ends
@@ -21,6 +21,7 @@ import logging
 import secrets
 import threading
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Any
 
@@ -31,6 +32,9 @@ from lore.core.llm import model_configured
 
 _RUNS: dict[str, AskRun] = {}
 _LOCK = threading.Lock()
+# long-lived threads: each keeps its SQLite connection (and the store's per-connection caches)
+# from one question to the next; a new thread per question costs a new connection each time
+_WORKERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="lore-ask")
 
 
 def _public(event: Event) -> dict[str, Any] | None:
@@ -86,7 +90,6 @@ class AskRun:
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._stop = stop
         self.finished = threading.Event()
-        self._thread = threading.Thread(target=self._produce, name=f"lore-ask-{self.id}", daemon=True)
 
     def stop(self) -> None:
         self._stop.set()
@@ -146,9 +149,7 @@ def _line(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False) + "\n").encode()
 
 
-def start(
-    book: str | int, question: str, spoilers: bool, loop: asyncio.AbstractEventLoop
-) -> AskRun:
+def start(book: str | int, question: str, spoilers: bool, loop: asyncio.AbstractEventLoop) -> AskRun:
     """Check the question and take its first step here (a bad book or question is refused
     with its own status before any streaming starts), then run the rest in a thread."""
     stop_flag = threading.Event()  # also asked by the pipeline before each model step
@@ -157,7 +158,7 @@ def start(
     run = AskRun(events, first, stop_flag, loop)
     with _LOCK:
         _RUNS[run.id] = run
-    run._thread.start()
+    _WORKERS.submit(run._produce)
     return run
 
 

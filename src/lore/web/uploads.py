@@ -19,7 +19,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
@@ -28,6 +28,9 @@ from lore.books import library
 from lore.books.read.limits import load_limits
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.core.home import ensure_home
+
+if TYPE_CHECKING:
+    from python_multipart.multipart import MultipartCallbacks
 
 FOLDER = "uploads"
 # how far each import stage takes the bar (the vectors are most of a no-model import)
@@ -48,21 +51,25 @@ def _safe_name(raw: str) -> str:
     return name or "book"
 
 
-def _free_path(folder: Path, name: str) -> Path:
-    path = folder / name
-    stem, suffix = path.stem, path.suffix
-    n = 2
-    while path.exists():
-        path = folder / f"{stem}-{n}{suffix}"
-        n += 1
-    return path
+def _create_free(folder: Path, name: str) -> tuple[Path, Any]:
+    """A new file under the name, or `name-2`, `name-3`...: created exclusively, so two uploads
+    of one name at once never write into the same file."""
+    stem, suffix = Path(name).stem, Path(name).suffix
+    n = 1
+    while True:
+        path = folder / (name if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            return path, path.open("xb")
+        except FileExistsError:
+            n += 1
 
 
 class _FileReceiver:
     """Callbacks for the push parser: the part named `file` goes to disk, within the limit."""
 
-    def __init__(self, partial: Path, limit: int):
-        self.partial = partial
+    def __init__(self, folder: Path, limit: int):
+        self.folder = folder
+        self.path: Path | None = None
         self.limit = limit
         self.size = 0
         self.filename: str | None = None
@@ -71,16 +78,22 @@ class _FileReceiver:
         self._value = b""
         self._headers: dict[bytes, bytes] = {}
 
-    def callbacks(self) -> dict[str, Any]:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_part_begin": self._part_begin,
-            "on_header_field": lambda d, s, e: setattr(self, "_field", self._field + d[s:e]),
-            "on_header_value": lambda d, s, e: setattr(self, "_value", self._value + d[s:e]),
+            "on_header_field": self._header_field,
+            "on_header_value": self._header_value,
             "on_header_end": self._header_end,
             "on_headers_finished": self._headers_finished,
             "on_part_data": self._data,
             "on_part_end": self._part_end,
         }
+
+    def _header_field(self, data: bytes, start: int, end: int) -> None:
+        self._field += data[start:end]
+
+    def _header_value(self, data: bytes, start: int, end: int) -> None:
+        self._value += data[start:end]
 
     def _part_begin(self) -> None:
         self._headers = {}
@@ -93,7 +106,7 @@ class _FileReceiver:
         _, options = parse_options_header(self._headers.get(b"content-disposition", b""))
         if options.get(b"name") == b"file" and self.filename is None:
             self.filename = options.get(b"filename", b"").decode("utf-8", "replace") or "book"
-            self._handle = self.partial.open("wb")
+            self.path, self._handle = _create_free(self.folder, _safe_name(self.filename))
 
     def _data(self, data: bytes, start: int, end: int) -> None:
         if self._handle is None:
@@ -131,24 +144,23 @@ async def receive(request: Request) -> Path:
         raise TooLarge(_too_large())
     folder = ensure_home() / FOLDER
     folder.mkdir(exist_ok=True)
-    partial = folder / f".partial-{secrets.token_hex(8)}"
-    receiver = _FileReceiver(partial, limit)
+    receiver = _FileReceiver(folder, limit)
     parser = MultipartParser(boundary, receiver.callbacks())
     try:
         async for chunk in request.stream():
             parser.write(chunk)
         parser.finalize()
         receiver.close()
-        if receiver.filename is None:
+        if receiver.path is None or receiver.filename is None:
             raise InvalidInput("the form has no field named 'file'")
         if receiver.size == 0:
             raise InvalidInput(f"{_safe_name(receiver.filename)} is empty")
-        final = _free_path(folder, _safe_name(receiver.filename))
-        partial.replace(final)
-        return final
-    finally:
+        return receiver.path
+    except BaseException:  # refused, broken off or failed: no half-written file stays behind
         receiver.close()
-        partial.unlink(missing_ok=True)
+        if receiver.path is not None:
+            receiver.path.unlink(missing_ok=True)
+        raise
 
 
 @dataclass

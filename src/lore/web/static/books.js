@@ -428,8 +428,13 @@
       const p = at.get(n.id);
       const group = svg("g", { class: "node " + (n.kind || "name") });
       group.append(svg("circle", { cx: p.x, cy: p.y, r: 5 + Math.min(8, degree.get(n.id)) }));
-      const right = p.x >= 400;
-      group.append(svg("text", { x: p.x + (right ? 14 : -14), y: p.y + 4, "text-anchor": right ? "start" : "end" }, n.name));
+      // the label sits outside the ring, on the line from the centre through the node
+      const dx = (p.x - 400) / 250;
+      const dy = (p.y - 300) / 230;
+      const anchor = dx > 0.3 ? "start" : dx < -0.3 ? "end" : "middle";
+      group.append(svg("text", {
+        x: p.x + 16 * dx, y: p.y + 16 * dy + (anchor === "middle" ? (dy < 0 ? -4 : 12) : 4), "text-anchor": anchor,
+      }, n.name));
       parts.push(group);
     }
     canvas.replaceChildren(...parts);
