@@ -70,7 +70,12 @@ COMMANDS: dict[str, Entry] = {
         "rules_files",
         "register",
     ),
-    "serve": Entry(RULES, "Serve the rules UI on 127.0.0.1 with a token for this run.", "serve", "register"),
+    "serve": Entry(
+        RULES,
+        "Serve the web app (rules, books, history) on 127.0.0.1 with a token for this run.",
+        "serve",
+        "register",
+    ),
     "history": Entry(
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",

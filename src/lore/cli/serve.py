@@ -1,4 +1,4 @@
-"""`lore serve`: the local web UI for reviewing rules."""
+"""`lore serve`: the local web app (rules to review, books to read, history)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import typer
 
 from lore.cli.common import console, handle_errors
 
-app = typer.Typer(help="Serve the local web UI for rules.")
+app = typer.Typer(help="Serve the local web app.")
 
 
 @app.command("serve")
@@ -19,7 +19,7 @@ def serve(
     ),
     no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser."),
 ) -> None:
-    """Serve the rules UI on 127.0.0.1 with a token for this run.
+    """Serve the web app (rules, books, history) on 127.0.0.1 with a token for this run.
 
     Only that address, with its token, opens the UI; Ctrl+C stops it."""
     from lore.web.server import serve as run_server
