@@ -179,7 +179,7 @@
       $("#import-stage").textContent = "done";
       const book = job.book;
       say(job.already_present ? `${book.title} was already in the library.` :
-        `Imported ${book.title}: ${book.chapters} chapters, ${book.words} words. Set your position to start.`);
+        `Imported ${book.title}: ${book.chapters} chapters, ${book.words.toLocaleString("en")} words. Set your position to start.`);
       $("#upload-form").reset();
       location.hash = link(book.id, "ask");
       await rerender();
