@@ -72,9 +72,9 @@ COMMANDS: dict[str, Entry] = {
     ),
     "serve": Entry(
         RULES,
-        "Serve the web app (rules, books, history) on 127.0.0.1 with a token for this run.",
+        "Serve the web app (rules, books, history) on 127.0.0.1 with a token for this run"
+        " (with --mcp, the connector too).",
         "serve",
-        "register",
     ),
     "history": Entry(
         HISTORY,

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -107,8 +108,15 @@ class LoreServer(MCPServer):
             raise
 
 
-def build_server(cwd: Path | str | None = None, session: AgentSession | None = None) -> MCPServer:
-    """A server bound to one agent session (one connection)."""
+def build_server(
+    cwd: Path | str | None = None,
+    session: AgentSession | None = None,
+    *,
+    auth: AuthSettings | None = None,
+    auth_server_provider: Any = None,
+) -> MCPServer:
+    """A server bound to one agent session (one connection). `auth` and its provider are for
+    serving over HTTP behind OAuth (`lore.web.mcp_http`); stdio needs neither."""
     agent = session or AgentSession(cwd)
     server = LoreServer(
         name="lore",
@@ -116,6 +124,8 @@ def build_server(cwd: Path | str | None = None, session: AgentSession | None = N
         version=__version__,
         instructions=instructions(load_settings().approval),
         log_level="WARNING",  # a refused call is the model's to read, not a log line
+        auth=auth,
+        auth_server_provider=auth_server_provider,
     )
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -13,6 +14,9 @@ from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound, Stor
 from lore.web.api import router
 from lore.web.books_api import router as books_router
 from lore.web.guard import Guard
+
+if TYPE_CHECKING:
+    from lore.web.mcp_http import Remote
 
 STATIC = Path(__file__).parent / "static"
 
@@ -39,9 +43,13 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
 
-def create_app(token: str, port: int | None = None) -> FastAPI:
+def create_app(
+    token: str, port: int | None = None, remote: Remote | None = None, public: str | None = None
+) -> FastAPI:
     """The UI for one run: `token` must come with every API call; with `port`, the Host header
-    must name exactly that port (otherwise any port of 127.0.0.1/localhost is accepted)."""
+    must name exactly that port (otherwise any port of 127.0.0.1/localhost is accepted), or the
+    host of `public` (the base URL clients use, when not plain 127.0.0.1). With `remote`, the
+    app also serves the MCP connector (`/mcp` and its OAuth, `web/mcp_http.py`)."""
     if len(token) < 16:
         raise InvalidInput("the web UI token must be at least 16 characters")
     app = FastAPI(title="Lore", docs_url=None, redoc_url=None, openapi_url=None)
@@ -59,5 +67,9 @@ def create_app(token: str, port: int | None = None) -> FastAPI:
         return Response(status_code=204)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(Guard, token=token, port=port)
+    if remote is not None:
+        from lore.web.mcp_http import attach
+
+        attach(app, token, port, remote)
+    app.add_middleware(Guard, token=token, port=port, public=public or (remote.base_url if remote else None))
     return app
