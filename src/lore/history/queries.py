@@ -399,6 +399,15 @@ def resolve_file(repo: Repo, path: str) -> Node:
     raise NotFound(f"no file {path!r} in the history of {repo.name}")
 
 
+def find_files(repo: Repo, text: str = "", limit: int = 20) -> list[dict[str, Any]]:
+    """Paths of the history holding `text` (every path when empty), the most connected first:
+    what a file picker offers while someone types."""
+    if not 1 <= limit <= 500:
+        raise InvalidInput("limit must be between 1 and 500")
+    rows = _db().search_files(repo.id, text, limit)
+    return [{"path": r.key, "edges": r.degree, "last_changed": iso(r.at)} for r in rows]
+
+
 def _describe(db: HistoryStore, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add what a reader wants to see next to a node: sha and author, PR title and state."""
     commits = db.commit_details([h["id"] for h in hits if h["kind"] == "commit"])

@@ -1087,6 +1087,16 @@ class HistoryStore:
         )
         return [_node(r) for r in rows]
 
+    def search_files(self, repo_id: int, text: str, limit: int) -> list[Node]:
+        """File nodes whose path holds `text` (any case), the most connected first."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'file'"
+            " AND lower(key) LIKE ? ESCAPE '\\' ORDER BY degree DESC, key LIMIT ?",
+            (repo_id, "%" + _like_escape(text.strip().lower()) + "%", limit),
+        )
+        return [_node(r) for r in rows]
+
     def find_people(self, repo_id: int, text: str) -> list[Node]:
         conn = self.store.connect()
         pattern = "%" + _like_escape(text.lower()) + "%"

@@ -14,6 +14,7 @@ from lore.core.errors import InvalidInput, LoreError, NeedsModel, NotFound, Stor
 from lore.web.api import router
 from lore.web.books_api import router as books_router
 from lore.web.guard import Guard
+from lore.web.history_api import router as history_router
 
 if TYPE_CHECKING:
     from lore.web.mcp_http import Remote
@@ -55,6 +56,7 @@ def create_app(
     app = FastAPI(title="Lore", docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(router, prefix="/api")
     app.include_router(books_router, prefix="/api/books")
+    app.include_router(history_router, prefix="/api/history")
     app.add_exception_handler(LoreError, _lore_error)
     app.add_exception_handler(HTTPException, _http_error)
 

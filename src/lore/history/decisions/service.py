@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from lore.core.dates import iso_utc, to_epoch
@@ -31,8 +31,9 @@ class Decision:
     """One project decision with its evidence and, when it no longer holds, what ended it.
 
     `quote` is the source's own text at `source_span` (offsets into the stored comment body or
-    commit message). `valid_to`, `superseded_by` (a decision id), `superseded_at` and
-    `supersede_reason` are None while the decision is in force at the moment asked about."""
+    commit message). `valid_to`, `superseded_by` (a decision id), `superseded_at`,
+    `supersede_reason`, `supersession_id` (the row `unsupersede` undoes) and
+    `superseded_by_statement` are None while the decision is in force at the moment asked about."""
 
     id: int
     repo: str
@@ -58,6 +59,8 @@ class Decision:
     extracted_by: str
     confidence: float | None
     ingested_at: float
+    supersession_id: int | None = None
+    superseded_by_statement: str | None = None
 
     @property
     def in_force(self) -> bool:
@@ -95,12 +98,12 @@ def with_intervals(
 ) -> list[Decision]:
     """Each row with the end its supersessions give it: the earliest replacement's start."""
     by_id = {r.id: r for r in rows}
-    ends: dict[int, tuple[float, int, str]] = {}
+    ends: dict[int, tuple[float, int, str, int]] = {}
     for s in supersessions:
         later = by_id.get(s.later)
         if later is None or s.earlier not in by_id or later.valid_from <= by_id[s.earlier].valid_from:
             continue  # a replacement Lore had not learned of then, or one not later: no end
-        closing = (later.valid_from, later.id, s.reason)
+        closing = (later.valid_from, later.id, s.reason, s.id)
         if s.earlier not in ends or closing < ends[s.earlier]:
             ends[s.earlier] = closing
     out = []
@@ -132,9 +135,35 @@ def with_intervals(
                 extracted_by=r.extracted_by,
                 confidence=r.confidence,
                 ingested_at=r.ingested_at,
+                supersession_id=end[3] if end else None,
+                superseded_by_statement=by_id[end[1]].statement if end else None,
             )
         )
     return out
+
+
+_NO_END: dict[str, Any] = dict.fromkeys(
+    (
+        "valid_to",
+        "superseded_by",
+        "superseded_at",
+        "supersede_reason",
+        "supersession_id",
+        "superseded_by_statement",
+    )
+)
+
+
+def as_it_stood(found: list[Decision], moment: float | None) -> list[Decision]:
+    """The decisions made by `moment` as they stood then (all of them when None): one
+    superseded only after that moment was still in force, so its end is not shown."""
+    if moment is None:
+        return list(found)
+    return [
+        replace(d, **_NO_END) if d.valid_to is not None and d.valid_to > moment else d
+        for d in found
+        if d.valid_from <= moment
+    ]
 
 
 def touches(d: Decision, path: str) -> bool:
@@ -188,6 +217,13 @@ def decisions(
     if file:
         out = [d for d in out if touches(d, file)]
     return out
+
+
+def file_decisions(repo: str | Repo | None, path: str, *, as_of: When = None) -> list[Decision]:
+    """Every decision about a file or folder, superseded ones included with their end, oldest
+    first; with `as_of`, only those made by then, as they stood then (`as_it_stood`)."""
+    found = [d for d in all_decisions(repo) if touches(d, path)]
+    return as_it_stood(found, _moment(as_of, "as_of"))
 
 
 def all_decisions(repo: str | Repo | None) -> list[Decision]:

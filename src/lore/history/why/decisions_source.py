@@ -9,11 +9,9 @@ current.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from lore.history import store as layer1
 from lore.history.decisions.guards import words
-from lore.history.decisions.service import Decision, all_decisions, touches
+from lore.history.decisions.service import Decision, all_decisions, as_it_stood, touches
 from lore.history.why.evidence import Evidence, WhyQuery
 
 # words a question carries that say nothing about its subject
@@ -25,21 +23,18 @@ _FILLER = frozenset(
 
 def decision_evidence(q: WhyQuery) -> list[Evidence]:
     """The repository's decisions relevant to the question, best first."""
-    found = all_decisions(q.repo)
+    found = as_it_stood(all_decisions(q.repo), q.as_of)
     if not found:
         return []
-    moment = q.as_of
     paths = _paths(q.files)
     asked = words(q.question) - _FILLER
     ranked: list[tuple[tuple[int, int, float], Evidence]] = []
     for d in found:
-        if moment is not None and d.valid_from > moment:
-            continue  # not decided yet at that moment
         on_file = any(touches(d, p) for p in paths)
         shared = len(asked & words(f"{d.statement} {d.rationale} {d.quote}"))
         if not on_file and shared == 0:
             continue
-        ranked.append(((-int(on_file), -shared, -d.valid_from), _evidence(d, moment)))
+        ranked.append(((-int(on_file), -shared, -d.valid_from), _evidence(d)))
     ranked.sort(key=lambda item: item[0])
     return [e for _, e in ranked]
 
@@ -51,10 +46,9 @@ def _paths(file_ids: tuple[int, ...]) -> list[str]:
     return [n.key for n in nodes.values() if n.kind == "file"]
 
 
-def _evidence(d: Decision, moment: float | None) -> Evidence:
-    ended_later = moment is not None and d.valid_to is not None and d.valid_to > moment
+def _evidence(d: Decision) -> Evidence:
     source = f"#{d.item_number}" if d.item_number else (d.commit_sha or "")[:10]
-    e = Evidence(
+    return Evidence(
         key=f"decision:{d.id}",
         kind="decision",
         unit=f"decision:{d.id}",
@@ -69,4 +63,3 @@ def _evidence(d: Decision, moment: float | None) -> Evidence:
         valid_to=d.valid_to,
         superseded_by=f"decision:{d.superseded_by}" if d.superseded_by else None,
     )
-    return replace(e, valid_to=None, superseded_by=None) if ended_later else e
