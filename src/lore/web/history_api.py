@@ -26,8 +26,16 @@ from lore.history.why.service import why
 
 router = APIRouter()
 
-RepoName = Query(min_length=1, max_length=300, description="The repository's name, as listed.")
-AsOf = Query(None, max_length=64, description="A date or ISO 8601 time: what held then.")
+REPO_HELP = "The repository's name, as listed."
+MOMENT_HELP = "A date or ISO 8601 time: what held then."
+
+
+def _repo_param() -> Any:
+    return Query(min_length=1, max_length=300, description=REPO_HELP)
+
+
+def _moment_param() -> Any:
+    return Query(None, max_length=64, description=MOMENT_HELP)
 
 
 class WhyRequest(BaseModel):
@@ -61,20 +69,26 @@ def repos() -> list[dict[str, Any]]:
 
 
 @router.get("/files")
-def files(repo: str = RepoName, q: str = Query("", max_length=300), limit: int = 20) -> list[dict[str, Any]]:
+def files(
+    repo: str = _repo_param(), q: str = Query("", max_length=300), limit: int = 20
+) -> list[dict[str, Any]]:
     return queries.find_files(_repo(repo), q, limit)
 
 
 @router.get("/timeline")
 def timeline(
-    repo: str = RepoName, path: str = Query(min_length=1, max_length=1000), as_of: str | None = AsOf
+    repo: str = _repo_param(),
+    path: str = Query(min_length=1, max_length=1000),
+    as_of: str | None = _moment_param(),
 ) -> dict[str, Any]:
     return file_timeline(_repo(repo), path, as_of=_moment(as_of))
 
 
 @router.get("/decisions")
 def decisions_in_force(
-    repo: str = RepoName, as_of: str | None = AsOf, file: str | None = Query(None, max_length=1000)
+    repo: str = _repo_param(),
+    as_of: str | None = _moment_param(),
+    file: str | None = Query(None, max_length=1000),
 ) -> list[dict[str, Any]]:
     """The decisions in force at `as_of` (now when absent), optionally about one file."""
     return [d.as_dict() for d in decisions(_repo(repo), as_of=_moment(as_of), file=file or None)]
@@ -91,13 +105,15 @@ def undo(supersession_id: int, request: UndoRequest) -> dict[str, Any]:
 
 
 @router.get("/churn")
-def churn(repo: str = RepoName, n: int = Query(10, ge=1, le=100), since: str | None = AsOf) -> dict[str, Any]:
+def churn(
+    repo: str = _repo_param(), n: int = Query(10, ge=1, le=100), since: str | None = _moment_param()
+) -> dict[str, Any]:
     return {"files": queries.churn(_repo(repo), n=n, since=since)}
 
 
 @router.get("/hotspots")
 def hotspots(
-    repo: str = RepoName, days: int = Query(90, ge=1, le=36500), n: int = Query(10, ge=1, le=100)
+    repo: str = _repo_param(), days: int = Query(90, ge=1, le=36500), n: int = Query(10, ge=1, le=100)
 ) -> dict[str, Any]:
     return queries.hotspots(_repo(repo), days=days, n=n)
 

@@ -1,0 +1,447 @@
+// Lore's history view (#history): repositories, a file's timeline on both layers, churn and
+// hotspot charts, and the "why" box. Everything a repository or a model wrote is data: it is only
+// ever set with textContent, never parsed as HTML, and links are made only for http(s) addresses.
+// Calls go through the shell's token-carrying `window.lore.api`.
+"use strict";
+
+(() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  const KINDS = { commit: "commit", pr: "pull request", issue: "issue", decision: "decision" };
+  const hs = { repos: [], repo: null, file: null, asOf: "", loaded: false, generation: 0 };
+
+  // -- small helpers -----------------------------------------------------------------------
+  const $ = (selector) => document.querySelector(selector);
+
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+    if (text !== undefined) node.textContent = String(text);
+    return node;
+  }
+
+  function button(label, onClick, className) {
+    const node = el("button", label, className);
+    node.type = "button";
+    node.addEventListener("click", onClick);
+    return node;
+  }
+
+  function outLink(url, label) {
+    if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return null;
+    const a = el("a", label);
+    a.href = url;
+    a.rel = "noopener noreferrer";
+    a.target = "_blank";
+    return a;
+  }
+
+  // Dates are stored in UTC and shown in UTC, the same clock as the as-of day.
+  const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  const MINUTE = new Intl.DateTimeFormat("en-GB", {
+    day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC",
+  });
+
+  function day(iso) {
+    return iso ? DAY.format(new Date(iso)) : "";
+  }
+
+  function moment(iso) {
+    return iso ? MINUTE.format(new Date(iso)) + " UTC" : "";
+  }
+
+  function time(iso, withTime) {
+    const node = el("time", withTime ? moment(iso) : day(iso));
+    if (iso) node.dateTime = iso;
+    return node;
+  }
+
+  function count(n, one, many) {
+    return `${n} ${n === 1 ? one : many || one + "s"}`;
+  }
+
+  function say(message, isError = false) {
+    const status = $("#history-status");
+    status.textContent = message;
+    status.classList.toggle("error", isError);
+  }
+
+  function call(path, opts) {
+    return window.lore.api("/history" + path, opts);
+  }
+
+  function query(params) {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== null && value !== undefined && value !== "") search.set(key, value);
+    }
+    return "?" + search.toString();
+  }
+
+  // The page sends the end of the chosen day: "as of 19 Nov" includes what happened that day.
+  function asOfParam() {
+    return hs.asOf ? hs.asOf + "T23:59:59Z" : null;
+  }
+
+  // An evidence unit or timeline entry as an element id: `commit:abc` -> `tl-commit-abc`.
+  function entryId(kind, key) {
+    return "tl-" + kind + "-" + String(key).replace(/[^A-Za-z0-9_-]/g, "_");
+  }
+
+  // -- repositories --------------------------------------------------------------------------
+  async function loadRepos() {
+    hs.repos = await call("/repos");
+    const list = $("#history-repos");
+    list.replaceChildren();
+    $("#history-no-repos").hidden = hs.repos.length > 0;
+    for (const repo of hs.repos) {
+      const item = el("li", null, "project-item");
+      item.dataset.repo = repo.repo;
+      const a = el("a", repo.repo, "project-link");
+      a.href = "#history";
+      a.addEventListener("click", (event) => {
+        event.preventDefault();
+        chooseRepo(repo);
+      });
+      item.append(a);
+      item.append(el("p", `${count(repo.commits, "commit")} · ${count(repo.decisions, "decision")}`, "muted small"));
+      item.append(el("p", `${day(repo.first_commit_at)} – ${day(repo.last_commit_at)}`, "muted small"));
+      list.append(item);
+    }
+    if (hs.repos.length) await chooseRepo(hs.repos.find((r) => r.repo === (hs.repo && hs.repo.repo)) || hs.repos[0]);
+  }
+
+  async function chooseRepo(repo) {
+    hs.repo = repo;
+    hs.file = null;
+    for (const item of document.querySelectorAll("#history-repos li")) {
+      item.classList.toggle("current", item.dataset.repo === repo.repo);
+    }
+    $("#history-view").hidden = false;
+    $("#history-repo-name").textContent = repo.repo;
+    const where = [repo.github, repo.path].filter(Boolean).join(" · ");
+    $("#history-repo-meta").textContent =
+      `${where} — ` +
+      [count(repo.commits, "commit"), count(repo.items_fetched.pr || 0, "PR"),
+        count(repo.items_fetched.issue || 0, "issue"), count(repo.decisions, "decision")].join(", ") +
+      (repo.complete ? "" : " (an ingest is under way or was cut short)");
+    $("#history-timeline-box").hidden = true;
+    $("#history-why-result").hidden = true;
+    $("#history-file").value = "";
+    await Promise.all([renderCharts(), searchFiles("")]);
+  }
+
+  // -- charts --------------------------------------------------------------------------------
+  async function renderCharts() {
+    const repo = hs.repo.repo;
+    const [churn, hot] = await Promise.all([
+      call("/churn" + query({ repo, n: 10 })),
+      call("/hotspots" + query({ repo, days: 90, n: 10 })),
+    ]);
+    if (!hs.repo || hs.repo.repo !== repo) return;
+    barChart($("#history-churn"), churn.files, "churn", (f) => `${f.churn} lines (+${f.added} −${f.removed}) in ${f.commits} commits`);
+    $("#history-hotspots-caption").textContent =
+      `Hotspots: changes per file from ${day(hot.window_start)} to ${day(hot.window_end)}`;
+    barChart($("#history-hotspots"), hot.files, "changes", (f) => `${f.changes} changes, ${f.churn} lines`);
+  }
+
+  // A horizontal bar per file, drawn as SVG (no library): one <rect class="bar"> per row.
+  function barChart(node, rows, field, describe) {
+    const row = 24, labelWidth = 170, width = 460, barSpace = width - labelWidth - 50;
+    const height = Math.max(row, rows.length * row);
+    node.replaceChildren();
+    node.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    if (!rows.length) {
+      node.append(svg("text", { x: 0, y: 16, class: "chart-empty" }, "no changes in this window"));
+      return;
+    }
+    const top = Math.max(...rows.map((r) => r[field]), 1);
+    rows.forEach((r, i) => {
+      const y = i * row;
+      const group = svg("g", { class: "chart-row" });
+      group.append(svg("title", {}, `${r.path}: ${describe(r)}`));
+      const label = r.path.length > 26 ? "…" + r.path.slice(-25) : r.path;
+      group.append(svg("text", { x: labelWidth - 8, y: y + 16, class: "chart-label", "text-anchor": "end" }, label));
+      const w = Math.max(2, Math.round((r[field] / top) * barSpace));
+      const bar = svg("rect", { x: labelWidth, y: y + 4, width: w, height: row - 8, rx: 2, class: "bar" });
+      bar.dataset.path = r.path;
+      bar.dataset.value = String(r[field]);
+      group.append(bar);
+      group.append(svg("text", { x: labelWidth + w + 6, y: y + 16, class: "chart-value" }, r[field]));
+      group.addEventListener("click", () => showFile(r.path));
+      node.append(group);
+    });
+  }
+
+  // -- the file picker -----------------------------------------------------------------------
+  let searchTimer = null;
+
+  async function searchFiles(text) {
+    const repo = hs.repo.repo;
+    const found = await call("/files" + query({ repo, q: text, limit: 12 }));
+    if (!hs.repo || hs.repo.repo !== repo) return;
+    const list = $("#history-file-matches");
+    list.replaceChildren(...found.map((f) => {
+      const item = el("li");
+      item.append(button(f.path, () => showFile(f.path), "file-choice"));
+      return item;
+    }));
+    if (!found.length) list.append(el("li", "no file of the history matches", "muted small"));
+  }
+
+  function onFileInput(event) {
+    clearTimeout(searchTimer);
+    const text = event.target.value;
+    searchTimer = setTimeout(() => searchFiles(text).catch((err) => say(err.message, true)), 150);
+  }
+
+  // -- the timeline --------------------------------------------------------------------------
+  async function showFile(path) {
+    hs.file = path;
+    $("#history-file").value = path;
+    await renderTimeline();
+  }
+
+  async function renderTimeline() {
+    if (!hs.file) return;
+    const generation = ++hs.generation;
+    const data = await call("/timeline" + query({ repo: hs.repo.repo, path: hs.file, as_of: asOfParam() }));
+    if (generation !== hs.generation) return;
+    hs.file = data.file;
+    $("#history-timeline-box").hidden = false;
+    $("#history-timeline-title").textContent = data.file;
+    const c = data.counts;
+    $("#history-timeline-counts").textContent =
+      [count(c.commit, "commit"), count(c.pr, "pull request"), count(c.issue, "issue"), count(c.decision, "decision")].join(", ") +
+      (c.superseded ? ` (${c.superseded} superseded)` : "") +
+      (data.as_of ? ` — as of ${day(data.as_of)}` : "") +
+      (data.fate.status === "renamed" ? ` — renamed to ${data.fate.to}` : "") +
+      (data.fate.status === "deleted" ? " — deleted" : "");
+    const items = [
+      ...data.entries.map((e) => ({ at: e.at, node: entryItem(e) })),
+      ...data.decisions.map((d) => ({ at: d.valid_from, node: decisionItem(d) })),
+    ];
+    items.sort((a, b) => (b.at || "").localeCompare(a.at || ""));
+    $("#history-timeline").replaceChildren(...items.map((i) => i.node));
+  }
+
+  function entryItem(e) {
+    const item = el("li", null, "tl-entry tl-" + e.kind);
+    item.id = entryId(e.kind, e.key);
+    item.dataset.kind = e.kind;
+    item.dataset.key = e.key;
+    const head = el("div", null, "tl-head");
+    head.append(el("span", KINDS[e.kind] || e.kind, "badge kind"));
+    if (e.kind === "commit") {
+      head.append(el("code", e.sha.slice(0, 10)));
+      head.append(el("strong", e.label));
+    } else {
+      head.append(el("strong", `#${e.number} ${e.title || e.label}`));
+      if (e.state) head.append(el("span", e.state, "muted small"));
+    }
+    head.append(time(e.at, e.kind === "commit"));
+    item.append(head);
+    const meta = [];
+    if (e.author) meta.push(e.author + (e.bot ? " (bot)" : ""));
+    if (e.kind === "commit") {
+      meta.push(`${e.how || "changed"} ${e.path || ""}`.trim());
+      if (e.added !== undefined) meta.push(`+${e.added} −${e.removed} here`);
+      if (e.old_path) meta.push(`from ${e.old_path}`);
+      if (e.pr) meta.push(`PR #${e.pr}`);
+    }
+    if (meta.length) item.append(el("p", meta.join(" · "), "muted small"));
+    if (e.body) item.append(el("p", e.body, "tl-body"));
+    return item;
+  }
+
+  function decisionItem(d) {
+    const item = el("li", null, "tl-entry tl-decision" + (d.in_force ? "" : " superseded"));
+    item.id = entryId("decision", d.id);
+    item.dataset.kind = "decision";
+    item.dataset.key = String(d.id);
+    const head = el("div", null, "tl-head");
+    head.append(el("span", "decision", "badge kind"));
+    const statement = el(d.in_force ? "strong" : "s", d.statement, "statement");
+    head.append(statement);
+    head.append(el("span", d.in_force ? "in force" : "superseded", "badge " + (d.in_force ? "active" : "pending")));
+    item.append(head);
+    const quote = el("blockquote", d.quote, "tl-quote");
+    item.append(quote);
+    const source = d.item_number ? `#${d.item_number}` : `commit ${(d.commit_sha || "").slice(0, 10)}`;
+    const said = el("p", `${d.speaker} (${d.speaker_role}) in ${source}`, "muted small");
+    const link = outLink(d.source_url, "source");
+    if (link) said.append(" · ", link);
+    item.append(said);
+    if (d.rationale) item.append(el("p", d.rationale, "small"));
+    const valid = el("p", null, "small valid");
+    valid.append("valid from ", time(d.valid_from), d.valid_to ? " until " : " — still in force", ...(d.valid_to ? [time(d.valid_to)] : []));
+    item.append(valid);
+    if (!d.in_force) {
+      const ended = el("p", null, "small superseded-by");
+      ended.append(
+        "Superseded on ", time(d.superseded_at),
+        ` by decision ${d.superseded_by}: “${d.superseded_by_statement || ""}”`,
+      );
+      item.append(ended);
+      if (d.supersede_reason) item.append(el("p", "Why: " + d.supersede_reason, "small superseded-why"));
+      if (d.supersession_id) {
+        item.append(button("Undo supersession", () => undo(d), "undo"));
+      }
+    }
+    item.append(el("p", `extracted by ${d.extracted_by}; learned ${day(d.ingested_at)}`, "muted small"));
+    return item;
+  }
+
+  async function undo(d) {
+    try {
+      const row = await call(`/supersessions/${encodeURIComponent(d.supersession_id)}/undo`, {
+        method: "POST", body: { repo: hs.repo.repo },
+      });
+      say(`Supersession ${row.id} undone: decision ${row.earlier} is in force again.`);
+      await renderTimeline();
+    } catch (err) {
+      say(err.message, true);
+    }
+  }
+
+  // -- why -----------------------------------------------------------------------------------
+  async function onWhy(event) {
+    event.preventDefault();
+    const form = event.target;
+    const question = form.elements.namedItem("question").value.trim();
+    if (!question) return;
+    const submit = form.querySelector('button[type="submit"]');
+    submit.disabled = true;
+    say("Looking for the reasons…");
+    try {
+      const report = await call("/why", {
+        method: "POST",
+        body: {
+          repo: hs.repo.repo, question, as_of: asOfParam(),
+          model: form.elements.namedItem("model").checked ? null : false,
+        },
+      });
+      renderWhy(report);
+      say(report.answer.length ? "Answered, every sentence citing its evidence." : "Evidence found.");
+    } catch (err) {
+      say(err.message, true);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  function citeLink(unit, label) {
+    const a = el("a", label, "cite");
+    const inTimeline = document.getElementById(entryId(...splitUnit(unit)));
+    const target = inTimeline ? inTimeline.id : "ev-" + unit.replace(/[^A-Za-z0-9_-]/g, "_");
+    a.href = "#history";
+    a.dataset.target = target;
+    a.addEventListener("click", (event) => {
+      event.preventDefault();
+      const node = document.getElementById(target);
+      if (!node) return;
+      node.scrollIntoView({ block: "center" });
+      node.classList.remove("flash");
+      void node.offsetWidth; // restart the highlight
+      node.classList.add("flash");
+    });
+    return a;
+  }
+
+  function splitUnit(unit) {
+    const at = unit.indexOf(":");
+    return [unit.slice(0, at), unit.slice(at + 1)];
+  }
+
+  function unitLabel(e) {
+    if (e.kind === "commit") return `commit ${e.ref}`;
+    if (e.kind === "decision") return `decision ${e.unit.split(":")[1]}`;
+    const [kind, number] = splitUnit(e.unit);
+    return `${kind === "pr" ? "PR" : "issue"} #${number}`;
+  }
+
+  function renderWhy(report) {
+    $("#history-why-result").hidden = false;
+    $("#history-why-note").textContent =
+      report.note + (report.model_calls ? ` (${report.model_calls} model call, ${report.model_tokens} tokens)` : "");
+    const byKey = new Map(report.evidence.map((e) => [e.key, e]));
+    $("#history-why-answer").replaceChildren(...report.answer.map((s) => {
+      const item = el("li", null, "why-sentence");
+      item.append(el("span", s.text + " "));
+      const cited = byKey.get(s.evidence);
+      item.append("[", citeLink(cited ? cited.unit : s.evidence, cited ? unitLabel(cited) : s.evidence), "] ");
+      item.append(el("q", s.quote, "muted"));
+      if (s.superseded) item.append(el("span", ` (${s.superseded})`, "superseded-note"));
+      return item;
+    }));
+    $("#history-why-evidence").replaceChildren(...report.evidence.map((e) => {
+      const item = el("li", null, "evidence-item");
+      item.id = "ev-" + e.key.replace(/[^A-Za-z0-9_-]/g, "_");
+      item.dataset.unit = e.unit;
+      const head = el("div", null, "tl-head");
+      head.append(el("span", KINDS[e.kind] || e.kind.replace("_", " "), "badge kind"));
+      head.append(el("strong", e.title));
+      head.append(time(e.at));
+      item.append(head);
+      if (e.quote) item.append(el("blockquote", e.quote, "tl-quote"));
+      const foot = el("p", null, "muted small");
+      foot.append(e.author ? `${e.author} · ` : "", citeLink(e.unit, unitLabel(e)));
+      const link = outLink(e.url, "source");
+      if (link) foot.append(" · ", link);
+      if (e.kind === "decision" && e.valid_to) foot.append(` · superseded on ${day(e.valid_to)}`);
+      item.append(foot);
+      return item;
+    }));
+  }
+
+  // -- as of ---------------------------------------------------------------------------------
+  async function onAsOf() {
+    hs.asOf = $("#history-as-of").value;
+    $("#history-asof-note").textContent = hs.asOf
+      ? `Showing what held at the end of ${day(hs.asOf + "T23:59:59Z")} (UTC): later commits, ` +
+        "items and decisions are left out, and a decision superseded later shows as it stood then."
+      : "";
+    try {
+      await renderTimeline();
+    } catch (err) {
+      say(err.message, true);
+    }
+  }
+
+  // -- start ---------------------------------------------------------------------------------
+  async function open() {
+    if (hs.loaded || !/^#history\b/.test(location.hash)) return;
+    hs.loaded = true;
+    try {
+      await loadRepos();
+    } catch (err) {
+      hs.loaded = false;
+      say(err.message, true);
+    }
+  }
+
+  function start() {
+    if (!window.lore || !window.lore.api) return;
+    $("#history-file").addEventListener("input", onFileInput);
+    $("#history-file-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      showFile($("#history-file").value.trim()).catch((err) => say(err.message, true));
+    });
+    $("#history-as-of").addEventListener("change", onAsOf);
+    $("#history-asof-now").addEventListener("click", () => {
+      $("#history-as-of").value = "";
+      onAsOf();
+    });
+    $("#history-why-form").addEventListener("submit", onWhy);
+    window.addEventListener("hashchange", open);
+    open();
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();

@@ -1,0 +1,172 @@
+"""The history view in real headless Chromium (Debian's), clicked through like a user would.
+
+The history is real: a git repository made in the test, its PRs and issues served by the fake
+GitHub, decisions extracted and judged by the fake model server (`support.history_view`). The
+UI server runs in this process, so every change the page makes is checked in the store through
+the decisions service. With `LORE_SCREENSHOTS=1` the tests save the pictures in `docs/img/`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lore.history.decisions.service import all_decisions
+from lore.history.queries import churn, hotspots
+from lore.history.repos import resolve_repo
+from support.fake_llm import FakeLLM
+from support.fake_llm import fake_llm_fixture as fake_llm_fixture
+from support.history_view import (
+    EARLY,
+    MTLS,
+    OAUTH_REASON,
+    PKCE,
+    PKCE_QUOTE,
+    REASON,
+    REPO,
+    WHY_MARK,
+    HistoryView,
+    build_history_view,
+    cite_the_oauth_commit,
+)
+
+pytestmark = pytest.mark.e2e
+expect = pytest.importorskip("playwright.sync_api").expect
+
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+@pytest.fixture
+def view(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> HistoryView:
+    return build_history_view(tmp_path / "app", fake_llm, monkeypatch)
+
+
+def _shot(page, name: str, part: str | None = None) -> None:
+    """The whole page (or one part of it) into docs/img/, only when LORE_SCREENSHOTS=1."""
+    if os.environ.get("LORE_SCREENSHOTS") == "1":
+        IMG.mkdir(parents=True, exist_ok=True)
+        if part is None:
+            page.screenshot(path=str(IMG / name), full_page=True)
+        else:
+            page.locator(part).screenshot(path=str(IMG / name))
+
+
+def _open_file(page, ui, path: str = "src/auth.py") -> None:
+    page.goto(ui.url + "#history")
+    expect(page.locator("#history-repo-name")).to_have_text(REPO)
+    page.locator("#history-file").fill("auth")
+    page.locator("#history-file-matches").get_by_role("button", name=path, exact=True).click()
+    expect(page.locator("#history-timeline-title")).to_have_text(path)
+
+
+def _decision(page, decision_id: int):
+    return page.locator(f"#tl-decision-{decision_id}")
+
+
+def test_the_timeline_shows_commits_prs_issues_and_decisions(page, ui, view: HistoryView) -> None:
+    _open_file(page, ui)
+    assert "token" not in page.url
+    timeline = page.locator("#history-timeline")
+    built = view.built
+    expect(timeline.locator(f"#tl-commit-{built.shas['oauth']}")).to_contain_text(
+        "Implement OAuth2 authorization code flow"
+    )
+    expect(timeline.locator("li.tl-commit")).to_have_count(16)
+    expect(timeline.locator("#tl-pr-2")).to_contain_text("#2 Implement OAuth2 authorization code flow")
+    expect(timeline.locator("#tl-pr-3")).to_be_visible()
+    expect(timeline.locator("#tl-issue-1")).to_contain_text("Implicit flow leaks tokens")
+
+    live = _decision(page, view.mtls)
+    expect(live.locator("strong.statement")).to_have_text(MTLS)
+    expect(live).to_contain_text("still in force")
+    old = _decision(page, view.pkce)
+    expect(old.locator("s.statement")).to_have_text(PKCE)  # struck through
+    expect(old.locator(".tl-quote")).to_have_text(PKCE_QUOTE)
+    expect(old.locator(".superseded-by")).to_contain_text(
+        f"Superseded on 24 Nov 2023 by decision {view.mtls}"
+    )
+    expect(old.locator(".superseded-by")).to_contain_text(MTLS)
+    expect(old.locator(".superseded-why")).to_have_text("Why: " + REASON)
+    expect(old.locator(".valid")).to_have_text("valid from 16 Nov 2023 until 24 Nov 2023")
+    _shot(page, "web-history-timeline.png")
+
+
+def test_undo_of_a_supersession_restores_the_decision(page, ui, view: HistoryView) -> None:
+    _open_file(page, ui)
+    old = _decision(page, view.pkce)
+    old.get_by_role("button", name="Undo supersession").click()
+    expect(page.locator("#history-status")).to_contain_text(f"Supersession {view.supersession} undone")
+    expect(old.locator("strong.statement")).to_have_text(PKCE)
+    expect(old.locator("s.statement")).to_have_count(0)
+    expect(old.get_by_role("button", name="Undo supersession")).to_have_count(0)
+    restored = next(d for d in all_decisions(REPO) if d.id == view.pkce)
+    assert restored.in_force and restored.valid_to is None and restored.supersession_id is None
+
+
+def test_the_as_of_selector_changes_what_is_in_force(page, ui, view: HistoryView) -> None:
+    _open_file(page, ui)
+    expect(_decision(page, view.pkce).locator("s.statement")).to_be_visible()
+    page.locator("#history-as-of").fill(EARLY)
+    expect(page.locator("#history-asof-note")).to_contain_text("19 Nov 2023")
+    # on 19 November the PKCE decision held and the mutual TLS one was not made yet
+    expect(_decision(page, view.pkce).locator("strong.statement")).to_have_text(PKCE)
+    expect(_decision(page, view.pkce)).to_contain_text("still in force")
+    expect(_decision(page, view.mtls)).to_have_count(0)
+    expect(page.locator("#history-timeline li.tl-commit")).to_have_count(4)  # days 1, 2, 3 and 5
+    expect(page.locator("#history-timeline-counts")).to_contain_text("as of 19 Nov 2023")
+    page.get_by_role("button", name="Now", exact=True).click()
+    expect(_decision(page, view.pkce).locator("s.statement")).to_be_visible()
+    expect(_decision(page, view.mtls)).to_be_visible()
+
+
+def test_the_charts_have_one_bar_per_file(page, ui, view: HistoryView) -> None:
+    repo = resolve_repo(REPO)
+    page.goto(ui.url + "#history")
+    churned = churn(repo, n=10)
+    hot = hotspots(repo, days=90, n=10)["files"]
+    bars = page.locator("#history-churn rect.bar")
+    expect(bars).to_have_count(len(churned))
+    assert [bars.nth(i).get_attribute("data-path") for i in range(len(churned))] == [
+        f["path"] for f in churned
+    ]
+    widths = [float(bars.nth(i).get_attribute("width") or 0) for i in range(len(churned))]
+    assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]  # src/auth.py leads
+    expect(page.locator("#history-hotspots rect.bar")).to_have_count(len(hot))
+    page.locator("#history-churn rect.bar").first.click()  # a bar opens its file's timeline
+    expect(page.locator("#history-timeline-title")).to_have_text(churned[0]["path"])
+
+
+def test_the_why_box_without_a_model_lists_quoted_evidence(page, ui, view: HistoryView) -> None:
+    _open_file(page, ui)
+    form = page.locator("#history-why-form")
+    form.locator('[name="question"]').fill("Why does src/auth.py use the OAuth2 authorization code flow?")
+    form.locator('[name="model"]').uncheck()
+    form.get_by_role("button", name="Ask why").click()
+    expect(page.locator("#history-why-note")).to_contain_text("With a model configured")
+    expect(page.locator("#history-why-answer li")).to_have_count(0)
+    oauth = page.locator(f"#ev-commit_{view.built.shas['oauth']}")
+    expect(oauth.locator(".tl-quote")).to_contain_text("authorization code flow")
+    oauth.locator("a.cite").click()  # the evidence's citation opens the commit in the timeline
+    expect(page.locator(f"#tl-commit-{view.built.shas['oauth']}")).to_have_class("tl-entry tl-commit flash")
+
+
+def test_the_why_box_shows_a_cited_answer(page, ui, view: HistoryView, fake_llm: FakeLLM) -> None:
+    fake_llm.reply(WHY_MARK, cite_the_oauth_commit)
+    _open_file(page, ui)
+    form = page.locator("#history-why-form")
+    form.locator('[name="question"]').fill("Why does src/auth.py use the OAuth2 authorization code flow?")
+    form.get_by_role("button", name="Ask why").click()
+    answer = page.locator("#history-why-answer li")
+    expect(answer).to_have_count(1)  # the sentence whose quote is not in its item is dropped
+    expect(answer.first).to_contain_text("The implicit grant leaked access tokens.")
+    expect(answer.first.locator("q")).to_have_text(OAUTH_REASON)
+    expect(page.locator("#history-why-note")).to_contain_text("1 sentence(s) of the model's answer dropped")
+    assert "auditor" not in page.locator("#domain-history").inner_text()
+    cite = answer.first.locator("a.cite")
+    oauth = f"tl-commit-{view.built.shas['oauth']}"
+    expect(cite).to_have_attribute("data-target", oauth)
+    cite.click()
+    expect(page.locator("#" + oauth)).to_have_class("tl-entry tl-commit flash")
+    _shot(page, "web-history-why.png", "#history-why")
