@@ -12,7 +12,7 @@ import pytest
 
 from lore.core.dates import to_epoch
 from lore.history.decisions.extract import extract
-from lore.history.decisions.service import all_decisions, decisions
+from lore.history.decisions.service import all_decisions, decisions, file_decisions
 from lore.history.decisions.supersede import supersede, supersessions, unsupersede
 from lore.history.ingest.github import ingest_github
 from support import decisions as data
@@ -160,3 +160,21 @@ def test_filters_by_file_and_topic(extracted: FakeLLM) -> None:
     assert {d.statement for d in decisions("acme/widget", file="src/")} == {JWT, SESSIONS}
     assert {d.statement for d in decisions("acme/widget", topic="api")} == {REFUSAL}
     assert {d.statement for d in decisions("acme/widget", topic="server sessions")} == {JWT, SESSIONS}
+
+
+def test_a_files_decisions_as_they_stood(extracted: FakeLLM) -> None:
+    _judge_says(extracted, "replaces")
+    supersede("acme/widget")
+    (row,) = supersessions("acme/widget")
+    old, new = file_decisions("acme/widget", "src/auth.py")  # superseded ones too, oldest first
+    assert (old.statement, new.statement) == (JWT, SESSIONS)
+    assert (old.supersession_id, old.superseded_by_statement, old.in_force) == (row.id, SESSIONS, False)
+    assert new.supersession_id is None and new.superseded_by_statement is None
+    assert file_decisions("acme/widget", "README.md") == []
+    # on 5 January only the JWT decision had been made, and it held: no end is shown
+    (then,) = file_decisions("acme/widget", "src/auth.py", as_of=data.day(5))
+    assert then.statement == JWT and then.in_force
+    assert (then.valid_to, then.superseded_by, then.supersession_id, then.supersede_reason) == (None,) * 4
+    # once undone, nothing ends it now either
+    unsupersede(row.id)
+    assert all(d.in_force for d in file_decisions("acme/widget", "src/auth.py"))

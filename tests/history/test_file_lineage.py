@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lore.core.errors import InvalidInput
 from lore.history import queries as q
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
@@ -87,3 +88,16 @@ def test_a_path_nobody_holds_any_more_gives_its_last_file(moved) -> None:
 def test_churn_folds_each_file_into_its_own_latest_name(moved) -> None:
     churn = {r["path"]: r["commits"] for r in q.churn(moved, n=10)}
     assert churn == {"src/session.py": 6, "src/auth.py": 2, "README.md": 2}
+
+
+def test_find_files_matches_any_part_of_a_path(moved) -> None:
+    repo = moved
+    assert [f["path"] for f in q.find_files(repo, "SESS")] == ["src/session.py"]
+    found = q.find_files(repo, "src/")
+    assert {f["path"] for f in found} == {"src/auth.py", "src/login.py", "src/session.py"}
+    edges = [f["edges"] for f in found]
+    assert edges == sorted(edges, reverse=True)  # the most connected first
+    assert len(q.find_files(repo, "", limit=2)) == 2
+    assert q.find_files(repo, "%") == [] and q.find_files(repo, "_") == []  # no LIKE wildcards
+    with pytest.raises(InvalidInput, match="limit must be between 1 and 500"):
+        q.find_files(repo, "src", limit=0)

@@ -125,7 +125,9 @@ def test_churn_and_hotspots(ui, view: HistoryView) -> None:
     ]
     hot = _get(ui, "/hotspots", repo=REPO, days=7).json()
     assert hot["window_end"] == "2023-12-01T22:13:20Z"
-    assert [(f["path"], f["changes"]) for f in hot["files"]] == [("src/auth.py", 8)]  # days 10 to 17: the window includes its start
+    assert [(f["path"], f["changes"]) for f in hot["files"]] == [
+        ("src/auth.py", 8)
+    ]  # days 10 to 17: the window includes its start
 
 
 def test_why_without_a_model_is_the_quoted_evidence(ui, view: HistoryView, fake_llm: FakeLLM) -> None:

@@ -1,0 +1,148 @@
+"""The history view of `lore serve`: what the web layer costs over the service called directly,
+and what the page weighs.
+
+    .venv/bin/python bench/web_history.py [--commits 2000] [--rounds 30]
+
+The repository is synthetic (bench/history_synth.py) and ingested from git the way a user's run
+would be, with the offline hash embedder. A real `lore serve` server (uvicorn on 127.0.0.1, the
+token, the guard) runs in this process; the same questions go to `why` without a model directly
+and as `POST /api/history/why` over HTTP, interleaved, after one warm-up round each; likewise a
+file's timeline. Printed: p50 and p95 of each, and the ratio web / direct. Page weight: the
+bytes the browser loads for the history view (page, scripts, styles) and for its first screen of
+data, against the rules view's page measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from history_synth import synth_repo  # noqa: E402  (bench/ is put on the path just above)
+
+RULES_ASSETS = ["/", "/static/app.js", "/static/app.css"]
+HISTORY_ASSETS = [*RULES_ASSETS, "/static/shell.js", "/static/history.js", "/static/history.css"]
+
+
+def pct(values: list[float], q: int) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def line(name: str, direct: list[float], web: list[float]) -> None:
+    d50, w50 = statistics.median(direct), statistics.median(web)
+    print(
+        f"{name:<22} direct p50 {d50:7.1f} ms  p95 {pct(direct, 95):7.1f} ms | "
+        f"web p50 {w50:7.1f} ms  p95 {pct(web, 95):7.1f} ms | web / direct {w50 / d50:5.2f}x"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=30, help="questions asked each way")
+    args = parser.parse_args()
+    root = synth_repo(args.commits)
+    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-web-history-")
+    os.environ["LORE_EMBED"] = "hash"
+    for key in ("LORE_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        os.environ.pop(key, None)
+
+    import httpx
+
+    from lore.history import queries
+    from lore.history.ingest.git import ingest_git
+    from lore.history.repos import resolve_repo
+    from lore.history.timeline import file_timeline
+    from lore.history.why.service import why
+    from lore.web.guard import TOKEN_HEADER
+    from lore.web.server import bind, build_server, new_token
+
+    t = time.perf_counter()
+    ingest_git(root)
+    repo = resolve_repo(str(root))
+    print(f"ingested {args.commits:,} commits in {time.perf_counter() - t:.1f}s")
+    paths = [f["path"] for f in queries.churn(repo, n=10)]
+    questions = [f"why does {p} change so often?" for p in paths] + paths
+    asked = [questions[i % len(questions)] for i in range(args.rounds)]
+    t = time.perf_counter()
+    why(repo, asked[0], use_model=False)  # builds the text index once, outside the clock
+    print(f"why index built in {time.perf_counter() - t:.1f}s")
+
+    sock = bind(0)
+    token = new_token()
+    server = build_server(sock, token)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    if not server.ready.wait(timeout=30) or not server.started:
+        raise SystemExit("the UI server did not start")
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    client = httpx.Client(base_url=base, headers={TOKEN_HEADER: token}, timeout=60, trust_env=False)
+    try:
+
+        def web_why(q: str) -> None:
+            reply = client.post("/api/history/why", json={"repo": repo.name, "question": q, "model": False})
+            reply.raise_for_status()
+
+        def web_timeline(p: str) -> None:
+            client.get("/api/history/timeline", params={"repo": repo.name, "path": p}).raise_for_status()
+
+        for q in questions:  # warm-up: caches of the process, the connection
+            why(repo, q, use_model=False)
+            web_why(q)
+        direct, web = [], []
+        for q in asked:
+            direct.append(timed(lambda q=q: why(repo, q, use_model=False)))
+            web.append(timed(lambda q=q: web_why(q)))
+        line("why (no model)", direct, web)
+        direct, web = [], []
+        for p in [paths[i % len(paths)] for i in range(args.rounds)]:
+            direct.append(timed(lambda p=p: file_timeline(repo, p)))
+            web.append(timed(lambda p=p: web_timeline(p)))
+        line("a file's timeline", direct, web)
+
+        def weight(urls: list[str]) -> int:
+            return sum(len(client.get(u).content) for u in urls)
+
+        rules_page, history_page = weight(RULES_ASSETS), weight(HISTORY_ASSETS)
+        first_screen = [
+            "/api/history/repos",
+            f"/api/history/churn?repo={repo.name}&n=10",
+            f"/api/history/hotspots?repo={repo.name}&days=90&n=10",
+            f"/api/history/files?repo={repo.name}&q=&limit=12",
+            f"/api/history/timeline?repo={repo.name}&path={paths[0]}",
+        ]
+        data = weight(first_screen)
+        print(
+            f"page weight: rules view {rules_page / 1024:.1f} KiB, history view {history_page / 1024:.1f} KiB"
+            f" ({history_page / rules_page:.2f}x the rules view; {(history_page - rules_page) / 1024:.1f} KiB"
+            f" added), uncompressed, no external request"
+        )
+        print(
+            f"history view's first screen of data (repositories, charts, files, the busiest file's"
+            f" timeline): {data / 1024:.1f} KiB ({data / history_page:.2f}x its page)"
+        )
+    finally:
+        client.close()
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()
