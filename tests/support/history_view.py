@@ -5,8 +5,8 @@ The repository is `why`'s (`support.history_why`: `src/auth.py` made by two OAut
 PRs #2 and #3, issue #1 closed by #2, then twelve typo fixes). Two decisions are about
 `src/auth.py`: the owner's choice of the authorization code flow with PKCE in issue #1 (day 1.5),
 and, in issue #5 (day 10), the owner replacing it with mutual TLS. The judge says the later one
-replaces the earlier, so on day 20 (`LATE`) the PKCE decision is superseded, and on day 5
-(`EARLY`) it is the one in force.
+replaces the earlier, so now the PKCE decision is superseded, and on day 5 (`EARLY`) it is the
+one in force. On day 18 a commit to `README.md` has a subject written as HTML (`HOSTILE`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from support import decisions as data
 from support.fake_github import FakeGitHub
 from support.fake_llm import FakeLLM, Request
+from support.history_repo import ALICE, DAY, T0, run_git, write
 from support.history_why import WhyRepo, build_why_repo, load_threads, when
 
 REPO = "acme/app"
@@ -29,6 +30,8 @@ MTLS = "Use mutual TLS instead of the authorization code flow with PKCE for sign
 PKCE_QUOTE = "we should move to the authorization code flow with PKCE"
 MTLS_QUOTE = "We will replace the PKCE flow with mutual TLS for every client"
 REASON = "The later decision names the PKCE flow and puts mutual TLS in its place."
+# a commit subject written as markup: the page must show it as text and run nothing
+HOSTILE = '<img src=x onerror="window.pwned=1">Docs <b>bold</b>'
 EARLY = when(5)[:10]  # 2023-11-19: PKCE decided, mutual TLS not yet
 MTLS_DAY = when(10)
 
@@ -65,6 +68,10 @@ def build_history_view(root: Path, fake_llm: FakeLLM, monkeypatch: pytest.Monkey
 
     monkeypatch.setenv("LORE_EMBED", "hash")
     built = build_why_repo(root)
+    write(root, "README.md", "# app\n\nSign in with a client certificate.\n")
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-q", "-m", HOSTILE, when=T0 + 18 * DAY, who=ALICE)
+    built.shas["hostile_markup"] = run_git(root, "rev-parse", "HEAD").strip()
     server = FakeGitHub("acme", "app")
     load_threads(server, built)
     server.add_issue(

@@ -20,6 +20,7 @@ from support.fake_llm import FakeLLM
 from support.fake_llm import fake_llm_fixture as fake_llm_fixture
 from support.history_view import (
     EARLY,
+    HOSTILE,
     MTLS,
     OAUTH_REASON,
     PKCE,
@@ -170,3 +171,13 @@ def test_the_why_box_shows_a_cited_answer(page, ui, view: HistoryView, fake_llm:
     cite.click()
     expect(page.locator("#" + oauth)).to_have_class("tl-entry tl-commit flash")
     _shot(page, "web-history-why.png", "#history-why")
+
+
+def test_repository_text_that_looks_like_markup_stays_text(page, ui, view: HistoryView) -> None:
+    page.goto(ui.url + "#history")
+    page.locator("#history-file").fill("READ")
+    page.locator("#history-file-matches").get_by_role("button", name="README.md", exact=True).click()
+    entry = page.locator(f"#tl-commit-{view.built.shas['hostile_markup']}")
+    expect(entry.locator("strong")).to_have_text(HOSTILE)
+    assert entry.locator("img, b").count() == 0
+    assert page.evaluate("window.pwned") is None

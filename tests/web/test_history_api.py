@@ -49,7 +49,7 @@ def _post(ui, route: str, body: dict):
 
 def test_repositories_and_the_file_picker(ui, view: HistoryView) -> None:
     (repo,) = _get(ui, "/repos").json()
-    assert (repo["repo"], repo["github"], repo["commits"], repo["decisions"]) == (REPO, REPO, 17, 2)
+    assert (repo["repo"], repo["github"], repo["commits"], repo["decisions"]) == (REPO, REPO, 18, 2)
     assert repo["path"] == str(view.built.root)
     found = _get(ui, "/files", repo=REPO, q="AUTH").json()
     assert [f["path"] for f in found] == ["src/auth.py"]
@@ -124,10 +124,9 @@ def test_churn_and_hotspots(ui, view: HistoryView) -> None:
         ("src/db.py", 40, 1),
     ]
     hot = _get(ui, "/hotspots", repo=REPO, days=7).json()
-    assert hot["window_end"] == "2023-12-01T22:13:20Z"
-    assert [(f["path"], f["changes"]) for f in hot["files"]] == [
-        ("src/auth.py", 8)
-    ]  # days 10 to 17: the window includes its start
+    assert hot["window_end"] == "2023-12-02T22:13:20Z"  # the README commit of day 18
+    # days 11 to 17 for src/auth.py (the window includes its start), day 18 for the README
+    assert [(f["path"], f["changes"]) for f in hot["files"]] == [("src/auth.py", 7), ("README.md", 1)]
 
 
 def test_why_without_a_model_is_the_quoted_evidence(ui, view: HistoryView, fake_llm: FakeLLM) -> None:
