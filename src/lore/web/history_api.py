@@ -9,7 +9,7 @@ plain `def`, so FastAPI runs it in a worker thread with its own SQLite connectio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -26,16 +26,13 @@ from lore.history.why.service import why
 
 router = APIRouter()
 
-REPO_HELP = "The repository's name, as listed."
-MOMENT_HELP = "A date or ISO 8601 time: what held then."
-
-
-def _repo_param() -> Any:
-    return Query(min_length=1, max_length=300, description=REPO_HELP)
-
-
-def _moment_param() -> Any:
-    return Query(None, max_length=64, description=MOMENT_HELP)
+# one definition per kind of parameter, shared through Annotated: one Query object given as the
+# default of several parameters is not safe to share (a route's `since` once read `as_of`)
+RepoName = Annotated[
+    str, Query(min_length=1, max_length=300, description="The repository's name, as listed.")
+]
+Moment = Annotated[str | None, Query(max_length=64, description="A date or ISO 8601 time: what held then.")]
+FilePath = Annotated[str, Query(min_length=1, max_length=1000, description="A path, or its unique end.")]
 
 
 class WhyRequest(BaseModel):
@@ -69,25 +66,23 @@ def repos() -> list[dict[str, Any]]:
 
 
 @router.get("/files")
-def files(
-    repo: str = _repo_param(), q: str = Query("", max_length=300), limit: int = 20
-) -> list[dict[str, Any]]:
+def files(repo: RepoName, q: str = Query("", max_length=300), limit: int = 20) -> list[dict[str, Any]]:
     return queries.find_files(_repo(repo), q, limit)
 
 
 @router.get("/timeline")
 def timeline(
-    repo: str = _repo_param(),
-    path: str = Query(min_length=1, max_length=1000),
-    as_of: str | None = _moment_param(),
+    repo: RepoName,
+    path: FilePath,
+    as_of: Moment = None,
 ) -> dict[str, Any]:
     return file_timeline(_repo(repo), path, as_of=_moment(as_of))
 
 
 @router.get("/decisions")
 def decisions_in_force(
-    repo: str = _repo_param(),
-    as_of: str | None = _moment_param(),
+    repo: RepoName,
+    as_of: Moment = None,
     file: str | None = Query(None, max_length=1000),
 ) -> list[dict[str, Any]]:
     """The decisions in force at `as_of` (now when absent), optionally about one file."""
@@ -105,15 +100,13 @@ def undo(supersession_id: int, request: UndoRequest) -> dict[str, Any]:
 
 
 @router.get("/churn")
-def churn(
-    repo: str = _repo_param(), n: int = Query(10, ge=1, le=100), since: str | None = _moment_param()
-) -> dict[str, Any]:
+def churn(repo: RepoName, n: int = Query(10, ge=1, le=100), since: Moment = None) -> dict[str, Any]:
     return {"files": queries.churn(_repo(repo), n=n, since=since)}
 
 
 @router.get("/hotspots")
 def hotspots(
-    repo: str = _repo_param(), days: int = Query(90, ge=1, le=36500), n: int = Query(10, ge=1, le=100)
+    repo: RepoName, days: int = Query(90, ge=1, le=36500), n: int = Query(10, ge=1, le=100)
 ) -> dict[str, Any]:
     return queries.hotspots(_repo(repo), days=days, n=n)
 

@@ -299,6 +299,9 @@
   }
 
   async function undo(d) {
+    const asked = `Undo this supersession?\n\n“${d.statement}” will be in force again; ` +
+      "the supersession is kept, marked undone.";
+    if (!confirm(asked)) return;
     try {
       const row = await call(`/supersessions/${encodeURIComponent(d.supersession_id)}/undo`, {
         method: "POST", body: { repo: hs.repo.repo },
