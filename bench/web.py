@@ -38,6 +38,7 @@ SHELL = ("/", "/static/app.js", "/static/app.css")  # index.html, the shell and 
 VIEWS = [
     View("rules", SHELL),
     View("books", (*SHELL, "/static/books.js", "/static/books.css")),
+    View("history", (*SHELL, "/static/history.js", "/static/history.css")),
 ]
 # (book file in the shared data, chapter the reader is at, questions)
 QUESTIONS = [

@@ -1,5 +1,5 @@
-"""The history view of `lore serve`: what the web layer costs over the service called directly,
-and what the page weighs.
+"""The history view of `lore serve`: what the web layer costs over the history service called
+directly (the view's page weight is measured with the other views' in bench/web.py).
 
     .venv/bin/python bench/web_history.py [--commits 2000] [--rounds 30]
 
@@ -7,9 +7,9 @@ The repository is synthetic (bench/history_synth.py) and ingested from git the w
 would be, with the offline hash embedder. A real `lore serve` server (uvicorn on 127.0.0.1, the
 token, the guard) runs in this process; the same questions go to `why` without a model directly
 and as `POST /api/history/why` over HTTP, interleaved, after one warm-up round each; likewise a
-file's timeline. Printed: p50 and p95 of each, and the ratio web / direct. Page weight: the
-bytes the browser loads for the history view (page, scripts, styles) and for its first screen of
-data, against the rules view's page measured in the same run.
+file's timeline. Printed: p50 and p95 of each, and the ratio web / direct; and the bytes of the
+view's first screen of data (repositories, both charts, the file list, the busiest file's
+timeline).
 """
 
 from __future__ import annotations
@@ -28,9 +28,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from history_synth import synth_repo  # noqa: E402  (bench/ is put on the path just above)
-
-RULES_ASSETS = ["/", "/static/app.js", "/static/app.css"]
-HISTORY_ASSETS = [*RULES_ASSETS, "/static/shell.js", "/static/history.js", "/static/history.css"]
 
 
 def pct(values: list[float], q: int) -> float:
@@ -116,10 +113,6 @@ def main() -> None:
             web.append(timed(lambda p=p: web_timeline(p)))
         line("a file's timeline", direct, web)
 
-        def weight(urls: list[str]) -> int:
-            return sum(len(client.get(u).content) for u in urls)
-
-        rules_page, history_page = weight(RULES_ASSETS), weight(HISTORY_ASSETS)
         first_screen = [
             "/api/history/repos",
             f"/api/history/churn?repo={repo.name}&n=10",
@@ -127,15 +120,9 @@ def main() -> None:
             f"/api/history/files?repo={repo.name}&q=&limit=12",
             f"/api/history/timeline?repo={repo.name}&path={paths[0]}",
         ]
-        data = weight(first_screen)
+        data = sum(len(client.get(u).content) for u in first_screen)
         print(
-            f"page weight: rules view {rules_page / 1024:.1f} KiB, history view {history_page / 1024:.1f} KiB"
-            f" ({history_page / rules_page:.2f}x the rules view; {(history_page - rules_page) / 1024:.1f} KiB"
-            f" added), uncompressed, no external request"
-        )
-        print(
-            f"history view's first screen of data (repositories, charts, files, the busiest file's"
-            f" timeline): {data / 1024:.1f} KiB ({data / history_page:.2f}x its page)"
+            f"first screen of data (repositories, charts, files, the busiest file's timeline): {data / 1024:.1f} KiB"
         )
     finally:
         client.close()

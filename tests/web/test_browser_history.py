@@ -98,7 +98,7 @@ def test_undo_of_a_supersession_restores_the_decision(page, ui, view: HistoryVie
     _open_file(page, ui)
     old = _decision(page, view.pkce)
     old.get_by_role("button", name="Undo supersession").click()
-    expect(page.locator("#history-status")).to_contain_text(f"Supersession {view.supersession} undone")
+    expect(page.locator("#status")).to_contain_text(f"Supersession {view.supersession} undone")
     expect(old.locator("strong.statement")).to_have_text(PKCE)
     expect(old.locator("s.statement")).to_have_count(0)
     expect(old.get_by_role("button", name="Undo supersession")).to_have_count(0)

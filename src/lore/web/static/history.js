@@ -1,7 +1,7 @@
 // Lore's history view (#history): repositories, a file's timeline on both layers, churn and
 // hotspot charts, and the "why" box. Everything a repository or a model wrote is data: it is only
 // ever set with textContent, never parsed as HTML, and links are made only for http(s) addresses.
-// Calls go through the shell's token-carrying `window.lore.api`.
+// Calls go through the shell's token-carrying `window.lore.api` (app.js).
 "use strict";
 
 (() => {
@@ -67,9 +67,7 @@
   }
 
   function say(message, isError = false) {
-    const status = $("#history-status");
-    status.textContent = message;
-    status.classList.toggle("error", isError);
+    window.lore.say(message, isError);
   }
 
   function call(path, opts) {
@@ -418,8 +416,9 @@
   }
 
   // -- start ---------------------------------------------------------------------------------
+  // The shell calls this each time #history becomes (or stays) the current domain.
   async function open() {
-    if (hs.loaded || !/^#history\b/.test(location.hash)) return;
+    if (hs.loaded) return;
     hs.loaded = true;
     try {
       await loadRepos();
@@ -430,7 +429,7 @@
   }
 
   function start() {
-    if (!window.lore || !window.lore.api) return;
+    if (!window.lore.token()) return; // the shell shows how to get in
     $("#history-file").addEventListener("input", onFileInput);
     $("#history-file-form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -442,8 +441,7 @@
       onAsOf();
     });
     $("#history-why-form").addEventListener("submit", onWhy);
-    window.addEventListener("hashchange", open);
-    open();
+    window.lore.domain("history", open);
   }
 
   document.addEventListener("DOMContentLoaded", start);
