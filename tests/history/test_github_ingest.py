@@ -14,7 +14,7 @@ from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
 from lore.core.store import forget_stores
 from lore.history import store as sql
-from lore.history.ingest.github import ingest_github
+from lore.history.ingest.github import Thread, ingest_github, ingest_threads
 from lore.history.reviews import review_comments
 from support.fake_github import FakeGitHub
 from support.history_graph import graph_snapshot, stale_degrees
@@ -279,3 +279,32 @@ def test_bad_names_are_refused(gh: FakeGitHub) -> None:
 
     with pytest.raises(NotFound):
         ingest_github("acme/missing")
+
+
+def test_threads_in_hand_make_the_same_graph_as_fetched_ones(
+    gh: FakeGitHub, history_repo, tmp_path, monkeypatch
+) -> None:
+    """`ingest_threads` (what the benchmark loads 5,000 threads with) writes what `ingest_github`
+    writes for the same API payloads: nodes, edges, degrees, items and comments."""
+    fetched = ingest_github("acme/widget", clone=history_repo.root)
+    conn = sql.open_history().store.connect()
+    rows = (
+        "SELECT number, kind, title, state, author_association, merged_at FROM history_items ORDER BY number"
+    )
+    items, comments = (
+        conn.execute(rows).fetchall(),
+        conn.execute("SELECT COUNT(*) FROM history_comments").fetchone(),
+    )
+    snapshot = graph_snapshot(1)
+    monkeypatch.setenv("LORE_HOME", str(tmp_path / "direct-home"))
+    forget_stores()
+    payloads = sorted(gh.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
+    threads = [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in payloads]
+    direct = ingest_threads("acme/widget", threads, clone=history_repo.root, page_size=4)
+    assert (direct.items, direct.pages, direct.closes, direct.keyword_closes) == (10, 3, fetched.closes, 1)
+    assert direct.commits == fetched.commits == 11 and direct.requests == 0
+    conn = sql.open_history().store.connect()
+    assert conn.execute(rows).fetchall() == items
+    assert conn.execute("SELECT COUNT(*) FROM history_comments").fetchone() == comments
+    assert graph_snapshot(1) == snapshot
+    assert stale_degrees() == 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lore.history.store import ChangeEvent, GraphCommit
@@ -101,19 +101,44 @@ def newest_first(graph: dict[str, GraphCommit], starts: Sequence[str]) -> list[s
     return list(_newest_first(graph, starts))
 
 
+def positions(graph: dict[str, GraphCommit], order: Sequence[str]) -> dict[int, int]:
+    """Commit node id -> its place in `order` (a `newest_first` walk), for `file_changes`."""
+    return {graph[sha].node_id: i for i, sha in enumerate(order)}
+
+
+def _simple(events: Sequence[ChangeEvent], path: str) -> bool:
+    """Only plain edits to `path` after at most one addition: every reachable change is the
+    file's, which is what the walk would find (the rule `assign_files` uses for such paths)."""
+    adds = 0
+    for ev in events:
+        if ev.path != path or ev.status not in "AMT":
+            return False
+        adds += ev.status == "A"
+    return adds <= 1
+
+
 def file_changes(
     graph: dict[str, GraphCommit],
     starts: Sequence[str],
     events: Iterable[ChangeEvent],
     path: str,
     order: Sequence[str] | None = None,
+    position: Mapping[str, int] | None = None,
 ) -> Lineage:
     """The changes of the file `path` names at the tip (or the last file that held it).
 
     `events` must hold every change of every path the file may have had (the caller passes the
     rename-connected paths); the others are ignored. `order` is `newest_first(graph, starts)`
-    when the caller has it already.
+    when the caller has it already, and `position` (`positions(graph, order)`) its commits'
+    places in it: with it, a simple path (one name, added at most once, never deleted) is
+    answered without the walk.
     """
+    events = list(events)
+    if position is not None and _simple(events, path):
+        mine = sorted(
+            (ev for ev in events if ev.commit_id in position), key=lambda ev: position[ev.commit_id]
+        )
+        return Lineage(mine, [path], "present")
     by_commit = _by_commit(events, graph)
     state: dict[str, frozenset[str]] = {s: frozenset({path}) for s in starts if s in graph}
     found: list[ChangeEvent] = []

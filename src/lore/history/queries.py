@@ -566,12 +566,48 @@ _EARLIEST, _LATEST = -1e18, 1e18
 _HOW = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "modified"}
 
 
-def _rename_component(db: HistoryStore, repo: Repo, file_id: int) -> list[int]:
+@dataclass(frozen=True)
+class _Walkable:
+    """The reachable commit graph with what every lineage walk over it needs, made once."""
+
+    version: tuple[int, int, int, str | None]
+    graph: dict[str, sql.GraphCommit]
+    starts: list[str]
+    order: list[str]  # newest first, each commit after its children
+    position: dict[int, int]  # commit node id -> place in `order`
+    renames: dict[int, set[int]]  # path node -> the path nodes a rename or copy joins it to
+
+
+# (store file, repository) -> the walkable graph: reading and ordering 10,000 commits and their
+# renames cost ~100 ms, and `why` walks a file's lineage on every call
+_graphs: dict[tuple[str, int], _Walkable] = {}
+
+
+def _walkable(db: HistoryStore, repo: Repo) -> _Walkable:
+    """The reachable commit graph, its tips, walk order and renames, read again only when the
+    commits changed (a rename is a change of a commit, so it cannot change on its own)."""
+    key = (str(db.store.path), repo.id)
+    held = _graphs.get(key)
+    if db.quiet_since_last_look(f"walkable:{repo.id}") and held is not None:
+        return held
+    head = _head(db, repo)
+    version = (*db.commit_graph_version(repo.id), head)
+    if held is None or held.version != version:
+        graph = db.commit_graph(repo.id)
+        starts = lineage.tips(graph, head)
+        order = lineage.newest_first(graph, starts)
+        renames: dict[int, set[int]] = defaultdict(set)
+        for new, old in db.rename_pairs(repo.id):
+            renames[new].add(old)
+            renames[old].add(new)
+        held = _graphs[key] = _Walkable(
+            version, graph, starts, order, lineage.positions(graph, order), dict(renames)
+        )
+    return held
+
+
+def _rename_component(links: dict[int, set[int]], file_id: int) -> list[int]:
     """The path nodes connected to `file_id` by renames, either way (the names a file may have had)."""
-    links: dict[int, set[int]] = defaultdict(set)
-    for new, old in db.rename_pairs(repo.id):
-        links[new].add(old)
-        links[old].add(new)
     seen, stack = {file_id}, [file_id]
     while stack:
         for other in links.get(stack.pop(), ()):
@@ -581,28 +617,10 @@ def _rename_component(db: HistoryStore, repo: Repo, file_id: int) -> list[int]:
     return sorted(seen)
 
 
-# (store file, repository) -> (graph version, graph, tips, newest-first order): reading and
-# ordering 10,000 commits cost ~80 ms, and `why` walks a file's lineage on every call
-_graphs: dict[tuple[str, int], tuple[tuple[int, int, int, str | None], dict, list[str], list[str]]] = {}
-
-
-def _walkable_graph(db: HistoryStore, repo: Repo) -> tuple[dict, list[str], list[str]]:
-    """The reachable commit graph, its tips and its walk order, read again only when it changed."""
-    key = (str(db.store.path), repo.id)
-    head = _head(db, repo)
-    version = (*db.commit_graph_version(repo.id), head)
-    held = _graphs.get(key)
-    if held is None or held[0] != version:
-        graph = db.commit_graph(repo.id)
-        starts = lineage.tips(graph, head)
-        held = _graphs[key] = (version, graph, starts, lineage.newest_first(graph, starts))
-    return held[1], held[2], held[3]
-
-
 def _lineage(db: HistoryStore, repo: Repo, node: Node) -> lineage.Lineage:
-    graph, starts, order = _walkable_graph(db, repo)
-    events = db.change_events(repo.id, _rename_component(db, repo, node.id))
-    return lineage.file_changes(graph, starts, events, node.key, order)
+    held = _walkable(db, repo)
+    events = db.change_events(repo.id, _rename_component(held.renames, node.id))
+    return lineage.file_changes(held.graph, held.starts, events, node.key, held.order, held.position)
 
 
 def _segments(db: HistoryStore, repo: Repo, found: lineage.Lineage) -> list[tuple[int, float, float]]:

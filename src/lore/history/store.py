@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -460,6 +461,11 @@ _FILE_STORY = _FILE_TIMELINE.replace(
 
 # ---------------------------------------------------------------- the store
 
+# connection -> what -> (data_version, total_changes) at the last look (see quiet_since_last_look)
+_looks: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[int, int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
 
 class HistoryStore:
     """Typed access to the history tables of one Store.
@@ -477,6 +483,24 @@ class HistoryStore:
         """One write transaction over several calls (a batch and its checkpoint)."""
         with self.store.transaction():
             yield self
+
+    def quiet_since_last_look(self, what: str) -> bool:
+        """True when nothing at all was committed to the store file since the last call with
+        `what` on this thread's connection (by this process or any other); the look is recorded.
+
+        Two numbers SQLite keeps for free say so: `PRAGMA data_version` moves when another
+        connection commits, `total_changes()` when this one writes. A cache that is checked
+        against the tables on every call (reading thousands of rows) can trust itself while the
+        store is quiet; looks are kept per connection object, so a new connection starts over."""
+        conn = self.store.connect()
+        token = (
+            conn.execute("PRAGMA data_version").fetchone()[0],
+            conn.execute("SELECT total_changes()").fetchone()[0],
+        )
+        looks = _looks.setdefault(conn, {})
+        quiet = looks.get(what) == token
+        looks[what] = token
+        return quiet
 
     # ---------------------------------------------------------------- repositories, sync, locks
 

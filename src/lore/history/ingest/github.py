@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,67 +147,67 @@ def ingest_github(
     return report
 
 
-class _Items:
-    """Pages of issues and PRs, each written with its checkpoint."""
+def ingest_threads(
+    slug: str,
+    threads: Iterable[Thread],
+    *,
+    clone: Path | None = None,
+    progress: Progress | None = None,
+    page_size: int = PER_PAGE,
+) -> GitHubIngestReport:
+    """Ingest threads already in hand (a saved export of the API, a benchmark's corpus) exactly as
+    `ingest_github` writes what it fetches: same rows, links and filters, a page per transaction,
+    then the closing keywords and the clone's commits. No request is made, so nothing is cached
+    and no GitHub checkpoint is kept."""
+    if not SLUG.match(slug):
+        raise InvalidInput(f"not a GitHub repository name: {slug!r} (expected OWNER/REPO)")
+    progress = progress or QuietProgress()
+    started = time.perf_counter()
+    report = GitHubIngestReport(repo=slug)
+    clone_root = None
+    if clone is not None:
+        clone_root = str(repo_root(Path(clone).resolve()))
+        head_commit(Path(clone_root))
+    with registered(github=slug, clone=clone_root) as repo, ingest_lock(repo):
+        writer = _Threads(repo, slug, report, progress)
+        progress.start("issues and PRs", None)
+        for n, thread in enumerate(threads, 1):
+            writer.write(thread)
+            progress.advance()
+            if n % page_size == 0:
+                writer.w.flush(WRITERS)
+                report.pages += 1
+        if report.items % page_size:  # the last, short page
+            writer.w.flush(WRITERS)
+            report.pages += 1
+        _keyword_closes(repo, slug, report)
+        if clone_root is not None:
+            report.commits = ingest_git(Path(clone_root), progress=progress, repo=repo).commits_added
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
 
-    def __init__(
-        self, client: GitHubClient, repo: Repo, slug: str, report: GitHubIngestReport, progress: Progress
-    ):
-        self.client, self.repo, self.slug = client, repo, slug
+
+@dataclass
+class Thread:
+    """Everything GitHub says about one issue or PR, in the REST API's own shapes: the item of
+    the issues listing, and for a PR its details, files and review comments; its timeline."""
+
+    item: dict[str, Any]
+    pull: dict[str, Any] | None = None
+    files: list[dict[str, Any]] = field(default_factory=list)
+    review_comments: list[dict[str, Any]] = field(default_factory=list)
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _Threads:
+    """Turns threads into layer-1 nodes, edges and rows (the three link filters included)."""
+
+    def __init__(self, repo: Repo, slug: str, report: GitHubIngestReport, progress: Progress):
+        self.repo, self.slug = repo, slug
         self.report, self.progress = report, progress
         self.store = sql.open_history()
         self.w = GraphWriter(self.store, repo.id)
         self.people_seen: set[int] = set()
-
-    def run(self, max_pages: int | None, refresh: bool = False) -> None:
-        state = self.store.get_sync(self.repo.id, "github") or {}
-        params: dict[str, Any] = {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE}
-        if state.get("next") and state.get("max_pages") == max_pages:
-            start_url, pages_done = state["next"], state.get("pages", 0)
-            self.report.resumed_from_page = pages_done + 1
-        else:
-            start_url, pages_done = None, 0
-            if refresh and state.get("complete_since") and max_pages is None:
-                params["since"] = state["complete_since"]  # only items updated since
-        window = state.get("window") if start_url else None
-        lo, hi = window or [None, None]
-        run_started = iso(time.time())
-        budget = None if max_pages is None else max(0, max_pages - pages_done)
-        self.progress.start("issues and PRs", None)
-        for page in self.client.pages(
-            "repos/" + self.slug + "/issues", params, start_url=start_url, max_pages=budget
-        ):
-            pages_done += 1
-            for raw in page.data:
-                self._item(raw)
-                created = raw.get("created_at")
-                lo = created if lo is None or created < lo else lo
-                hi = created if hi is None or created > hi else hi
-                self.progress.advance()
-            done_state = {
-                "next": page.next_url,
-                "pages": pages_done,
-                "max_pages": max_pages,
-                "window": [lo, hi],
-                "complete_since": state.get("complete_since"),
-            }
-            if page.next_url is None and max_pages is None:
-                done_state = {
-                    "next": None,
-                    "pages": pages_done,
-                    "max_pages": None,
-                    "window": [lo, hi],
-                    "complete_since": run_started,
-                }
-            elif max_pages is not None and pages_done >= max_pages:
-                done_state["next"] = None  # the bounded run is complete
-            self.w.flush(WRITERS, extra=self._checkpoint(done_state))
-            self.report.pages += 1
-        self.report.window = [lo, hi]
-
-    def _checkpoint(self, state: dict[str, Any]) -> Callable[[HistoryStore], None]:
-        """The sync state written in the same transaction as the page it describes."""
-        return lambda db: db.set_sync(self.repo.id, "github", state)
 
     # ------------------------------------------------------------ one item
 
@@ -235,13 +235,12 @@ class _Items:
             self.w.ids[(kind, str(number))] = nid
         return self.w.node(kind, str(number), f"{'PR' if is_pr else 'Issue'} #{number}")
 
-    def _item(self, raw: dict[str, Any]) -> None:
+    def write(self, thread: Thread) -> None:
+        """One thread's nodes, edges and rows into the writer (flushed with its page)."""
+        raw, pull = thread.item, thread.pull
         number = int(raw["number"])
         is_pr = "pull_request" in raw
         created, closed = ts(raw.get("created_at")), ts(raw.get("closed_at"))
-        pull = None
-        if is_pr:
-            pull = self.client.get(f"repos/{self.slug}/pulls/{number}").data
         merged = ts((pull or {}).get("merged_at") or (raw.get("pull_request") or {}).get("merged_at"))
         at = (merged or closed or created) if is_pr else created
         nid = self._node_for(number, is_pr)
@@ -273,30 +272,27 @@ class _Items:
         )
         if is_pr:
             self.report.prs += 1
-            self._pull_details(number, nid, pull or {}, merged or created)
+            self._pull_details(thread, nid, merged or created)
         else:
             self.report.issues += 1
         self.report.items += 1
-        self._timeline(number, nid, is_pr, closed)
+        self._timeline(number, nid, is_pr, closed, thread.timeline)
 
-    def _pull_details(self, number: int, nid: int, pull: dict, at: float | None) -> None:
+    def _pull_details(self, thread: Thread, nid: int, at: float | None) -> None:
+        pull = thread.pull or {}
         merged = bool(pull.get("merged_at"))
         if merged and pull.get("merge_commit_sha"):
             cid = self.w.node("commit", pull["merge_commit_sha"])
             self.w.edge(cid, nid, "PART_OF", at)
-        if pull.get("changed_files", 1):
-            for f in self.client.all(
-                f"repos/{self.slug}/pulls/{number}/files", {"per_page": PER_PAGE}, max_pages=30
-            ):
-                fid = self.w.node("file", f["filename"], f["filename"])
-                self.w.edge(nid, fid, "MODIFIED", at)
-                if merged and f.get("status") == "renamed" and f.get("previous_filename"):
-                    old = self.w.node("file", f["previous_filename"], f["previous_filename"])
-                    self.w.edge(fid, old, "RENAMED_FROM", at)
-        if pull.get("review_comments", 1):
-            for c in self.client.all(f"repos/{self.slug}/pulls/{number}/comments", {"per_page": PER_PAGE}):
-                self._comment(c, nid, "review_comment")
-                self.report.review_comments += 1
+        for f in thread.files:
+            fid = self.w.node("file", f["filename"], f["filename"])
+            self.w.edge(nid, fid, "MODIFIED", at)
+            if merged and f.get("status") == "renamed" and f.get("previous_filename"):
+                old = self.w.node("file", f["previous_filename"], f["previous_filename"])
+                self.w.edge(fid, old, "RENAMED_FROM", at)
+        for c in thread.review_comments:
+            self._comment(c, nid, "review_comment")
+            self.report.review_comments += 1
 
     def _comment(self, c: dict, item_id: int, kind: str) -> None:
         at = ts(c.get("created_at"))
@@ -326,8 +322,9 @@ class _Items:
             },
         )
 
-    def _timeline(self, number: int, nid: int, is_pr: bool, closed_at: float | None) -> None:
-        events = self.client.all(f"repos/{self.slug}/issues/{number}/timeline", {"per_page": PER_PAGE})
+    def _timeline(
+        self, number: int, nid: int, is_pr: bool, closed_at: float | None, events: list[dict[str, Any]]
+    ) -> None:
         closes = [ts(e.get("created_at")) for e in events if e.get("event") == "closed"]
         last_close = max([c for c in closes if c is not None], default=closed_at)
         connected = [ts(e.get("created_at")) for e in events if e.get("event") == "connected"]
@@ -385,6 +382,90 @@ class _Items:
             else:
                 self.w.edge(src, nid, "MENTIONS", at)
                 self.report.mentions += 1
+
+
+class _Items(_Threads):
+    """Pages of issues and PRs read from the API, each written with its checkpoint."""
+
+    def __init__(
+        self, client: GitHubClient, repo: Repo, slug: str, report: GitHubIngestReport, progress: Progress
+    ):
+        super().__init__(repo, slug, report, progress)
+        self.client = client
+
+    def run(self, max_pages: int | None, refresh: bool = False) -> None:
+        state = self.store.get_sync(self.repo.id, "github") or {}
+        params: dict[str, Any] = {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE}
+        if state.get("next") and state.get("max_pages") == max_pages:
+            start_url, pages_done = state["next"], state.get("pages", 0)
+            self.report.resumed_from_page = pages_done + 1
+        else:
+            start_url, pages_done = None, 0
+            if refresh and state.get("complete_since") and max_pages is None:
+                params["since"] = state["complete_since"]  # only items updated since
+        window = state.get("window") if start_url else None
+        lo, hi = window or [None, None]
+        run_started = iso(time.time())
+        budget = None if max_pages is None else max(0, max_pages - pages_done)
+        self.progress.start("issues and PRs", None)
+        for page in self.client.pages(
+            "repos/" + self.slug + "/issues", params, start_url=start_url, max_pages=budget
+        ):
+            pages_done += 1
+            for raw in page.data:
+                self._item(raw)
+                created = raw.get("created_at")
+                lo = created if lo is None or created < lo else lo
+                hi = created if hi is None or created > hi else hi
+                self.progress.advance()
+            done_state = {
+                "next": page.next_url,
+                "pages": pages_done,
+                "max_pages": max_pages,
+                "window": [lo, hi],
+                "complete_since": state.get("complete_since"),
+            }
+            if page.next_url is None and max_pages is None:
+                done_state = {
+                    "next": None,
+                    "pages": pages_done,
+                    "max_pages": None,
+                    "window": [lo, hi],
+                    "complete_since": run_started,
+                }
+            elif max_pages is not None and pages_done >= max_pages:
+                done_state["next"] = None  # the bounded run is complete
+            self.w.flush(WRITERS, extra=self._checkpoint(done_state))
+            self.report.pages += 1
+        self.report.window = [lo, hi]
+
+    def _checkpoint(self, state: dict[str, Any]) -> Callable[[HistoryStore], None]:
+        """The sync state written in the same transaction as the page it describes."""
+        return lambda db: db.set_sync(self.repo.id, "github", state)
+
+    def _item(self, raw: dict[str, Any]) -> None:
+        self.write(self.fetch(raw))
+
+    def fetch(self, raw: dict[str, Any]) -> Thread:
+        """Everything the API says about one issue or PR of a page: its details, files, review
+        comments and timeline (each request answered from the cache when it can be)."""
+        number = int(raw["number"])
+        thread = Thread(raw)
+        if "pull_request" in raw:
+            pull = self.client.get(f"repos/{self.slug}/pulls/{number}").data or {}
+            thread.pull = pull
+            if pull.get("changed_files", 1):
+                thread.files = self.client.all(
+                    f"repos/{self.slug}/pulls/{number}/files", {"per_page": PER_PAGE}, max_pages=30
+                )
+            if pull.get("review_comments", 1):
+                thread.review_comments = self.client.all(
+                    f"repos/{self.slug}/pulls/{number}/comments", {"per_page": PER_PAGE}
+                )
+        thread.timeline = self.client.all(
+            f"repos/{self.slug}/issues/{number}/timeline", {"per_page": PER_PAGE}
+        )
+        return thread
 
 
 def _nearest(refs: list[tuple[int, bool, float | None, Any]], t: float | None) -> int | None:

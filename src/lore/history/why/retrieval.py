@@ -43,11 +43,15 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
 
     Checking every text for a vector reads all their ids; once a process has seen them complete,
-    two small reads (layer 1's fingerprint, the texts' count and newest id) stand for it."""
+    two small reads (layer 1's fingerprint, the texts' count and newest id) stand for it, and
+    while nothing was committed to the store since the last call, not even those."""
     db = db or open_why()
-    added = db.sync(repo.id)
     index = vector_index()
     memo = (str(db.store.path), repo.id, index.space.name)
+    quiet = layer1.HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}:{index.space.name}")
+    if quiet and memo in _vectors_complete:
+        return 0
+    added = db.sync(repo.id)
     state = db.doc_state(repo.id)
     if added == 0 and _vectors_complete.get(memo) == state:
         return 0

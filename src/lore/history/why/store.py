@@ -225,7 +225,9 @@ class WhyStore:
             return []
         rows = self.store.connect().execute(
             f"SELECT id, repo_id, kind, source_id, thread_id, at, text FROM history_why_docs"
-            f" WHERE repo_id = ? AND kind IN ({in_marks(kinds)}) AND source_id IN ({in_marks(source_ids)})",
+            # `+repo_id`: the (kind, source_id) key finds a handful of rows; left to itself the
+            # planner would take the repository's index and read every text of it
+            f" WHERE +repo_id = ? AND kind IN ({in_marks(kinds)}) AND source_id IN ({in_marks(source_ids)})",
             [repo_id, *kinds, *source_ids],
         )
         return [_doc(r) for r in rows]
