@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lore.core.dates import to_epoch
 from lore.history import queries
+from lore.history.ingest.git import ingest_git
 from lore.history.ingest.github import ingest_github
 from lore.history.repos import resolve_repo
 from lore.history.why.service import WITHOUT_MODEL, gather, units, why
 from support.fake_github import FakeGitHub
-from support.history_repo import DAY, T0
+from support.history_repo import DAY, T0, lines, run_git, write
 from support.history_why import WhyRepo, build_why_repo, load_threads
 
 
@@ -93,3 +96,26 @@ def test_the_index_is_built_once_and_topped_up(why_repo: WhyRepo) -> None:
     assert first > 0
     assert ensure_index(repo) == 0
     assert to_epoch("2023-11-16") > T0  # the fixture's dates are what the tests assume
+
+
+def _commit(root: Path, message: str, text: str, day: int) -> str:
+    write(root, "src/auth.py", text)
+    run_git(root, "commit", "-q", "-am", message, when=T0 + day * DAY)
+    return run_git(root, "rev-parse", "HEAD").strip()
+
+
+def test_why_sees_a_later_ingest_in_the_same_process_and_from_another(why_repo: WhyRepo) -> None:
+    """The per-process caches (commit graph, index freshness) trust themselves only while the
+    store is quiet: an ingest here, or by another process, is seen by the next call."""
+    repo = resolve_repo("acme/app")
+    question = "Why does src/auth.py keep sessions in Redis?"
+    assert not any("Redis" in e.text for e in gather(repo, question).evidence)
+    here = _commit(why_repo.root, "Keep sessions in Redis", lines(3, "redis"), 30)
+    ingest_git(why_repo.root)
+    assert f"commit:{here}" in units(gather(repo, question).evidence)[:3]
+    assert queries.file_history(repo, "src/auth.py")["entries"][0]["key"] == here
+    there = _commit(why_repo.root, "Move the Redis sessions behind a pool", lines(4, "redis"), 31)
+    lore = Path(sys.executable).with_name("lore")
+    subprocess.run([str(lore), "history", "ingest", str(why_repo.root), "--quiet"], check=True)
+    assert f"commit:{there}" in units(gather(repo, question).evidence)[:3]
+    assert queries.file_history(repo, "src/auth.py")["entries"][0]["key"] == there
