@@ -1224,6 +1224,26 @@ class HistoryStore:
         )
         return [(a, b, r) for a, b, r in rows]
 
+    def links_of(
+        self, ids: Sequence[int], rels: Sequence[str], until: float | None = None
+    ) -> list[tuple[int, int, str, int]]:
+        """(node, neighbour, rel, the neighbour's degree) for every edge of these types that
+        touches one of `ids`, either way, and is not later than `until`."""
+        if not ids or not rels:
+            return []
+        conn = self.store.connect()
+        when = "(?2 IS NULL OR e.at IS NULL OR e.at <= ?2)"
+        rows = conn.execute(
+            "WITH ids(id) AS (SELECT value FROM json_each(?1)), rels(r) AS (SELECT value FROM json_each(?3))"
+            " SELECT e.src, e.dst, e.rel, n.degree FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
+            f" WHERE e.src IN (SELECT id FROM ids) AND e.rel IN (SELECT r FROM rels) AND {when}"
+            " UNION ALL SELECT e.dst, e.src, e.rel, n.degree FROM history_edges e INDEXED BY history_edges_dst"
+            " JOIN history_nodes n ON n.id = e.src"
+            f" WHERE e.dst IN (SELECT id FROM ids) AND e.rel IN (SELECT r FROM rels) AND {when}",
+            (json.dumps(list(ids)), until, json.dumps(list(rels))),
+        )
+        return [(a, b, r, d) for a, b, r, d in rows]
+
     def commit_people_and_prs(self, ids: Sequence[int]) -> list[tuple[int, int, str]]:
         """(commit, other node, rel) for the authors (AUTHORED) and PRs (PART_OF) of commits."""
         if not ids:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import zip_longest
 
 from lore.core.embed import get_embedder
 from lore.core.text import STOPWORDS, split_words
@@ -202,35 +203,94 @@ def change_size_provider(db: WhyStore) -> Provider:
     return provide
 
 
-SEEDS = 5  # best items of the first fusion whose links are followed
-HOP_DECAY = 0.5  # a linked item inherits this share of its seed's score per hop
-LINK_RELATIONS = ("PART_OF", "CLOSES", "MENTIONS")
+TEXT_PROVIDERS = ("keywords", "meaning")  # the lists ranked by the question's words alone
+NEAR_RELATIONS = ("PART_OF", "CLOSES")  # a commit to its PR, a PR to the issue it closed
+
+
+def near_named(q: WhyQuery, ranked: dict[str, list[Evidence]]) -> list[Evidence]:
+    """The text's candidates close to the files the question names that the walk's list left
+    out: those that changed one (a commit or a PR: one hop), then those one link from such a
+    change (its PR, the issue it closed: two hops), each hop a tier, in the text's order.
+
+    The walk from a file lists what is near it but, on a busy file, its first `POOL` items are
+    all one hop away, so a PR that matches the words and changed the file never gets the credit
+    of being near it. Asking the other way round, of the text's candidates, gives it back; what
+    the walk listed already has it, and is not counted twice.
+    """
+    if not q.files:
+        return []
+    walked = {e.key for e in ranked.get("graph", [])}
+    lists = [ranked.get(name, []) for name in TEXT_PROVIDERS]
+    candidates: dict[int, Evidence] = {}
+    for row in zip_longest(*lists):
+        for e in row:
+            if e is None or e.key in walked or e.kind not in ("commit", "pr", "issue"):
+                continue
+            node = e.extra.get("thread")
+            if node is not None:
+                candidates.setdefault(node, e)
+    if not candidates:
+        return []
+    graph = layer1.open_history()
+    changed = {other for _f, other, _r, _d in graph.links_of(list(q.files), ("MODIFIED",), q.as_of)}
+    one = [n for n in candidates if n in changed]
+    rest = [n for n in candidates if n not in changed]
+    linked_to = {n for n, other, _r, _d in graph.links_of(rest, NEAR_RELATIONS, q.as_of) if other in changed}
+    two = [n for n in rest if n in linked_to]
+    return [
+        *(replace(candidates[n], extra={**candidates[n].extra, "tier": 1}) for n in one),
+        *(replace(candidates[n], extra={**candidates[n].extra, "tier": 2}) for n in two),
+    ]
+
+
+SEEDS = 8  # best items of the first fusion whose links are followed
+# What a link passes on of its seed's score. A PR closed an issue because of it: the issue is the
+# reason for the change, so it inherits in full (a why question asks for reasons). A commit's PR
+# holds its discussion. A mention is only a pointer, and a popular issue collects many.
+LINK_WEIGHTS = {"CLOSES": 1.0, "PART_OF": 0.8, "MENTIONS": 0.3}
+LINK_RELATIONS = tuple(LINK_WEIGHTS)
+LINK_HOPS = 2
 
 
 def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evidence]]:
-    """What the best first answers link to (a commit's PR, the issue a PR closed), with the share
-    of its seed's score it inherits: `HOP_DECAY` per hop, the best seed's share when several.
+    """What the best first answers link to (a commit's PR, the issue a PR closed), each with the
+    score it inherits: per seed, its score times the best product of link weights over at most
+    two hops; summed over the seeds, so an item several good answers lead to comes first.
 
-    A question that names a PR by its words, not its number, asks one hop past it ("the issue
-    behind this change"): the text finds the PR, and only the graph knows what it closed.
+    A question that names a file and a PR by its words asks two hops past them ("the issue
+    behind this change"): the text finds the PR, the graph finds the file's commits, and only
+    the links know what closed what; an issue both lead to is the answer. Hubs (more than
+    `MAX_DEGREE` edges) are reached but not gone through, as in the walk.
     """
-    graph = layer1.open_history().graph
-    bonus: dict[int, float] = {}
+    graph = layer1.open_history()
+    score: dict[int, float] = {}  # seed node -> its best score
     for seed in seeds:
         start = seed.extra.get("thread")
-        if start is None:
-            continue
-        hits = graph.walk(
-            start,
-            depth=2,
-            max_degree=MAX_DEGREE,
-            relations=LINK_RELATIONS,
-            until=q.as_of,
-            kinds=("commit", "pr", "issue"),
-            limit=POOL,
-        )
-        for h in hits:
-            bonus[h.id] = max(bonus.get(h.id, 0.0), seed.score * HOP_DECAY**h.depth)
+        if start is not None:
+            score[start] = max(score.get(start, 0.0), seed.score)
+    reach = {start: {start: 1.0} for start in score}  # seed node -> node -> best path weight
+    frontier = {start: {start} for start in reach}  # node -> seeds it was reached from this hop
+    for _hop in range(LINK_HOPS):
+        edges = graph.links_of(list(frontier), LINK_RELATIONS, q.as_of)
+        following: dict[int, set[int]] = {}
+        for node, other, rel, degree in edges:
+            for start in frontier.get(node, ()):
+                weight = reach[start][node] * LINK_WEIGHTS[rel]
+                if weight > reach[start].get(other, 0.0):
+                    reach[start][other] = weight
+                    if degree <= MAX_DEGREE:
+                        following.setdefault(other, set()).add(start)
+        frontier = following
+    score: dict[int, float] = {}
+    for seed in seeds:
+        start = seed.extra.get("thread")
+        if start is not None:
+            score[start] = max(score.get(start, 0.0), seed.score)
+    bonus: dict[int, float] = {}
+    for start, reached in reach.items():
+        for node, weight in reached.items():
+            if node != start:
+                bonus[node] = bonus.get(node, 0.0) + score[start] * weight
     found = _node_docs(q, open_why(), list(bonus))
     return {e.key: (bonus[e.extra["node"]], e) for e in found}
 
@@ -256,6 +316,7 @@ def retrieve(
     `pinned` items (the commit that last wrote a blamed line) come first, whatever the fusion says.
     """
     ranked = {name: provide(q) for name, provide in providers.items()}
+    ranked["near"] = near_named(q, ranked)
     first = fuse(ranked, POOL)
     top = first[0].score if first else 1.0
     seeds = [*(replace(p, score=top) for p in pinned), *first[:SEEDS]]
