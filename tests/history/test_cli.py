@@ -7,7 +7,12 @@ import json
 from typer.testing import CliRunner
 
 from lore.cli.history import app
+from lore.history import store as sql
+from lore.history.repos import resolve_repo
+from lore.history.why.service import gather
+from lore.history.why.store import open_why
 from support.fake_github import FakeGitHub
+from support.history_graph import graph_snapshot
 
 runner = CliRunner()
 
@@ -62,6 +67,40 @@ def test_github_ingest_command(monkeypatch) -> None:
         assert [(e["kind"], e["depth"]) for e in story["entries"]] == [("pr", 1), ("issue", 2)]
         walked = _json(["walk", "#1", "--repo", "acme/widget"])
         assert [r["key"] for r in walked["results"]][:1] == ["2"]
+
+
+def test_rebuild_and_remove_a_github_repository(monkeypatch, history_repo) -> None:
+    """`ingest OWNER/REPO --rebuild` reads everything again (from the HTTP cache: no request) into
+    the same graph, and the why index forgets the texts of the old rows; `remove OWNER/REPO`."""
+
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    with FakeGitHub("acme", "widget") as gh:
+        gh.add_issue(1, "Broken parser", created_at="2024-01-01T00:00:00Z", closed_at="2024-01-03T00:00:00Z")
+        gh.add_pr(
+            2,
+            "Fix the parser",
+            body="fixes #1",
+            created_at="2024-01-02T00:00:00Z",
+            merged_at="2024-01-02T12:00:00Z",
+            files=[{"filename": "a.py"}],
+        )
+        monkeypatch.setenv("LORE_GITHUB_API", gh.url)
+        first = _json(["ingest", "acme/widget", "--clone", str(history_repo.root)])
+        snapshot = graph_snapshot(1)
+        before = {e.key for e in gather(resolve_repo("acme/widget"), "Why was the parser fixed?").evidence}
+        docs = open_why().doc_state(1)[0]
+        sent = len(gh.log)
+        again = _json(["ingest", "acme/widget", "--clone", str(history_repo.root), "--rebuild"])
+        assert (again["items"], again["commits"]) == (first["items"], first["commits"]) == (2, 11)
+        assert len(gh.log) == sent  # every response came from the cache
+        assert graph_snapshot(1) == snapshot  # node ids are new, the graph is the same
+        after = gather(resolve_repo("acme/widget"), "Why was the parser fixed?").evidence
+        assert {e.key for e in after} == before and {"pr:2", "issue:1"} <= before
+        assert open_why().doc_state(1)[0] == docs  # the old rows' texts were pruned, not kept twice
+        assert _json(["remove", "acme/widget"]) == {"removed": "acme/widget"}
+        assert not sql.open_history().list_repos()
+        result = runner.invoke(app, ["remove", "acme/widget"])
+        assert result.exit_code == 3 and "no repository ingested yet" in result.output
 
 
 def test_errors_are_one_line_with_exit_codes(history_repo, tmp_path) -> None:

@@ -67,6 +67,31 @@ def test_amended_and_dropped_commits_are_marked_unreachable_and_left_out(tmp_pat
     assert q.stats(repo)["commits"] == 1
 
 
+def test_rewritten_commits_are_not_in_walks_or_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every listing leaves an amended commit out, not only file and stats: a walk from the file
+    or from its author, and why (by the commit's words, by the path, through the index)."""
+    from lore.history.why.service import gather
+
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    r = HistoryRepo(tmp_path / "rewrite")
+    r.commit("Start the parser", {"src/a.py": lines(3, "a")})
+    draft = r.commit("Draft a zebra tokenizer", {"src/a.py": lines(9, "a")})
+    ingest_git(r.root)
+    repo = resolve_repo(str(r.root))
+    assert draft in {h["key"] for h in q.walk_from(repo, "src/a.py")["results"]}
+    assert f"commit:{draft}" in {e.unit for e in gather(repo, "zebra tokenizer").evidence}
+    r.git("commit", "-q", "--amend", "-m", "Write the tokenizer")
+    assert ingest_git(r.root).unreachable_commits == 1
+    for start in ("src/a.py", "Alice", "alice@example.com"):
+        keys = {h["key"] for h in q.walk_from(repo, start, depth=3)["results"]}
+        assert draft not in keys and r.head() in keys
+    assert q.walk_from(repo, draft)["results"] == []  # asked for by sha, it leads nowhere
+    for question in ("zebra tokenizer", "src/a.py", "Why is src/a.py a zebra tokenizer?"):
+        found = {e.unit for e in gather(repo, question).evidence}
+        assert f"commit:{draft}" not in found
+    assert f"commit:{r.head()}" in {e.unit for e in gather(repo, "src/a.py").evidence}
+
+
 def test_remove_and_rebuild_one_repository(history_repo, tmp_path: Path) -> None:
     other = HistoryRepo(tmp_path / "other")
     other.commit("Only", {"x.py": "x\n"})

@@ -138,7 +138,7 @@ def ingest(
         "(304s are free) and fetch only items updated since last run.",
     ),
     rebuild: bool = typer.Option(
-        False, "--rebuild", help="Local: delete what was ingested for this repository and read it all again."
+        False, "--rebuild", help="Delete what was ingested for this repository and read it all again."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     as_json: bool = JSON_OPT,
@@ -148,8 +148,6 @@ def ingest(
     if local.exists():
         if max_pages or clone or refresh:
             raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
-    elif rebuild:
-        raise InvalidInput("--rebuild is for a local repository (PATH)")
     elif not _SLUG.match(target):
         if "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
             raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
@@ -164,7 +162,7 @@ def ingest(
                 )
         else:
             result = ingest_github(
-                target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress
+                target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress, rebuild=rebuild
             ).as_dict()
     if as_json:
         print_json(result)

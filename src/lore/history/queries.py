@@ -487,6 +487,7 @@ def walk_from(
         until=since_time(repo, until),
         limit=None,
         bridge_cap=BridgeCap("MODIFIED", max_changeset, kind="commit") if max_changeset else None,
+        edge_filter=sql.REACHABLE_ONLY,
     )
     found: dict[int, tuple[int, float | None, int, str, str, str]] = {
         h.id: (h.depth, h.at, h.degree, h.kind, h.key, h.label) for h in hits if h.id != start.id

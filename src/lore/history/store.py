@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lore.core.errors import AlreadyExists, NotFound
-from lore.core.graph import GraphTables
+from lore.core.graph import EdgeFilter, GraphTables
 from lore.core.store import Migration, Store, open_store
 from lore.core.store.binding import in_marks
 from lore.core.store.graph_store import GraphStore
@@ -74,6 +74,11 @@ def _commit_flags(conn: sqlite3.Connection) -> None:
 
 
 TABLES = GraphTables(nodes="history_nodes", edges="history_edges", degrees="history_degrees")
+
+# Edges of a commit no ref reaches any more (amended, rebased, dropped) are not walked: the
+# commit is kept for `show`, but a walk, like `file` and `stats`, follows only the live history.
+_LIVE = "NOT EXISTS (SELECT 1 FROM history_commits c WHERE c.node_id IN (e.src, e.dst) AND c.reachable = 0)"
+REACHABLE_ONLY = EdgeFilter(_LIVE)
 
 MIGRATIONS = [
     Migration(
@@ -1228,11 +1233,12 @@ class HistoryStore:
         self, ids: Sequence[int], rels: Sequence[str], until: float | None = None
     ) -> list[tuple[int, int, str, int]]:
         """(node, neighbour, rel, the neighbour's degree) for every edge of these types that
-        touches one of `ids`, either way, and is not later than `until`."""
+        touches one of `ids`, either way, is not later than `until` and is not a rewritten
+        commit's."""
         if not ids or not rels:
             return []
         conn = self.store.connect()
-        when = "(?2 IS NULL OR e.at IS NULL OR e.at <= ?2)"
+        when = f"(?2 IS NULL OR e.at IS NULL OR e.at <= ?2) AND {_LIVE}"
         rows = conn.execute(
             "WITH ids(id) AS (SELECT value FROM json_each(?1)), rels(r) AS (SELECT value FROM json_each(?3))"
             " SELECT e.src, e.dst, e.rel, n.degree FROM history_edges e JOIN history_nodes n ON n.id = e.dst"

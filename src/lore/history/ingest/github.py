@@ -97,8 +97,13 @@ def ingest_github(
     refresh: bool = False,
     progress: Progress | None = None,
     client: GitHubClient | None = None,
+    rebuild: bool = False,
 ) -> GitHubIngestReport:
-    """Ingest OWNER/REPO from the GitHub REST API (plus commits from `clone` or the API)."""
+    """Ingest OWNER/REPO from the GitHub REST API (plus commits from `clone` or the API).
+
+    `rebuild` first deletes everything ingested for the repository (items, comments, links,
+    commits, checkpoints; the registration and layer 2 stay) and reads it all again; responses
+    still fresh in the HTTP cache cost no request (with `refresh`, each is revalidated)."""
     if not SLUG.match(slug):
         raise InvalidInput(f"not a GitHub repository name: {slug!r} (expected OWNER/REPO)")
     if max_pages is not None and max_pages < 1:
@@ -127,6 +132,9 @@ def ingest_github(
             head_commit(Path(clone_root))  # refuse an empty clone before registering anything
         with registered(github=slug, clone=clone_root) as repo:
             with ingest_lock(repo):
+                if rebuild:
+                    with sql.open_history().transaction() as db:
+                        db.clear_repo(repo.id)
                 _Items(client, repo, slug, report, progress).run(max_pages, refresh)
                 _keyword_closes(repo, slug, report)
                 bounded = max_pages is not None

@@ -52,7 +52,10 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     quiet = layer1.HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}:{index.space.name}")
     if quiet and memo in _vectors_complete:
         return 0
+    db.pruned = []
     added = db.sync(repo.id)
+    if db.pruned:
+        index.delete(str(i) for i in db.pruned)
     state = db.doc_state(repo.id)
     if added == 0 and _vectors_complete.get(memo) == state:
         return 0
@@ -180,6 +183,7 @@ def graph_provider(db: WhyStore) -> Provider:
             kinds=("commit", "pr", "issue"),
             limit=POOL,
             include_start=True,
+            edge_filter=layer1.REACHABLE_ONLY,
         )
         depth = {h.id: h.depth for h in hits}
         found = _node_docs(q, db, [h.id for h in hits])

@@ -123,6 +123,7 @@ class WhyStore:
 
     def __init__(self, store: Store):
         self.store = store
+        self.pruned: list[int] = []  # texts the last `sync` forgot (their source is gone)
 
     # -- the index ---------------------------------------------------------------------------
 
@@ -145,7 +146,8 @@ class WhyStore:
         return repr([tuple(p) for p in parts])
 
     def sync(self, repo_id: int) -> int:
-        """Index every layer-1 text of the repository not indexed yet (or edited since)."""
+        """Index every layer-1 text of the repository not indexed yet (or edited since), after
+        forgetting those whose source is gone (`pruned`)."""
         conn = self.store.connect()
         now = self.fingerprint(repo_id)
         row = conn.execute(
@@ -153,6 +155,7 @@ class WhyStore:
         ).fetchone()
         if row is not None and row[0] == now:
             return 0
+        self.pruned = self.prune(repo_id)
         added = 0
         with self.store.transaction():
             conn = self.store.connect()
@@ -184,6 +187,30 @@ class WhyStore:
                     )
                     added += 1
         return added
+
+    def prune(self, repo_id: int) -> list[int]:
+        """Forget the indexed texts whose source is gone (a rebuild or a removal deleted it, a
+        deepened clone read a commit again); returns their ids, for their vectors to go too."""
+        conn = self.store.connect()
+        gone = conn.execute(
+            "SELECT d.id, d.text FROM history_why_docs d WHERE d.repo_id = ?1 AND CASE"
+            " WHEN d.kind = 'commit' THEN NOT EXISTS"
+            "  (SELECT 1 FROM history_commits c WHERE c.node_id = d.source_id AND c.repo_id = ?1)"
+            " WHEN d.kind IN ('pr', 'issue') THEN NOT EXISTS"
+            "  (SELECT 1 FROM history_items i WHERE i.node_id = d.source_id AND i.repo_id = ?1)"
+            " ELSE NOT EXISTS (SELECT 1 FROM history_comments c"
+            "  WHERE c.id = d.source_id AND c.kind = d.kind AND c.repo_id = ?1) END",
+            (repo_id,),
+        ).fetchall()
+        if gone:
+            with self.store.transaction():
+                conn = self.store.connect()
+                conn.executemany(
+                    "INSERT INTO history_why_fts (history_why_fts, rowid, text) VALUES ('delete', ?, ?)",
+                    [(i, t) for i, t in gone],
+                )
+                conn.executemany("DELETE FROM history_why_docs WHERE id = ?", [(i,) for i, _t in gone])
+        return [i for i, _t in gone]
 
     def docs(self, repo_id: int, after: int = 0) -> list[Doc]:
         """Every indexed text of the repository with an id above `after`, in id order."""
@@ -250,15 +277,17 @@ class WhyStore:
         if not file_ids:
             return []
         rows = self.store.connect().execute(
-            f"SELECT commit_id, SUM(added + removed) AS lines, MIN(at) FROM history_changes"
-            f" WHERE file_id IN ({in_marks(file_ids)}) AND (? IS NULL OR at <= ?)"
-            f" GROUP BY commit_id ORDER BY lines DESC, MIN(at) LIMIT ?",
+            f"SELECT ch.commit_id, SUM(ch.added + ch.removed) AS lines, MIN(ch.at) FROM history_changes ch"
+            f" JOIN history_commits c ON c.node_id = ch.commit_id AND c.reachable = 1"
+            f" WHERE ch.file_id IN ({in_marks(file_ids)}) AND (? IS NULL OR ch.at <= ?)"
+            f" GROUP BY ch.commit_id ORDER BY lines DESC, MIN(ch.at) LIMIT ?",
             [*file_ids, as_of, as_of, limit],
         )
         return [ChangeSize(c, n or 0, at) for c, n, at in rows]
 
     def source_meta(self, docs: Sequence[Doc]) -> dict[int, SourceMeta]:
-        """doc id -> the name, author and link of its source, and the thread it belongs to."""
+        """doc id -> the name, author and link of its source, and the thread it belongs to; a
+        commit no ref reaches any more (rewritten history) has none, so it is never evidence."""
         conn = self.store.connect()
         out: dict[int, SourceMeta] = {}
         commits = [d for d in docs if d.kind == "commit"]
@@ -267,7 +296,7 @@ class WhyStore:
                 f"SELECT c.node_id, c.sha, c.subject, c.author_name, c.pr_number, i.kind, i.title"
                 f" FROM history_commits c LEFT JOIN history_items i"
                 f" ON i.repo_id = c.repo_id AND i.number = c.pr_number"
-                f" WHERE c.node_id IN ({in_marks(commits)})",
+                f" WHERE c.node_id IN ({in_marks(commits)}) AND c.reachable = 1",
                 [d.source_id for d in commits],
             )
             found = {r[0]: r for r in rows}
