@@ -82,6 +82,28 @@ def test_a_second_extract_makes_no_model_call(gh, fake_llm: FakeLLM) -> None:
     assert len(all_decisions("acme/widget")) == first.kept
 
 
+def test_another_model_reads_the_sources_again_and_each_keeps_its_mark(
+    gh, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source is read by a model: switching models reads it again (its decisions are not stored
+    twice), and switching back costs no call, since each model's mark is kept."""
+    data.teach(fake_llm)
+    first = extract("acme/widget")
+    assert fake_llm.count("chat") == 3
+    fake_llm.use("openai", monkeypatch, model="other-model")
+    other = extract("acme/widget")
+    assert fake_llm.count("chat") == 6 and other.already_read == 0
+    assert other.model.startswith("openai:other-model") and other.kept == 0  # the same decisions
+    marks = (
+        open_decisions().store.connect().execute("SELECT DISTINCT extracted_by FROM history_decision_marks")
+    )
+    assert sorted(m[0].split()[0] for m in marks) == ["openai:fake-model", "openai:other-model"]
+    fake_llm.use("openai", monkeypatch)
+    back = extract("acme/widget")
+    assert fake_llm.count("chat") == 6 and back.already_read == 3
+    assert len(all_decisions("acme/widget")) == first.kept
+
+
 def test_a_new_comment_reads_that_thread_again_without_duplicating(gh, fake_llm: FakeLLM) -> None:
     data.teach(fake_llm)
     extract("acme/widget")

@@ -80,7 +80,6 @@ def extract(
     target = repo if isinstance(repo, Repo) else resolve_repo(repo)
     since_at = to_epoch(since, what="--since") if since else None
     db = open_decisions()
-    done = db.marks(target.id)
     everything = sources.plan(db, target.id, target.name, target.github, since=since_at)
     subject = subject_of(target)
     client = ModelClient(task=HISTORY_EXTRACT, subject=subject)
@@ -89,6 +88,7 @@ def extract(
     except NeedsModel as exc:
         raise NeedsModel(f"{what_a_model_adds(target, everything)}. {exc}") from None
     extracted_by = f"{label} {PROMPT_VERSION}"
+    done = db.marks(target.id, extracted_by)  # what this model, with this prompt, has read
     todo = sources.plan(db, target.id, target.name, target.github, since=since_at, done=done)
     already = _count_sources(everything) - _count_sources(todo)
     jobs, left = sources.in_budget(todo, max_calls)

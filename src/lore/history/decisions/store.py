@@ -89,6 +89,26 @@ CREATE TABLE history_decision_marks (
 );
 """,
     ),
+    # A mark says which model (and prompt) read a source: switching models reads it again, and
+    # switching back costs nothing, so each reader keeps its own mark.
+    Migration(
+        "history/decisions_0002_marks_per_model",
+        """
+CREATE TABLE history_decision_marks_new (
+    repo_id INTEGER NOT NULL REFERENCES history_repos (id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    extracted_by TEXT NOT NULL,
+    kept INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL,
+    PRIMARY KEY (repo_id, source, extracted_by)
+);
+INSERT INTO history_decision_marks_new SELECT repo_id, source, digest, extracted_by, kept, at
+    FROM history_decision_marks;
+DROP TABLE history_decision_marks;
+ALTER TABLE history_decision_marks_new RENAME TO history_decision_marks;
+""",
+    ),
 ]
 
 
@@ -464,19 +484,23 @@ class DecisionStore:
 
     # -- what extract has read -----------------------------------------------------------------
 
-    def marks(self, repo_id: int) -> dict[str, str]:
-        """source -> digest of what was read, for every source extract has finished."""
+    def marks(self, repo_id: int, extracted_by: str | None = None) -> dict[str, str]:
+        """source -> digest of what was read, for every source extract has finished (by the
+        model and prompt `extracted_by` names, when given: another model's reading is not its)."""
         conn = self.store.connect()
-        rows = conn.execute("SELECT source, digest FROM history_decision_marks WHERE repo_id = ?", (repo_id,))
+        rows = conn.execute(
+            "SELECT source, digest FROM history_decision_marks WHERE repo_id = ?"
+            " AND (? IS NULL OR extracted_by = ?) ORDER BY at",
+            (repo_id, extracted_by, extracted_by),
+        )
         return {source: digest for source, digest in rows}
 
     def mark(self, repo_id: int, source: str, digest: str, extracted_by: str, kept: int) -> None:
         conn = self.store.connect()
         conn.execute(
             "INSERT INTO history_decision_marks (repo_id, source, digest, extracted_by, kept, at)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repo_id, source) DO UPDATE SET"
-            " digest = excluded.digest, extracted_by = excluded.extracted_by, kept = excluded.kept,"
-            " at = excluded.at",
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repo_id, source, extracted_by) DO UPDATE SET"
+            " digest = excluded.digest, kept = excluded.kept, at = excluded.at",
             (repo_id, source, digest, extracted_by, kept, time.time()),
         )
 
