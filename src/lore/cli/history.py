@@ -155,6 +155,11 @@ def ingest(
     with RichProgress(quiet=quiet or as_json) as progress:
         if local.exists():
             result = ingest_git(local, since=since, until=until, progress=progress, rebuild=rebuild).as_dict()
+            if result["mailmap_changed"]:
+                progress.note(
+                    ".mailmap changed since the last ingest: commits read before keep their old"
+                    " identities; run `lore history ingest PATH --rebuild` to apply it to all"
+                )
             if result["shallow"]:
                 progress.note(
                     f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"

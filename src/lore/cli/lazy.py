@@ -80,7 +80,7 @@ COMMANDS: dict[str, Entry] = {
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",
         "history",
-        also=("history_decisions", "history_why"),
+        also=("history_decisions", "history_why", "history_owners"),
     ),
     "books": Entry(
         BOOKS,

@@ -147,6 +147,18 @@ def _files(repo: Repo) -> list[_FileRow]:
     return list(rows.values())
 
 
+def files_with_changes(repo: Repo) -> list[tuple[dict[str, Any], list[ChangeEvent]]]:
+    """Every file of the history (`path`, `deleted`, `replaced`) with its own changes, newest
+    first: what churn counts, for other questions per file (owners, code age)."""
+    return [(_file_entry(f), f.events) for f in _files(repo)]
+
+
+def changes_of(repo: Repo, path: str) -> tuple[Node, list[ChangeEvent]]:
+    """The file a path names and its changes across its renames, newest first (as `file`)."""
+    node = resolve_file(repo, path)
+    return node, _lineage(_db(), repo, node).changes
+
+
 def _file_entry(row: _FileRow) -> dict[str, Any]:
     return {"path": row.path, "deleted": row.status == "D", "replaced": row.key[0] == "old"}
 

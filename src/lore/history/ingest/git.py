@@ -26,6 +26,7 @@ from lore.history.ingest.gitlog import (
     first_parent_line,
     git_output,
     github_slug,
+    mailmap_digest,
     origin_url,
     pull_refs,
     reachable_shas,
@@ -62,6 +63,8 @@ class GitIngestReport:
     boundary_commits: int = 0
     unreachable_commits: int = 0
     lossy_commits: int = 0
+    mailmap: bool = False  # a .mailmap joined identities
+    mailmap_changed: bool = False  # since the last run: earlier commits keep the old identities
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -110,6 +113,7 @@ def _ingest(
         windowed = bool(since or until)
         boundary = shallow_boundary(root)
         state = store.get_sync(repo.id, "git") or {}
+        mailmap = mailmap_digest(root)
         tips = [] if windowed else list(state.get("tips", []))
         deepened = sorted(store.boundary_shas(repo.id) - boundary)
         if deepened:  # the clone was deepened: read those commits again, with what lies behind them
@@ -168,6 +172,7 @@ def _ingest(
                         "head": head,
                         "complete": True,
                         "shallow": bool(boundary),
+                        "mailmap": mailmap,
                         "at": time.time(),
                     },
                 )
@@ -188,6 +193,8 @@ def _ingest(
         boundary_commits=len(boundary),
         unreachable_commits=unreachable,
         lossy_commits=lossy,
+        mailmap=mailmap is not None,
+        mailmap_changed=bool(state.get("tips")) and not rebuild and state.get("mailmap") != mailmap,
     )
 
 

@@ -16,6 +16,7 @@ can remember where it stopped and the next one reads only the rest.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import queue
 import re
 import tempfile
@@ -28,7 +29,9 @@ from lore.core import git
 from lore.core.errors import InvalidInput
 
 # header: RS + sha, then parents, author name/email/time, committer name/email/time, message
-_FORMAT = "%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%cn%x00%ce%x00%ct%x00%B"
+# %aN/%aE and %cN/%cE: names and addresses after the repository's `.mailmap` (as `git log
+# --use-mailmap` shows them), so one person under two identities is one author
+_FORMAT = "%x1e%H%x00%P%x00%aN%x00%aE%x00%at%x00%cN%x00%cE%x00%ct%x00%B"
 _HEADER_FIELDS = 9
 _CHUNK = 1 << 20
 
@@ -63,7 +66,10 @@ class GitCommit:
         return self.message.split("\n", 1)[0].strip()
 
 
-LOG_CONFIG = (("diff.renameLimit", "2000"),)
+# Only the `.mailmap` at the top of the work tree is read (as data: git parses it, runs nothing);
+# `mailmap.file` / `mailmap.blob` in a repository's config could point git at any file or blob.
+LOG_CONFIG = (("diff.renameLimit", "2000"), ("mailmap.file", ""), ("mailmap.blob", ""))
+MAILMAP = ".mailmap"
 
 
 def log_arguments(revs: Sequence[str], since: str | None = None, until: str | None = None) -> list[str]:
@@ -348,3 +354,12 @@ def pull_refs(repo: Path) -> dict[str, int]:
         if len(parts) == 4 and parts[3] == "head" and parts[2].isdigit():
             found[sha] = int(parts[2])
     return found
+
+
+def mailmap_digest(root: Path) -> str | None:
+    """A digest of the work tree's `.mailmap` (None without one): when it changes, the commits
+    read before still carry the identities of the old one, until `ingest --rebuild`."""
+    path = root / MAILMAP
+    if path.is_symlink() or not path.is_file():  # git itself does not follow an in-tree link
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
