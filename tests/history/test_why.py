@@ -119,3 +119,17 @@ def test_why_sees_a_later_ingest_in_the_same_process_and_from_another(why_repo: 
     subprocess.run([str(lore), "history", "ingest", str(why_repo.root), "--quiet"], check=True)
     assert f"commit:{there}" in units(gather(repo, question).evidence)
     assert queries.file_history(repo, "src/auth.py")["entries"][0]["key"] == there
+
+
+def test_asked_for_the_latest_change_the_newest_before_the_date_comes_first(why_repo: WhyRepo) -> None:
+    """Recency is not relevance, except when the question asks for it: then the walk's
+    newest-first order inside a hop counts, the file's commits are ranked newest first instead
+    of biggest first, and the last change before the date beats the big OAuth2 commits."""
+    repo = resolve_repo("acme/app")
+    moment = T0 + int(11.5 * DAY)  # after typo fix 5 (day 11), before fix 6 (day 12)
+    fix, big = f"commit:{why_repo.typo_fixes[5]}", [f"commit:{why_repo.shas[k]}" for k in ("oauth", "scopes")]
+    latest = units(gather(repo, "What was the most recent change to src/auth.py?", as_of=moment).evidence)
+    assert fix in latest[:5] and all(latest.index(fix) < latest.index(b) for b in big)
+    assert f"commit:{why_repo.typo_fixes[6]}" not in latest  # after the date
+    why_so = units(gather(repo, "Why does src/auth.py check OAuth2 scopes?", as_of=moment).evidence)
+    assert all(why_so.index(b) < why_so.index(fix) for b in big if fix in why_so)

@@ -29,6 +29,20 @@ class WhyQuery:
     as_of: float | None = None
     mode: str = "question"  # question | path (a bare path: no words to embed) | line
 
+    @property
+    def asks_recency(self) -> bool:
+        """The question asks for the latest change ("what changed most recently in X?"): then
+        the walk's newest-first order inside a hop is the answer's order, not noise."""
+        return bool(_RECENCY.search(self.question))
+
+
+# words by which a question asks what happened last (the one case where recency is relevance)
+_RECENCY = re.compile(
+    r"\b(?:most recent(?:ly)?|latest|newest|last (?:change|changed|commit|edit|touched|modified)"
+    r"|recent(?:ly)? changed|lately)\b",
+    re.I,
+)
+
 
 @dataclass(frozen=True)
 class Evidence:

@@ -185,15 +185,18 @@ def graph_provider(db: WhyStore) -> Provider:
             include_start=True,
             edge_filter=layer1.REACHABLE_ONLY,
         )
-        depth = {h.id: h.depth for h in hits}
         found = _node_docs(q, db, [h.id for h in hits])
+        if q.asks_recency:  # "the most recent change": within a hop, newest first is the order
+            return found
+        depth = {h.id: h.depth for h in hits}
         return [replace(e, extra={**e.extra, "tier": depth.get(e.extra["node"])}) for e in found]
 
     return provide
 
 
 def change_size_provider(db: WhyStore) -> Provider:
-    """The commits that wrote most of the named files (across their renames), biggest first."""
+    """The commits that wrote most of the named files (across their renames), biggest first; when
+    the question asks for the latest change, the same commits newest first."""
 
     def provide(q: WhyQuery) -> list[Evidence]:
         if not q.files:
@@ -201,7 +204,7 @@ def change_size_provider(db: WhyStore) -> Provider:
         file_ids: list[int] = []
         for fid in q.files:
             file_ids.extend(seg[0] for seg in queries.file_lineage(q.repo, fid))
-        sizes = db.change_sizes(sorted(set(file_ids)), q.as_of, POOL)
+        sizes = db.change_sizes(sorted(set(file_ids)), q.as_of, POOL, newest=q.asks_recency)
         return _node_docs(q, db, [s.commit_node for s in sizes])
 
     return provide
@@ -221,7 +224,7 @@ def near_named(q: WhyQuery, ranked: dict[str, list[Evidence]]) -> list[Evidence]
     of being near it. Asking the other way round, of the text's candidates, gives it back; what
     the walk listed already has it, and is not counted twice.
     """
-    if not q.files:
+    if not q.files or q.asks_recency:  # asked for the newest, the walk's own order is the answer
         return []
     walked = {e.key for e in ranked.get("graph", [])}
     lists = [ranked.get(name, []) for name in TEXT_PROVIDERS]

@@ -272,15 +272,19 @@ class WhyStore:
 
     # -- reads of layer 1 ----------------------------------------------------------------------
 
-    def change_sizes(self, file_ids: Sequence[int], as_of: float | None, limit: int) -> list[ChangeSize]:
-        """The commits that changed these files most (lines added + removed to them), biggest first."""
+    def change_sizes(
+        self, file_ids: Sequence[int], as_of: float | None, limit: int, newest: bool = False
+    ) -> list[ChangeSize]:
+        """The commits that changed these files most (lines added + removed to them), biggest
+        first; or, with `newest`, the latest ones first."""
         if not file_ids:
             return []
+        order = "MIN(ch.at) DESC, ch.commit_id DESC" if newest else "lines DESC, MIN(ch.at)"
         rows = self.store.connect().execute(
             f"SELECT ch.commit_id, SUM(ch.added + ch.removed) AS lines, MIN(ch.at) FROM history_changes ch"
             f" JOIN history_commits c ON c.node_id = ch.commit_id AND c.reachable = 1"
             f" WHERE ch.file_id IN ({in_marks(file_ids)}) AND (? IS NULL OR ch.at <= ?)"
-            f" GROUP BY ch.commit_id ORDER BY lines DESC, MIN(ch.at) LIMIT ?",
+            f" GROUP BY ch.commit_id ORDER BY {order} LIMIT ?",
             [*file_ids, as_of, as_of, limit],
         )
         return [ChangeSize(c, n or 0, at) for c, n, at in rows]
