@@ -123,7 +123,7 @@ def file_changes(
     events: Iterable[ChangeEvent],
     path: str,
     order: Sequence[str] | None = None,
-    position: Mapping[str, int] | None = None,
+    position: Mapping[int, int] | None = None,
 ) -> Lineage:
     """The changes of the file `path` names at the tip (or the last file that held it).
 

@@ -288,11 +288,6 @@ def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evi
                     if degree <= MAX_DEGREE:
                         following.setdefault(other, set()).add(start)
         frontier = following
-    score: dict[int, float] = {}
-    for seed in seeds:
-        start = seed.extra.get("thread")
-        if start is not None:
-            score[start] = max(score.get(start, 0.0), seed.score)
     bonus: dict[int, float] = {}
     for start, reached in reach.items():
         for node, weight in reached.items():
