@@ -421,7 +421,7 @@ class _Items(_Threads):
         ):
             pages_done += 1
             for raw in page.data:
-                self._item(raw)
+                self.write(self.fetch(raw))
                 created = raw.get("created_at")
                 lo = created if lo is None or created < lo else lo
                 hi = created if hi is None or created > hi else hi
@@ -450,9 +450,6 @@ class _Items(_Threads):
     def _checkpoint(self, state: dict[str, Any]) -> Callable[[HistoryStore], None]:
         """The sync state written in the same transaction as the page it describes."""
         return lambda db: db.set_sync(self.repo.id, "github", state)
-
-    def _item(self, raw: dict[str, Any]) -> None:
-        self.write(self.fetch(raw))
 
     def fetch(self, raw: dict[str, Any]) -> Thread:
         """Everything the API says about one issue or PR of a page: its details, files, review
