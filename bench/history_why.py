@@ -1,7 +1,7 @@
 """`lore history why` at scale: latency without a model, hybrid vs vector-only recall, model cost.
 
     .venv/bin/python bench/history_why.py [--commits 10000] [--threads 5000] [--embed hash|wordllama]
-        [--via direct|http]
+        [--via direct|http] [--home DIR (a second run reuses its store)] [--no-model]
 
 The git history is synthetic (bench/history_synth.py: sweeping commits, a busy changelog,
 bots, merges, renames). The threads are made with the fake GitHub of the tests: one PR per
@@ -144,25 +144,22 @@ def main() -> None:
     from support.fake_github import FakeGitHub
     from support.fake_llm import API_KEY, FakeLLM
 
-    t = time.perf_counter()
     if reuse:
         print(f"reusing the store in {home}")
-    elif args.via == "http":
-        root = synth_repo(args.commits)
-        gh = FakeGitHub("bench", "synth")
-        load_threads(gh, root, args.threads)
-        with gh:
-            os.environ["LORE_GITHUB_API"] = gh.url
-            report = ingest_github("bench/synth", clone=root)
     else:
         root = synth_repo(args.commits)
         gh = FakeGitHub("bench", "synth")
         load_threads(gh, root, args.threads)
-        gh.stop()  # never served: its payloads go straight to the ingest's writer
-        items = sorted(gh.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
-        threads = [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in items]
-        report = ingest_threads("bench/synth", threads, clone=root)
-    if not reuse:
+        t = time.perf_counter()
+        if args.via == "http":
+            with gh:
+                os.environ["LORE_GITHUB_API"] = gh.url
+                report = ingest_github("bench/synth", clone=root)
+        else:
+            gh.stop()  # never served: its payloads go straight to the ingest's writer
+            items = sorted(gh.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
+            threads = [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in items]
+            report = ingest_threads("bench/synth", threads, clone=root)
         print(
             f"ingested {report.items:,} threads ({args.via}) and {report.commits:,} commits"
             f" in {time.perf_counter() - t:.1f}s"
