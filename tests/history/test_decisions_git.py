@@ -65,6 +65,21 @@ def test_commit_messages_by_committers_become_decisions(tmp_path: Path, fake_llm
     assert drop.quote == "Drop the ujson dependency" and drop.source_span == (0, len(drop.quote))
 
 
+def test_a_rewritten_commits_message_is_not_read(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    """An amended commit is kept in the store but no ref reaches it: its message is not the
+    project's any more, so extract never sends it."""
+    repo = _repo(tmp_path)
+    ingest_git(repo.root)
+    repo.git("reset", "-q", "--hard", "HEAD~2")  # drop "Fix a typo" and the ujson decision
+    assert ingest_git(repo.root).unreachable_commits == 2
+    fake_llm.reply(lambda r: "<commits>" in r.prompt, _commits_reply)
+    report = extract()
+    (sent,) = [r for r in fake_llm.requests if "<commits>" in r.prompt]
+    assert "Move the test suite" in sent.prompt and "Drop the ujson" not in sent.prompt
+    assert report.commits == 1
+    assert {d.statement for d in all_decisions(None)} == {"Move the test suite from nose to pytest"}
+
+
 def test_commands_show_decisions_and_undo(tmp_path: Path, fake_llm: FakeLLM, monkeypatch) -> None:
     monkeypatch.setenv("LORE_EMBED", "hash")
     repo = _repo(tmp_path)

@@ -298,7 +298,7 @@ SELECT c.node_id, c.sha, c.author_name, c.author_email, c.committer_email, c.com
   EXISTS (SELECT 1 FROM history_items i WHERE i.repo_id = c.repo_id AND i.number = c.pr_number
           AND i.kind = 'pr' AND i.author_association IN {_AUTH_SQL}) AS pr_by_member
 FROM history_commits c
-WHERE c.repo_id = ? AND c.committed_at >= ?
+WHERE c.repo_id = ? AND c.committed_at >= ? AND c.reachable = 1
 """
 
 
