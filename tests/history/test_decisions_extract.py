@@ -162,3 +162,29 @@ def test_without_a_model_extract_says_what_one_would_add(gh) -> None:
     assert "needs a language model" in message and "3 thread(s)" in message
     assert "no language model is configured" in message  # and how to set one up
     assert all_decisions("acme/widget") == []
+
+
+def test_marks_written_before_marks_were_per_model_are_kept() -> None:
+    """The migration to one mark per model keeps the marks already written: a store read by one
+    model before the upgrade still costs that model nothing."""
+    from lore.core.store import open_store
+    from lore.history import store as layer1
+    from lore.history.decisions.store import MIGRATIONS
+
+    store = open_store()
+    store.migrate(layer1.MIGRATIONS)
+    store.migrate(MIGRATIONS[:1])
+    with store.transaction() as conn:
+        repo_id = layer1.HistoryStore(store).create_repo("app", None, "acme/app")
+        conn.execute(  # as the first version of the table held them: one mark per source
+            "INSERT INTO history_decision_marks (repo_id, source, digest, extracted_by, kept, at)"
+            " VALUES (?, 'item:5', 'abc', 'openai:fake-model decisions-v1', 2, 0)",
+            (repo_id,),
+        )
+    db = open_decisions()
+    assert db.marks(repo_id, "openai:fake-model decisions-v1") == {"item:5": "abc"}
+    assert db.marks(repo_id, "openai:other decisions-v1") == {}
+    with db.store.transaction():
+        db.mark(repo_id, "item:5", "abc", "openai:other decisions-v1", 2)
+    assert db.marks(repo_id, "openai:other decisions-v1") == {"item:5": "abc"}
+    assert db.marks(repo_id, "openai:fake-model decisions-v1") == {"item:5": "abc"}
