@@ -498,6 +498,8 @@ class HistoryStore:
         against the tables on every call (reading thousands of rows) can trust itself while the
         store is quiet; looks are kept per connection object, so a new connection starts over."""
         conn = self.store.connect()
+        if not isinstance(conn, sqlite3.Connection):  # another backend: no such counters, no shortcut
+            return False
         token = (
             conn.execute("PRAGMA data_version").fetchone()[0],
             conn.execute("SELECT total_changes()").fetchone()[0],
