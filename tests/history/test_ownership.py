@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import lore.cli.history_owners  # noqa: F401  (adds owners, authors and age to `lore history`)
 from lore.cli.history import app
+from lore.cli.lazy import load
 from lore.history import ownership
 from lore.history.ingest.git import ingest_git
 from lore.history.queries import Filters
@@ -21,6 +21,7 @@ ADA = ("Ada Lovelace", "ada@new.example")
 MAILMAP = "Ada Lovelace <ada@new.example> Ada L <ada@old.example>\n"
 
 runner = CliRunner()
+load("history")  # adds owners, authors and age to `app`, the other modules first, as `lore` does
 
 
 @pytest.fixture
