@@ -9,7 +9,6 @@ from rich.table import Table
 
 from lore.cli import review
 from lore.cli.common import console, handle_errors, print_json
-from lore.rules.lint import ALWAYS_BUDGET, lint_rules
 
 
 @review.app.command("lint")
@@ -20,6 +19,10 @@ def lint(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Check the rules as a set: dead scopes, duplicates, contradictions, untagged, always cost."""
+    # imported here: the checks (contradictions, normalising) are not worth loading for every
+    # `lore review` command, `resolve` above all
+    from lore.rules.lint import ALWAYS_BUDGET, lint_rules
+
     report = lint_rules(review._project(ctx), include_pending=pending)
     if as_json:
         print_json(report.to_dict())

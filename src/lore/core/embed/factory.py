@@ -19,10 +19,12 @@ from __future__ import annotations
 from lore.core.embed.base import Embedder
 from lore.core.embed.hashed import VERSION, HashEmbedder
 from lore.core.embed.local import INSTALL_HINT, MiniLMEmbedder, local_model_installed
-from lore.core.embed.onnx_minilm import INSTALL_HINT as ONNX_HINT
-from lore.core.embed.onnx_minilm import OnnxMiniLMEmbedder, missing_parts
+from lore.core.embed.onnx_minilm import OnnxMiniLMEmbedder
+from lore.core.embed.semantic import LOCAL_SEMANTIC as LOCAL_SEMANTIC  # re-exported
+from lore.core.embed.semantic import local_semantic_embedder as local_semantic_embedder  # re-exported
+from lore.core.embed.semantic import onnx_minilm_embedder, wordllama_embedder
 from lore.core.embed.wordllama import INSTALL_HINT as WORDLLAMA_HINT
-from lore.core.embed.wordllama import WordLlamaEmbedder, missing_files, package_folder, wordllama_installed
+from lore.core.embed.wordllama import WordLlamaEmbedder, missing_files, package_folder
 from lore.core.errors import InvalidInput, NeedsModel
 from lore.core.llm.settings import PROVIDERS, env_value, model_config, parse_model
 
@@ -31,9 +33,6 @@ HASH_NAMES = {"hash", "offline", VERSION}
 WORDLLAMA_NAMES = {"wordllama", WordLlamaEmbedder.name}
 ONNX_NAMES = {"minilm-onnx", "onnx", OnnxMiniLMEmbedder.name}
 DEFAULT = "wordllama"
-# the local models a domain may run inside a hot path (rules selection, the gate): never a server
-LOCAL_SEMANTIC = {"wordllama": "wordllama", "minilm-onnx": "minilm-onnx", "onnx": "minilm-onnx"}
-LOCAL_SEMANTIC |= {WordLlamaEmbedder.name: "wordllama", OnnxMiniLMEmbedder.name: "minilm-onnx"}
 
 
 def configured_embedder_name() -> str | None:
@@ -61,14 +60,9 @@ def get_embedder(name: str | None = None) -> Embedder:
             raise NeedsModel(f"the local embedding model is not installed: {INSTALL_HINT}")
         return MiniLMEmbedder()
     if lowered in WORDLLAMA_NAMES:
-        if not wordllama_installed():
-            raise NeedsModel(f"the WordLlama embedder (the default) is not installed: {WORDLLAMA_HINT}")
-        return WordLlamaEmbedder()
+        return wordllama_embedder()
     if lowered in ONNX_NAMES:
-        missing = missing_parts()
-        if missing:
-            raise NeedsModel(f"the ONNX MiniLM embedder lacks {', '.join(missing)}: {ONNX_HINT}")
-        return OnnxMiniLMEmbedder()
+        return onnx_minilm_embedder()
     provider = lowered.partition(":")[0]
     if provider in PROVIDERS:
         from lore.core.embed.remote import remote_embedder
@@ -84,17 +78,6 @@ def get_embedder(name: str | None = None) -> Embedder:
         f"unknown embedder {spec!r}: use hash, local, wordllama, minilm-onnx, ollama[:model]"
         " or <provider>:<model>"
     )
-
-
-def local_semantic_embedder(name: str) -> Embedder:
-    """One of the local semantic models by its short name (`wordllama`, `minilm-onnx`), for code
-    that must not reach a server whatever `LORE_EMBED` says; NeedsModel when it is not installed,
-    InvalidInput for a name that is not a local semantic model."""
-    key = LOCAL_SEMANTIC.get(name.strip().lower())
-    if key is None:
-        choices = ", ".join(sorted(set(LOCAL_SEMANTIC.values())))
-        raise InvalidInput(f"unknown local semantic model {name!r}: use {choices}")
-    return get_embedder(key)
 
 
 def describe_embedder() -> dict[str, object]:

@@ -10,13 +10,18 @@ the other candidates (docs/models.md has the table and why it won).
 
 Lore reads the two files itself rather than through the `wordllama` package: the model is a
 table lookup and a mean, and importing the package (pydantic configs, requests, toml) cost more
-than the rest of a `lore review resolve`. The weights are read with `safetensors` and the text
-split with `tokenizers`, exactly as WordLlama's own inference does (no special tokens, no
-truncation, the mean of the token vectors); `tests/core/test_embed_wordllama.py` holds the two
-equal. Nothing here can reach the network."""
+than the rest of a `lore review resolve`. The text is split with `tokenizers`, exactly as
+WordLlama's own inference does (no special tokens, no truncation, the mean of the token vectors);
+`tests/core/test_embed_wordllama.py` holds the two equal. The weight table (16 MB of float16) is
+memory-mapped, not read: a lookup touches only the rows of the tokens it uses, each converted to
+float32 as it is gathered (the same numbers as converting the whole table first), so a process
+that embeds one task sentence never reads or copies the rest. Nothing here can reach the
+network."""
 
 from __future__ import annotations
 
+import json
+import struct
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +74,31 @@ def missing_files() -> list[str]:
 
 @dataclass(frozen=True)
 class _Model:
-    table: np.ndarray  # (vocabulary, DIM) float32
+    table: np.ndarray  # (vocabulary, DIM), float16 or float32, memory-mapped
     tokenizer: Any
+
+
+_DTYPES = {"F16": np.float16, "F32": np.float32}
+
+
+def map_table(path: Path, name: str = "embedding.weight") -> np.ndarray:
+    """One 2-D tensor of a safetensors file, memory-mapped read-only (ValueError when the file is
+    not what it says: a header that does not parse, an unknown dtype, offsets past its end).
+
+    The format is an 8-byte little-endian header length, a JSON header naming each tensor's
+    dtype, shape and byte offsets, then the data."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        if not 2 <= length <= min(size - 8, 1 << 20):
+            raise ValueError(f"a header of {length} bytes in a file of {size}")
+        entry = json.loads(handle.read(length))[name]
+    dtype = _DTYPES.get(entry["dtype"])
+    rows, cols = (int(n) for n in entry["shape"])
+    start, end = (int(n) for n in entry["data_offsets"])
+    if dtype is None or end - start != rows * cols * np.dtype(dtype).itemsize or 8 + length + end > size:
+        raise ValueError(f"{name} is {entry['dtype']} {entry['shape']} at bytes {start}-{end} of {size}")
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + length + start, shape=(rows, cols))
 
 
 def _load() -> _Model:
@@ -85,10 +113,11 @@ def _load() -> _Model:
                     f"the WordLlama model files {', '.join(missing)} are missing{where}: {INSTALL_HINT}"
                 )
             try:
-                from safetensors.numpy import load_file
                 from tokenizers import Tokenizer
 
-                table = load_file(str(folder / WEIGHTS))["embedding.weight"]
+                table = map_table(folder / WEIGHTS)
+                if table.shape[1] != DIM:
+                    raise ValueError(f"its table has {table.shape[1]} columns, not {DIM}")
                 tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
             except Exception as exc:  # a damaged file: safetensors and tokenizers raise their own kinds
                 raise NeedsModel(
@@ -96,7 +125,7 @@ def _load() -> _Model:
                 ) from exc
             tokenizer.no_padding()
             tokenizer.no_truncation()
-            _model = _Model(np.ascontiguousarray(table.astype(np.float32)), tokenizer)
+            _model = _Model(table, tokenizer)
         return _model
 
 
@@ -126,5 +155,5 @@ class WordLlamaEmbedder(Embedder):
             ):
                 if encoding.ids:
                     ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
-                    out[i] = model.table[ids].mean(axis=0)
+                    out[i] = model.table[ids].astype(np.float32).mean(axis=0)
         return out

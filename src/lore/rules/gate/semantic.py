@@ -95,7 +95,7 @@ def gate_model() -> str:
     """The short name of the second look's model: `LORE_GATE_EMBED`, config `rules.gate_embed`,
     else WordLlama; a name that is no local model warns once and keeps the default."""
     from lore.core.config import load_settings, warn
-    from lore.core.embed.factory import LOCAL_SEMANTIC
+    from lore.core.embed.semantic import LOCAL_SEMANTIC
 
     raw = os.environ.get(MODEL_ENV) or load_settings().section("rules").get("gate_embed")
     if raw is None or raw == "":
@@ -220,7 +220,7 @@ class _Model:
 
     @staticmethod
     def _load(bank: Bank) -> tuple[Any, np.ndarray, list[tuple[int, int]], np.ndarray]:
-        from lore.core.embed.factory import local_semantic_embedder
+        from lore.core.embed.semantic import local_semantic_embedder
 
         embedder = local_semantic_embedder(bank.model)
         if embedder.name != bank.model:

@@ -2,7 +2,9 @@
 
 Choosing rules must take well under a millisecond, so each process keeps the active rules of a
 project, grouped by scope, with two BM25 indexes (one for ranking a task, one for search, which
-also knows scope words) and, for hybrid selection, the rules' vectors (`meaning.py`). On each use it asks the store only for what changed since its version.
+also knows scope words) and, for hybrid selection, the rules' vectors (`meaning.py`, which reads
+them back from the store when an earlier process made them). On each use it asks the store only
+for what changed since its version.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class ScopeGroup:
 
 
 class ProjectIndex:
-    def __init__(self, project_id: int, tokenizer: Tokenizer):
+    def __init__(self, project_id: int, tokenizer: Tokenizer, store: RulesStore | None = None):
         self.project_id = project_id
         self.tokenizer = tokenizer
         self.version = 0
@@ -46,7 +48,7 @@ class ProjectIndex:
         # rules grouped by scope, each group kept sorted oldest first as (created_at, id)
         self._scopes: dict[tuple[str, ...], list[tuple[float, str]]] = {}
         self.always: set[str] = set()
-        self.meaning = RuleMeaning()  # vectors for hybrid selection, made on first use
+        self.meaning = RuleMeaning(store)  # vectors for hybrid selection, made on first use
         self.lock = threading.Lock()
 
     def apply(self, changed: Iterable[Rule], removed: Iterable[str]) -> None:
@@ -107,10 +109,16 @@ def project_index(store: RulesStore, project_id: int, tokenizer: Tokenizer) -> P
     with _indexes_lock:
         index = _indexes.get(key)
         if index is None:
-            index = _indexes[key] = ProjectIndex(project_id, tokenizer)
+            index = _indexes[key] = ProjectIndex(project_id, tokenizer, store)
     with index.lock:
         version, changed, removed = store.changes_since(project_id, index.version)
         if version != index.version:
             index.apply(changed, removed)
             index.version = version
     return index
+
+
+def forget_indexes() -> None:
+    """Drop every in-memory index, as a new process starts (tests and benchmarks use it)."""
+    with _indexes_lock:
+        _indexes.clear()

@@ -65,7 +65,7 @@ def rules_embed_name() -> str:
     import os
 
     from lore.core.config import load_settings, warn
-    from lore.core.embed.factory import LOCAL_SEMANTIC
+    from lore.core.embed.semantic import LOCAL_SEMANTIC
 
     raw = os.environ.get(RULES_EMBED_ENV) or load_settings().section("rules").get("embed")
     if raw is None or raw == "":
@@ -82,7 +82,7 @@ def rules_embed_name() -> str:
 def semantic_embedder(name: str | None = None) -> Embedder:
     """The process's local semantic embedder for rules (`rules_embed_name()` unless named), made
     and warmed once per model; NeedsModel (said once per model, remembered) when it cannot load."""
-    from lore.core.embed.factory import local_semantic_embedder
+    from lore.core.embed.semantic import local_semantic_embedder
 
     key = name or rules_embed_name()
     with _embedder_lock:

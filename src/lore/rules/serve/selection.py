@@ -235,11 +235,11 @@ def choose(
     if task:
         among = None if total == len(rules) else {rid for g in groups.values() for _, rid in g.members}
         scores = index.rank.scores(tokenizer.tokens(task), among=among)
-        if hybrid:
+        if hybrid and embedder is not None:
             reply.mode = HYBRID
             scores = _hybrid_scores(
                 index, embedder, task, paths, groups, scores, among, already_sent, listed_before
-            )  # type: ignore[arg-type]
+            )
 
     def order(rule_id: str) -> tuple:
         rule = rules[rule_id]

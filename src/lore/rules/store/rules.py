@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import AlreadyExists
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Migration, Store, StoreBusy, open_store
+from lore.core.store.binding import in_marks
 from lore.rules.models import Project, Rule, TrustRecord
 
 
@@ -155,7 +156,21 @@ MIGRATIONS = [
     ),
     Migration("rules/0003_trust_in_store", _trust_in_store),
     Migration("rules/0004_rule_text_keys", _add_text_keys_0004),
+    Migration(
+        "rules/0005_rule_vectors",
+        """
+        CREATE TABLE rule_vectors (
+            rule_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            text_key TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (rule_id, model)
+        );
+        """,
+    ),
 ]
+VECTOR_WAIT_MS = 50  # a cache write never keeps an agent waiting behind another writer
 
 
 def text_key(text: str) -> str:
@@ -308,6 +323,7 @@ class RulesStore:
                 return None
             version = self._bump(tx, row["project_id"])
             tx.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
+            tx.execute("DELETE FROM rule_vectors WHERE rule_id = ?", (rule_id,))
             tx.execute(
                 "INSERT INTO rule_tombstones (rule_id, project_id, version) VALUES (?, ?, ?)",
                 (rule_id, row["project_id"], version),
@@ -495,6 +511,44 @@ class RulesStore:
                     record.elsewhere_folder,
                 ),
             )
+
+    # -- rule vectors (a cache for hybrid selection) --------------------------------------------
+    def rule_vectors(self, model: str, keys: dict[str, str]) -> dict[str, tuple[int, bytes]]:
+        """Stored vectors of `model` for the rules given, as {rule id: (dim, float32 bytes)}, only
+        where the vector was made from the text whose key is given (an edited rule has none)."""
+        if not keys:
+            return {}
+        out: dict[str, tuple[int, bytes]] = {}
+        ids = list(keys)
+        conn = self._conn()
+        for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
+            chunk = ids[start : start + 500]
+            rows = conn.execute(
+                f"SELECT rule_id, text_key, dim, vector FROM rule_vectors "
+                f"WHERE model = ? AND rule_id IN ({in_marks(chunk)})",
+                (model, *chunk),
+            )
+            for rule_id, key, dim, vector in rows:
+                if keys.get(rule_id) == key:
+                    out[rule_id] = (int(dim), bytes(vector))
+        return out
+
+    def save_rule_vectors(self, model: str, rows: list[tuple[str, str, int, bytes]]) -> None:
+        """Keep (rule id, text key, dim, float32 bytes) rows of `model`, replacing older ones. A
+        cache: skipped on a read-only store, or when another writer holds the store past
+        VECTOR_WAIT_MS (the next process embeds those rules again)."""
+        if not rows or self.store.read_only:
+            return
+        try:
+            with self.store.transaction(wait_ms=VECTOR_WAIT_MS) as tx:
+                tx.executemany(
+                    "INSERT INTO rule_vectors (rule_id, model, text_key, dim, vector) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(rule_id, model) DO UPDATE SET text_key = excluded.text_key, "
+                    "dim = excluded.dim, vector = excluded.vector",
+                    [(rule_id, model, key, dim, vector) for rule_id, key, dim, vector in rows],
+                )
+        except StoreBusy:
+            return
 
     # -- review-feedback attempts (lore learn / learn_from_reviews) ------------------------------
     def record_review_attempt(self, project_id: int, ok: bool, detail: str = "") -> float:
