@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -91,3 +92,47 @@ def test_lores_own_reading_of_the_files_equals_wordllamas_inference() -> None:
     ours = WordLlamaEmbedder().embed(texts, no_cache=True)
     assert np.allclose(ours[:3], expected, atol=1e-5)
     assert not ours[3].any()  # blank text: a zero row, as in every embedder
+
+
+def rule_texts() -> list[str]:
+    """Real rule sentences (the labelled set's rules), with their titles and odd spellings."""
+    import json
+
+    folder = Path(__file__).resolve().parents[2] / "bench" / "data" / "rules_tasks"
+    texts = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name != "tasks.json":
+            for rule in json.loads(path.read_text(encoding="utf-8"))["rules"]:
+                texts += [rule["text"], rule["title"], f"{rule['title']}. {rule['text']}"]
+    return [*texts, "café naïve façade", "x=1;y=2", "中文 テスト", "don't", "CamelCase snake_case kebab-case"]
+
+
+def test_words_remembered_alone_give_the_tokenizers_own_ids() -> None:
+    """`WordIds` tokenises each word on its own; on real rule texts the ids must be exactly the
+    tokenizer's for the whole text, and the vectors exactly the bulk path's."""
+    from lore.core.embed.wordllama import MEMO_CHARS, WordIds, _load_tokenizer
+
+    texts = [t for t in rule_texts() if WordIds.fits(t)]
+    assert len(texts) > 300
+    whole = [e.ids for e in _load_tokenizer().encode_batch(texts, add_special_tokens=False)]
+    memo = WordIds(Path(os.environ["LORE_HOME"]) / "words.json")
+    assert memo.token_ids(texts) == whole
+    short = [t for t in texts if len(t) < 120][:10]
+    assert sum(map(len, short)) <= MEMO_CHARS < sum(map(len, texts))
+    one_by_one = np.vstack([WordLlamaEmbedder().embed([t], no_cache=True) for t in short])
+    assert np.array_equal(one_by_one, WordLlamaEmbedder().embed(short + texts, no_cache=True)[: len(short)])
+
+
+def test_a_new_process_with_known_words_never_reads_the_tokenizer() -> None:
+    code = (
+        "from lore.core.embed import wordllama\n"
+        "v = wordllama.WordLlamaEmbedder().embed(['resend a purchase safely'], no_cache=True)\n"
+        "print(wordllama.tokenizer_loaded(), round(float(v[0][:8].sum()), 6))\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+        for _ in range(2)
+    ]
+    first, second = (r.stdout.split() for r in runs)
+    assert first[0] == "True" and second[0] == "False"  # the second found every word remembered
+    assert first[1] == second[1]  # and the same vector

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import struct
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,8 @@ DIM = 256
 WEIGHTS = f"weights/{CONFIG}_{DIM}.safetensors"
 TOKENIZER = f"tokenizers/{CONFIG}_tokenizer_config.json"
 _lock = threading.Lock()
-_model: _Model | None = None
+_table: np.ndarray | None = None  # (vocabulary, DIM), float16, memory-mapped
+_tokenizer: Any = None
 
 
 def wordllama_installed() -> bool:
@@ -72,12 +72,6 @@ def missing_files() -> list[str]:
     return [name for name in (WEIGHTS, TOKENIZER) if not (folder / name).is_file()]
 
 
-@dataclass(frozen=True)
-class _Model:
-    table: np.ndarray  # (vocabulary, DIM), float16 or float32, memory-mapped
-    tokenizer: Any
-
-
 _DTYPES = {"F16": np.float16, "F32": np.float32}
 
 
@@ -101,32 +95,131 @@ def map_table(path: Path, name: str = "embedding.weight") -> np.ndarray:
     return np.memmap(path, dtype=dtype, mode="r", offset=8 + length + start, shape=(rows, cols))
 
 
-def _load() -> _Model:
-    global _model
-    with _lock:
-        if _model is None:
-            folder = package_folder()
-            missing = missing_files()
-            if folder is None or missing:
-                where = f" from {folder}" if folder else ""
-                raise NeedsModel(
-                    f"the WordLlama model files {', '.join(missing)} are missing{where}: {INSTALL_HINT}"
-                )
-            try:
-                from tokenizers import Tokenizer
+def _files() -> Path:
+    """The package folder, or NeedsModel naming the files a broken install lacks."""
+    folder = package_folder()
+    missing = missing_files()
+    if folder is None or missing:
+        where = f" from {folder}" if folder else ""
+        raise NeedsModel(f"the WordLlama model files {', '.join(missing)} are missing{where}: {INSTALL_HINT}")
+    return folder
 
+
+def _broken(folder: Path, exc: Exception) -> NeedsModel:
+    return NeedsModel(f"the WordLlama model in {folder} cannot be loaded ({exc}): {INSTALL_HINT}")
+
+
+def _load_table() -> np.ndarray:
+    """The (vocabulary, DIM) table, memory-mapped once per process."""
+    global _table
+    with _lock:
+        if _table is None:
+            folder = _files()
+            try:
                 table = map_table(folder / WEIGHTS)
                 if table.shape[1] != DIM:
                     raise ValueError(f"its table has {table.shape[1]} columns, not {DIM}")
+            except Exception as exc:  # a damaged file: one line that says so
+                raise _broken(folder, exc) from exc
+            _table = table
+        return _table
+
+
+def _load_tokenizer() -> Any:
+    """The tokenizer, read once per process: the costly part of a first embedding (its 61,000 BPE
+    merges take tens of milliseconds to build), which `WordIds` spares short texts."""
+    global _tokenizer
+    with _lock:
+        if _tokenizer is None:
+            folder = _files()
+            try:
+                from tokenizers import Tokenizer
+
                 tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
-            except Exception as exc:  # a damaged file: safetensors and tokenizers raise their own kinds
-                raise NeedsModel(
-                    f"the WordLlama model in {folder} cannot be loaded ({exc}): {INSTALL_HINT}"
-                ) from exc
+            except Exception as exc:  # tokenizers raises its own kinds for a damaged file
+                raise _broken(folder, exc) from exc
             tokenizer.no_padding()
             tokenizer.no_truncation()
-            _model = _Model(table, tokenizer)
-        return _model
+            _tokenizer = tokenizer
+        return _tokenizer
+
+
+def tokenizer_loaded() -> bool:
+    """Whether this process has read the tokenizer (tests check that short texts need not)."""
+    return _tokenizer is not None
+
+
+class WordIds:
+    """Token ids of single words, remembered in `$LORE_HOME/cache/wordllama-words.json`, so that a
+    short text whose words were all seen before is tokenised without the tokenizer.
+
+    Exact by construction: the tokenizer only prepends `▁` and turns each space into `▁` (no
+    pre-tokenizer), and no token of its vocabulary holds a `▁` after its first character except
+    runs of `▁` alone; so in a text of single-space-separated words no merge crosses a word, and
+    the text's ids are its words' ids, each word tokenised on its own. Texts that could break
+    that (doubled, leading or trailing spaces, the special tokens) are left to the tokenizer;
+    `tests/core/test_embed_wordllama.py` checks the equality on real rule texts."""
+
+    LIMIT = 50_000  # words kept; past it the memo starts afresh
+    SPECIAL = ("<unk>", "<s>", "</s>")
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.ids: dict[str, list[int]] = {}
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(loaded, dict) and loaded.get("model") == WordLlamaEmbedder.name:
+                self.ids = {k: v for k, v in loaded.get("words", {}).items() if isinstance(v, list)}
+        except (OSError, ValueError):  # absent or damaged: a cache, start empty
+            self.ids = {}
+
+    @classmethod
+    def fits(cls, text: str) -> bool:
+        return (
+            bool(text)
+            and text == text.strip(" ")
+            and "  " not in text
+            and not any(s in text for s in cls.SPECIAL)
+        )
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each text (every text must `fit`), tokenising only words never seen."""
+        words = [text.split(" ") for text in texts]
+        new = sorted({w for ws in words for w in ws if w not in self.ids})
+        if new:
+            tokenizer = _load_tokenizer()
+            if len(self.ids) + len(new) > self.LIMIT:
+                self.ids = {}
+            for word, encoding in zip(
+                new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True
+            ):
+                self.ids[word] = list(encoding.ids)
+            self._save()
+        return [[i for w in ws for i in self.ids[w]] for ws in words]
+
+    def _save(self) -> None:
+        from lore.core.files import write_atomic
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, json.dumps({"model": WordLlamaEmbedder.name, "words": self.ids}))
+        except OSError:  # a read-only home: the memo lives for this process only
+            pass
+
+
+_words: WordIds | None = None
+MEMO_CHARS = 2_000  # batches up to this size go through WordIds; bulk embedding loads the tokenizer
+
+
+def _word_ids() -> WordIds:
+    global _words
+    from lore.core.home import lore_home
+
+    path = lore_home() / "cache" / "wordllama-words.json"
+    with _lock:
+        if _words is None or _words.path != path:
+            _words = WordIds(path)
+        return _words
 
 
 class WordLlamaEmbedder(Embedder):
@@ -146,14 +239,16 @@ class WordLlamaEmbedder(Embedder):
         # like empty text in every other embedder, and the base class normalises the rest
         rows = [i for i, text in enumerate(texts) if text.strip()]
         if rows:
-            model = _load()
-            last = len(model.table) - 1
-            for i, encoding in zip(
-                rows,
-                model.tokenizer.encode_batch([texts[i] for i in rows], add_special_tokens=False),
-                strict=True,
-            ):
-                if encoding.ids:
-                    ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
-                    out[i] = model.table[ids].astype(np.float32).mean(axis=0)
+            table = _load_table()
+            last = len(table) - 1
+            chosen = [texts[i] for i in rows]
+            if sum(map(len, chosen)) <= MEMO_CHARS and all(map(WordIds.fits, chosen)):
+                token_ids = _word_ids().token_ids(chosen)
+            else:
+                encodings = _load_tokenizer().encode_batch(chosen, add_special_tokens=False)
+                token_ids = [e.ids for e in encodings]
+            for i, found in zip(rows, token_ids, strict=True):
+                if found:
+                    ids = np.clip(np.asarray(found, dtype=np.int64), 0, last)
+                    out[i] = table[ids].astype(np.float32).mean(axis=0)
         return out

@@ -146,6 +146,23 @@ class VectorVault(Protocol):
     def save_rule_vectors(self, model: str, rows: list[tuple[str, str, int, bytes]]) -> None: ...
 
 
+PRODUCT_BLOCK = 128  # rows per block in `blocked_product` against several vectors
+VECTOR_BLOCK = 512  # and against one
+
+
+def blocked_product(rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """`rows @ asked.T` (`asked` one vector or several, as rows), in blocks of rows. A product of
+    thousands of rows is where OpenBLAS starts its threads, and on a busy machine starting them
+    cost far more than the sums: 15-25 ms against under half a millisecond in blocks below its
+    threshold for the word match, 6 ms against 1.7 ms for one query against 10,000 rules
+    (measured on 2 shared cores). The numbers are the same."""
+    block = VECTOR_BLOCK if asked.ndim == 1 else PRODUCT_BLOCK
+    other = asked.T
+    if len(rows) <= block:
+        return rows @ other
+    return np.concatenate([rows[n : n + block] @ other for n in range(0, len(rows), block)])
+
+
 @dataclass(frozen=True)
 class Similarities:
     """The query's cosine to every row of the matrix; `ids[n]` is row n's rule (None: removed)."""
@@ -177,7 +194,11 @@ class RuleMeaning:
         self._ids: list[str | None] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
-        self._word_vectors: dict[str, np.ndarray] = {}  # of the matrix's model
+        # word vectors of the matrix's model, for `word_match`: a row per word seen, and per rule
+        # the rows of its words
+        self._vocab: dict[str, int] = {}
+        self._word_matrix = np.zeros((0, 0), dtype=np.float32)
+        self._rule_word_rows: dict[str, np.ndarray] = {}
         self.embedded = 0  # rules this index embedded itself (not read back from the vault)
 
     def put(self, rule: Rule) -> None:
@@ -189,6 +210,7 @@ class RuleMeaning:
         self._pending.pop(rule_id, None)
         self._texts.pop(rule_id, None)
         self._words.pop(rule_id, None)
+        self._rule_word_rows.pop(rule_id, None)
         row = self._row.pop(rule_id, None)
         if row is not None:
             self._ids[row] = None
@@ -205,7 +227,7 @@ class RuleMeaning:
         vector = embedder.embed([query], no_cache=True, progress=False)[0]
         if not len(self._matrix):
             return Similarities(np.zeros(0, dtype=np.float32), self._ids, self._row, self._alive)
-        values = self._matrix @ vector
+        values = blocked_product(self._matrix, vector)
         sims = Similarities(values, self._ids, self._row, self._alive)
         if feedback:
             rows = np.flatnonzero(sims.mask(among))
@@ -213,32 +235,49 @@ class RuleMeaning:
                 nearest = rows[np.argpartition(-values[rows], feedback)[:feedback]]
                 moved = vector + self._matrix[nearest].mean(axis=0)
                 moved /= float(np.linalg.norm(moved)) or 1.0
-                sims = Similarities(self._matrix @ moved, self._ids, self._row, self._alive)
+                sims = Similarities(blocked_product(self._matrix, moved), self._ids, self._row, self._alive)
         return sims
 
     def word_match(self, embedder: Embedder, query: str, rule_ids: list[str]) -> np.ndarray | None:
         """For each rule, the mean over the query's words of the cosine to its closest word in the
-        rule; None when the model's word vectors are not cheap (a transformer, not a table)."""
+        rule; None when the model's word vectors are not cheap (a transformer, not a table).
+
+        Word vectors are rows of one matrix, made once per word; each rule keeps the rows of its
+        words, so a call is one product and one segmented maximum over the candidates' words."""
         if embedder.cacheable or self._model != embedder.name or not rule_ids:
             return None
         query_words = content_words(query)
         if not query_words:
             return None
-        words = {w for rid in rule_ids for w in self._words.get(rid, ())} | set(query_words)
-        missing = [w for w in words if w not in self._word_vectors]
-        if missing:
-            for word, vec in zip(
-                missing, embedder.embed(missing, no_cache=True, progress=False), strict=True
-            ):
-                self._word_vectors[word] = vec
-        table = self._word_vectors
-        asked = np.stack([table[w] for w in query_words])
+        rows = [self._word_rows(embedder, rid) for rid in rule_ids]
+        asked_rows = self._word_rows_of(embedder, query_words)  # may grow the matrix: read it after
+        asked = self._word_matrix[asked_rows]
+        sizes = np.array([len(r) for r in rows])
         out = np.zeros(len(rule_ids), dtype=np.float32)
-        for n, rid in enumerate(rule_ids):
-            own = self._words.get(rid, ())
-            if own:
-                out[n] = float((asked @ np.stack([table[w] for w in own]).T).max(axis=1).mean())
+        present = np.flatnonzero(sizes)
+        if len(present):
+            flat = np.concatenate([rows[n] for n in present])
+            starts = np.concatenate([[0], np.cumsum(sizes[present])[:-1]])
+            cosines = blocked_product(self._word_matrix[flat], asked)  # (words, asked words)
+            out[present] = np.maximum.reduceat(cosines, starts, axis=0).mean(axis=1)
         return out
+
+    def _word_rows(self, embedder: Embedder, rule_id: str) -> np.ndarray:
+        rows = self._rule_word_rows.get(rule_id)
+        if rows is None:
+            rows = self._rule_word_rows[rule_id] = self._word_rows_of(embedder, self._words.get(rule_id, ()))
+        return rows
+
+    def _word_rows_of(self, embedder: Embedder, words: tuple[str, ...]) -> np.ndarray:
+        """The matrix rows of these words, embedding the ones never seen."""
+        missing = [w for w in words if w not in self._vocab]
+        if missing:
+            start = len(self._vocab)
+            for offset, word in enumerate(missing):
+                self._vocab[word] = start + offset
+            made = embedder.embed(missing, no_cache=True, progress=False)
+            self._word_matrix = made if start == 0 else np.vstack([self._word_matrix, made])
+        return np.array([self._vocab[w] for w in words], dtype=np.int64)
 
     def _catch_up(self, embedder: Embedder) -> None:
         if self._model != embedder.name:  # another model: its vectors are not comparable, start over
@@ -246,7 +285,8 @@ class RuleMeaning:
             self._matrix = np.zeros((0, 0), dtype=np.float32)
             self._alive = np.zeros(0, dtype=bool)
             self._pending = dict(self._texts)
-            self._word_vectors = {}
+            self._vocab, self._rule_word_rows = {}, {}
+            self._word_matrix = np.zeros((0, 0), dtype=np.float32)
             self._model = embedder.name
         if len(self._ids) > 2 * len(self._row) + 64:  # mostly removed rows: drop them
             self._compact()
