@@ -23,7 +23,7 @@ from lore.core.embed.onnx_minilm import onnx_installed
 from lore.rules import service
 from lore.rules.models import Project
 from lore.rules.serve.index import forget_indexes, project_index
-from lore.rules.serve.meaning import RuleMeaning, rule_text, semantic_embedder, text_key
+from lore.rules.serve.meaning import RuleMeaning, rule_text, semantic_embedder, vector_key
 from lore.rules.store.rules import rules_store
 
 FILES = {"src/api/charges.py": "x", "src/db/models.py": "x"}
@@ -64,7 +64,7 @@ def resolve(project: Project):
 
 def stored(project: Project, model: str = WORDLLAMA) -> dict[str, tuple[int, bytes]]:
     index = project_index(rules_store(), project.id, service.tokenizer())
-    keys = {rid: text_key(rule_text(rule)) for rid, rule in index.rules.items()}
+    keys = {rid: vector_key(rule_text(rule)) for rid, rule in index.rules.items()}
     return rules_store().rule_vectors(model, keys)
 
 
@@ -92,7 +92,7 @@ def test_a_removed_rule_leaves_no_vector(project: Project) -> None:
     resolve(project)
     rule = next(r for r in service.list_rules(project) if r.title == "Docstrings")
     service.reject(rule)
-    assert rule.id not in rules_store().rule_vectors(WORDLLAMA, {rule.id: text_key(rule_text(rule))})
+    assert rule.id not in rules_store().rule_vectors(WORDLLAMA, {rule.id: vector_key(rule_text(rule))})
 
 
 @pytest.mark.skipif(not onnx_installed() and not os.environ.get("LORE_CI"), reason="needs the onnx extra")
@@ -145,7 +145,7 @@ def test_the_cli_in_a_new_process_ranks_with_the_stored_vectors(project: Project
     assert "Idempotency keys" in before
     elsewhere = semantic_embedder().embed(["Wrap documentation lines at one hundred characters."])[0]
     rules_store().save_rule_vectors(
-        WORDLLAMA, [(rule.id, text_key(rule_text(rule)), 256, elsewhere.astype(np.float32).tobytes())]
+        WORDLLAMA, [(rule.id, vector_key(rule_text(rule)), 256, elsewhere.astype(np.float32).tobytes())]
     )
     planted = scores()
     assert planted.get("Idempotency keys") != before["Idempotency keys"]
@@ -153,3 +153,26 @@ def test_the_cli_in_a_new_process_ranks_with_the_stored_vectors(project: Project
     scores()  # embeds the edited text, which replaces the planted row
     service.edit(edited, text=rule.text)
     assert scores() == before
+
+
+def test_a_store_from_before_the_vectors_table_gets_it_and_keeps_its_rules() -> None:
+    from lore.core.store import open_store
+    from lore.rules.store.rules import MIGRATIONS
+
+    store = open_store()
+    store.migrate(MIGRATIONS[:4])  # a store from before rules/0005_rule_vectors
+    with store.transaction() as tx:
+        tx.execute("INSERT INTO projects (name, path, created_at) VALUES ('old', '/srv/old', 0)")
+        tx.execute(
+            "INSERT INTO rules (id, project_id, text, status, source, created_at, updated_at)"
+            " VALUES ('00000001', 1, 'Prefer pathlib', 'active', 'user', 0, 0)"
+        )
+    assert "rules/0005_rule_vectors" not in store.applied_migrations()
+    rules = rules_store()  # applies 0005
+    assert "rules/0005_rule_vectors" in store.applied_migrations()
+    assert [r.text for r in rules.rules(1)] == ["Prefer pathlib"]
+    rules.save_rule_vectors(WORDLLAMA, [("00000001", "k", 2, np.ones(2, dtype=np.float32).tobytes())])
+    assert rules.rule_vectors(WORDLLAMA, {"00000001": "k"}) == {
+        "00000001": (2, np.ones(2, np.float32).tobytes())
+    }
+    assert rules.rule_vectors(WORDLLAMA, {"00000001": "other text"}) == {}

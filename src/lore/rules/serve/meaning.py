@@ -132,7 +132,7 @@ def content_words(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def text_key(text: str) -> str:
+def vector_key(text: str) -> str:
     """What a cached vector is filed under besides the rule and the model: the text it was made
     from, so an edited rule (or a new recipe for `rule_text`) is embedded again."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
@@ -305,7 +305,7 @@ class RuleMeaning:
     def _vectors(self, embedder: Embedder, ids: list[str]) -> np.ndarray:
         """The pending rules' vectors: those the vault holds for this text and model, the rest
         embedded (and handed to the vault)."""
-        keys = {rid: text_key(self._pending[rid]) for rid in ids}
+        keys = {rid: vector_key(self._pending[rid]) for rid in ids}
         found = self._vault.rule_vectors(embedder.name, keys) if self._vault is not None else {}
         out = np.zeros((len(ids), embedder.dim), dtype=np.float32)
         todo: list[int] = []
