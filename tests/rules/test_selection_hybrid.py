@@ -160,3 +160,33 @@ def test_search_finds_a_rule_by_meaning_and_still_by_its_words(project: Project,
     assert by_words[0].rule.title == "Reversible schema changes"
     spec = service.search_rules(project, "downgrade", limit=3, mode="spec")
     assert [h.rule.title for h in spec] == ["Reversible schema changes"]
+
+
+def test_a_rule_written_for_the_changed_file_is_lifted(tmp_path: Path) -> None:
+    """A rule scoped to the very file being changed is needed far more often than a global one
+    (38% against 1% on the labelled set's dev half): with the same text, the one naming the file
+    is sent and the global one only listed, if at all."""
+    text = "Compare the provider's HMAC header with the shared secret before parsing the body."
+    served: dict[str, bool] = {}
+    for scope in ("src/api/charges.py", None):
+        name = "file" if scope else "global"
+        project, _ = service.register_project(make_repo(tmp_path / name, FILES))
+        for title, other in RULES:
+            service.add_rule(project, other, title=title)
+        rule = service.add_rule(project, text, title="Check signatures", scope=scope)
+        reply = service.rules_for_change(
+            project, ["src/api/charges.py"], task="react to dispute notifications from Stripe"
+        )
+        served[name] = rule.id in reply.served_ids
+    assert served == {"file": True, "global": False}
+
+
+def test_names_a_file_means_the_file_itself_not_a_folder_or_a_wildcard() -> None:
+    from lore.rules.serve.selection import names_a_file
+
+    paths = ["src/api/charges.py"]
+    assert names_a_file(("src/api/charges.py",), paths)
+    assert names_a_file(("docs/", "src/api/charges.py"), paths)
+    assert not names_a_file(("src/api/",), paths)
+    assert not names_a_file(("**/*.py",), paths)
+    assert not names_a_file((), paths)

@@ -165,6 +165,7 @@ class WordIds:
 
     def __init__(self, path: Path):
         self.path = path
+        self._lock = threading.Lock()
         self.ids: dict[str, list[int]] = {}
         try:
             loaded = json.loads(path.read_text(encoding="utf-8"))
@@ -185,17 +186,17 @@ class WordIds:
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         """The ids of each text (every text must `fit`), tokenising only words never seen."""
         words = [text.split(" ") for text in texts]
-        new = sorted({w for ws in words for w in ws if w not in self.ids})
-        if new:
-            tokenizer = _load_tokenizer()
-            if len(self.ids) + len(new) > self.LIMIT:
-                self.ids = {}
-            for word, encoding in zip(
-                new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True
-            ):
-                self.ids[word] = list(encoding.ids)
-            self._save()
-        return [[i for w in ws for i in self.ids[w]] for ws in words]
+        with self._lock:  # MCP tools run in worker threads; the memo is shared
+            new = sorted({w for ws in words for w in ws if w not in self.ids})
+            if new:
+                tokenizer = _load_tokenizer()
+                if len(self.ids) + len(new) > self.LIMIT:
+                    self.ids = {}
+                encodings = tokenizer.encode_batch(new, add_special_tokens=False)
+                for word, encoding in zip(new, encodings, strict=True):
+                    self.ids[word] = list(encoding.ids)
+                self._save()
+            return [[i for w in ws for i in self.ids[w]] for ws in words]
 
     def _save(self) -> None:
         from lore.core.files import write_atomic
