@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,8 +97,6 @@ def test_lores_own_reading_of_the_files_equals_wordllamas_inference() -> None:
 
 def rule_texts() -> list[str]:
     """Real rule sentences (the labelled set's rules), with their titles and odd spellings."""
-    import json
-
     folder = Path(__file__).resolve().parents[2] / "bench" / "data" / "rules_tasks"
     texts = []
     for path in sorted(folder.glob("*.json")):
@@ -136,3 +135,21 @@ def test_a_new_process_with_known_words_never_reads_the_tokenizer() -> None:
     first, second = (r.stdout.split() for r in runs)
     assert first[0] == "True" and second[0] == "False"  # the second found every word remembered
     assert first[1] == second[1]  # and the same vector
+
+
+def test_the_word_memo_appends_new_words_and_skips_a_damaged_line(tmp_path: Path) -> None:
+    from lore.core.embed.wordllama import WordIds
+
+    path = tmp_path / "words.jsonl"
+    first = WordIds(path)
+    ids = first.token_ids(["resend a purchase"])
+    first.token_ids(["resend twice"])  # one new word: appended
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 4 and json.loads(lines[-1])[0] == "twice"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('["cut short", [1, 2\n')  # a write a crash interrupted
+    again = WordIds(path)
+    assert set(again.ids) == {"resend", "a", "purchase", "twice"}
+    assert again.token_ids(["resend a purchase"]) == ids
+    path.write_text('{"model": "another"}\n["resend", [1]]\n', encoding="utf-8")
+    assert WordIds(path).ids == {}  # another model's ids are never used

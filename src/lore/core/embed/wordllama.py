@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import struct
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,7 @@ def tokenizer_loaded() -> bool:
 
 
 class WordIds:
-    """Token ids of single words, remembered in `$LORE_HOME/cache/wordllama-words.json`, so that a
+    """Token ids of single words, remembered in `$LORE_HOME/cache/wordllama-words.jsonl`, so that a
     short text whose words were all seen before is tokenised without the tokenizer.
 
     Exact by construction: the tokenizer only prepends `▁` and turns each space into `▁` (no
@@ -158,21 +159,38 @@ class WordIds:
     runs of `▁` alone; so in a text of single-space-separated words no merge crosses a word, and
     the text's ids are its words' ids, each word tokenised on its own. Texts that could break
     that (doubled, leading or trailing spaces, the special tokens) are left to the tokenizer;
-    `tests/core/test_embed_wordllama.py` checks the equality on real rule texts."""
+    `tests/core/test_embed_wordllama.py` checks the equality on real rule texts.
 
-    LIMIT = 50_000  # words kept; past it the memo starts afresh
+    The file is a header line naming the model, then one `[word, ids]` line per word: new words
+    are appended (a few bytes, whatever the size of the memo), a damaged line is skipped, and past
+    LIMIT words it starts afresh."""
+
+    LIMIT = 50_000
     SPECIAL = ("<unk>", "<s>", "</s>")
 
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
         self.ids: dict[str, list[int]] = {}
+        self._header_ok = False
         try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict) and loaded.get("model") == WordLlamaEmbedder.name:
-                self.ids = {k: v for k, v in loaded.get("words", {}).items() if isinstance(v, list)}
-        except (OSError, ValueError):  # absent or damaged: a cache, start empty
-            self.ids = {}
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):  # absent or unreadable: a cache, start empty
+            return
+        if not lines or lines[0] != self._header():
+            return
+        self._header_ok = True
+        for line in lines[1:]:
+            try:
+                word, ids = json.loads(line)
+            except ValueError:  # a line cut short by a crash: skip it
+                continue
+            if isinstance(word, str) and isinstance(ids, list):
+                self.ids[word] = ids
+
+    @staticmethod
+    def _header() -> str:
+        return json.dumps({"model": WordLlamaEmbedder.name, "kind": "word token ids"})
 
     @classmethod
     def fits(cls, text: str) -> bool:
@@ -190,36 +208,49 @@ class WordIds:
             new = sorted({w for ws in words for w in ws if w not in self.ids})
             if new:
                 tokenizer = _load_tokenizer()
-                if len(self.ids) + len(new) > self.LIMIT:
+                fresh = len(self.ids) + len(new) > self.LIMIT
+                if fresh:
                     self.ids = {}
                 encodings = tokenizer.encode_batch(new, add_special_tokens=False)
                 for word, encoding in zip(new, encodings, strict=True):
                     self.ids[word] = list(encoding.ids)
-                self._save()
+                self._save(new, fresh)
             return [[i for w in ws for i in self.ids[w]] for ws in words]
 
-    def _save(self) -> None:
+    def _save(self, new: list[str], fresh: bool) -> None:
         from lore.core.files import write_atomic
 
+        def lines(words: Iterable[str]) -> str:
+            return "".join(json.dumps([w, self.ids[w]], ensure_ascii=False) + "\n" for w in words)
+
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps({"model": WordLlamaEmbedder.name, "words": self.ids}))
+            if fresh or not self._header_ok or not self.path.exists():  # the whole memo, once
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(self.path, self._header() + "\n" + lines(self.ids))
+                self._header_ok = True
+            else:  # only the new words
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(lines(new))
         except OSError:  # a read-only home: the memo lives for this process only
             pass
 
 
 _words: WordIds | None = None
+_words_home: str | None = None  # the LORE_HOME the memo was opened for
 MEMO_CHARS = 2_000  # batches up to this size go through WordIds; bulk embedding loads the tokenizer
 
 
 def _word_ids() -> WordIds:
-    global _words
-    from lore.core.home import lore_home
+    """The process's memo, opened again only when LORE_HOME changes (tests switch it)."""
+    global _words, _words_home
+    import os
 
-    path = lore_home() / "cache" / "wordllama-words.json"
+    home = os.environ.get("LORE_HOME", "")
     with _lock:
-        if _words is None or _words.path != path:
-            _words = WordIds(path)
+        if _words is None or _words_home != home:
+            from lore.core.home import lore_home
+
+            _words, _words_home = WordIds(lore_home() / "cache" / "wordllama-words.jsonl"), home
         return _words
 
 
