@@ -111,6 +111,9 @@ def project_index(store: RulesStore, project_id: int, tokenizer: Tokenizer) -> P
         if index is None:
             index = _indexes[key] = ProjectIndex(project_id, tokenizer, store)
     with index.lock:
+        # the caller's store object, not the one the index was made with: a store reopened since
+        # (read-only now, or found damaged) must decide whether the vectors may be written
+        index.meaning.vault = store
         version, changed, removed = store.changes_since(project_id, index.version)
         if version != index.version:
             index.apply(changed, removed)

@@ -185,7 +185,7 @@ class RuleMeaning:
     """One project's rule vectors, rows of one matrix; filled lazily, read under the index lock."""
 
     def __init__(self, vault: VectorVault | None = None) -> None:
-        self._vault = vault
+        self.vault = vault
         self._model: str | None = None  # the embedder the matrix was made with
         self._texts: dict[str, str] = {}  # every live rule's text, to embed again on a model change
         self._words: dict[str, tuple[str, ...]] = {}  # every live rule's content words
@@ -306,7 +306,7 @@ class RuleMeaning:
         """The pending rules' vectors: those the vault holds for this text and model, the rest
         embedded (and handed to the vault)."""
         keys = {rid: vector_key(self._pending[rid]) for rid in ids}
-        found = self._vault.rule_vectors(embedder.name, keys) if self._vault is not None else {}
+        found = self.vault.rule_vectors(embedder.name, keys) if self.vault is not None else {}
         out = np.zeros((len(ids), embedder.dim), dtype=np.float32)
         todo: list[int] = []
         for n, rid in enumerate(ids):
@@ -319,9 +319,9 @@ class RuleMeaning:
             made = embedder.embed([self._pending[ids[n]] for n in todo])
             out[todo] = made
             self.embedded += len(todo)
-            if self._vault is not None:
+            if self.vault is not None:
                 rows = [(ids[n], keys[ids[n]], embedder.dim, made[k].tobytes()) for k, n in enumerate(todo)]
-                self._vault.save_rule_vectors(embedder.name, rows)
+                self.vault.save_rule_vectors(embedder.name, rows)
         return out
 
     def _compact(self) -> None:

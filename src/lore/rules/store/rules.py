@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.errors import AlreadyExists
-from lore.core.store import Migration, Store, StoreBusy, open_store
+from lore.core.store import Migration, Store, StoreError, open_store
 from lore.core.store.binding import in_marks
 from lore.rules.models import Project, Rule, TrustRecord
 
@@ -535,9 +535,9 @@ class RulesStore:
 
     def save_rule_vectors(self, model: str, rows: list[tuple[str, str, int, bytes]]) -> None:
         """Keep (rule id, text key, dim, float32 bytes) rows of `model`, replacing older ones. A
-        cache: skipped on a read-only store, or when another writer holds the store past
-        VECTOR_WAIT_MS (the next process embeds those rules again)."""
-        if not rows or self.store.read_only:
+        cache, so it never fails a reply: skipped on a read-only or damaged store, or when another
+        writer holds the store past VECTOR_WAIT_MS (the next process embeds those rules again)."""
+        if not rows or self.store.read_only or self.store.damage is not None:
             return
         try:
             with self.store.transaction(wait_ms=VECTOR_WAIT_MS) as tx:
@@ -547,7 +547,7 @@ class RulesStore:
                     "dim = excluded.dim, vector = excluded.vector",
                     [(rule_id, model, key, dim, vector) for rule_id, key, dim, vector in rows],
                 )
-        except StoreBusy:
+        except StoreError:  # busy past the wait, read-only or damaged: keep nothing this time
             return
 
     # -- review-feedback attempts (lore learn / learn_from_reviews) ------------------------------
