@@ -941,6 +941,16 @@ class BooksStore:
             ),
         )
 
+    def entity_passage_ids(self, caps: Sequence[Cap], entity_id: int, limit: int) -> list[int]:
+        """The visible passages that name an entity (any of its forms at the reader's position)."""
+        conn = self.store.connect()
+        cte, params = _names_cte(caps)
+        rows = conn.execute(
+            f"{cte} SELECT DISTINCT vm.passage_id FROM vm WHERE vm.eid = ? LIMIT ?",
+            (*params, entity_id, limit),
+        )
+        return [int(r[0]) for r in rows]
+
     def cooccurrences(self, caps: Sequence[Cap], entity_id: int | None, limit: int) -> list[Cooccurrence]:
         """Pairs of entities named in the same visible passage: passages shared, first chapter.
 
