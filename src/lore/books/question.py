@@ -38,7 +38,7 @@ CUES: dict[str, tuple[str, ...]] = {
     WHY: ("because", "reason", "since", "sake", "therefore", "motive", "why", "order", "cause", "account"),
     WHERE: ("room", "rooms", "house", "street", "lodge", "hall", "lived", "lodgings", "place", "found"),
     WHEN: ("morning", "evening", "night", "day", "year", "ago", "clock", "before", "after", "since"),
-    HOW: ("by", "means", "way", "through", "managed", "so"),
+    HOW: ("means", "managed", "through", "way"),
     DEDUCE: (
         "perceive", "observe", "observed", "deduce", "deduced", "inferred", "evidently", "clearly",
         "obviously", "must", "conclude", "gather", "remarked", "plain", "surely", "reasoning",
@@ -181,10 +181,11 @@ class Focus:
     passages: frozenset[int]
 
 
-def resolve(db: BooksStore, caps: Sequence[Cap], names: Sequence[str], limit: int = 4000) -> list[Focus]:
-    """The book's entities the question's names stand for, as the text up to the cap names them:
-    the whole name first, then without a title, then its last word ("Jonathan Small" may be
-    only "Small" so far). A name the visible text never uses resolves to nothing."""
+def resolve(db: BooksStore, caps: Sequence[Cap], names: Sequence[str], among: Sequence[int]) -> list[Focus]:
+    """The book's entities the question's names stand for, as the text up to the cap names them,
+    with which of the passages `among` name them: the whole name first, then without a title,
+    then its last word ("Jonathan Small" may be only "Small" so far). A name the visible text
+    never uses resolves to nothing."""
     out: list[Focus] = []
     for name in names:
         bare = " ".join(w for w in name.split() if w.rstrip(".") not in _TITLES)
@@ -195,6 +196,6 @@ def resolve(db: BooksStore, caps: Sequence[Cap], names: Sequence[str], limit: in
             if hits:
                 eid = hits[0].entity_id
                 if all(f.entity_id != eid for f in out):
-                    out.append(Focus(name, eid, frozenset(db.entity_passage_ids(caps, eid, limit))))
+                    out.append(Focus(name, eid, frozenset(db.entity_passage_ids(caps, eid, among))))
                 break
     return out

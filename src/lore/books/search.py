@@ -20,6 +20,7 @@ reached the part that answers this", and returns nothing else: no passage, no ch
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,7 +28,7 @@ from lore.books.library import Book, Stores, caps_for, find_book, open_books, se
 from lore.books.passage_vectors import embedder, vector_search
 from lore.books.query import Query, names_the_role, parse
 from lore.books.question import Understanding, resolve, understand
-from lore.books.store import END, BooksStore, Cap
+from lore.books.store import END, BooksStore, Cap, PassageRow
 from lore.core.config import load_settings
 
 RRF_K = 5
@@ -169,6 +170,7 @@ class Signals:
     lexical: dict[str, Any]  # BM25 order, scores and IDF-weighted coverage (`_lexical`)
     vectors: dict[int, float]  # best cosine over the question's forms
     boosts: dict[int, float]  # named characters present, answer-type cues
+    rows: dict[int, PassageRow]  # the candidates' text and place, read under the caps
 
     def strength(self, pid: int, floor: float) -> float:
         """How relevant a passage is on one scale: 1.0 is the old floor (half the question's
@@ -185,7 +187,8 @@ def signals(db: BooksStore, caps: list[Cap], question: Query, limit: int) -> Sig
         for h in vector_search(db.store, caps, form, limit):
             vectors[int(h.key)] = max(vectors.get(int(h.key), -1.0), h.score)
     candidates = list(dict.fromkeys([*lexical["order"], *vectors]))
-    return Signals(lexical, vectors, _boosts(db, caps, understood, candidates))
+    rows = {r.id: r for r in db.passages_by_id(caps, candidates)}
+    return Signals(lexical, vectors, _boosts(db, caps, understood, rows), rows)
 
 
 def fuse(sig: Signals, limit: int) -> dict[int, float]:
@@ -211,8 +214,7 @@ def ranked(
     scores = fuse(sig, limit)
     if not any(sig.strength(pid, floor) >= threshold for pid in scores):
         return [], []
-    lexical, vectors = sig.lexical, sig.vectors
-    rows = {r.id: r for r in db.passages_by_id(caps, list(scores))}
+    lexical, vectors, rows = sig.lexical, sig.vectors, sig.rows
     related = [
         PassageHit(
             passage_id=pid,
@@ -259,19 +261,21 @@ def _probe(db: BooksStore, caps: list[Cap], question: Query, floor: float) -> tu
     return any(h.passage_id in sig_strong for h in answers), bool(sig_strong)
 
 
-def _boosts(db: BooksStore, caps: list[Cap], understood: Understanding, pids: list[int]) -> dict[int, float]:
-    """A multiplier share per candidate: the question's characters named in it or beside it
-    (two named characters: passages with both count most), and its answer type's cue words."""
+def _boosts(
+    db: BooksStore, caps: list[Cap], understood: Understanding, rows: dict[int, PassageRow]
+) -> dict[int, float]:
+    """A multiplier share per candidate: the question's characters named in it or just before
+    it (two named characters: passages near both count most), and its answer type's cue words."""
     out: dict[int, float] = {}
-    focus = resolve(db, caps, understood.names)
+    focus = resolve(db, caps, understood.names, sorted({n for pid in rows for n in (pid - 1, pid)}))
     if focus:
-        for pid in pids:
+        for pid in rows:
             near = sum(1 for f in focus if pid in f.passages or pid - 1 in f.passages)
             out[pid] = ENTITY_BOOST * near / len(focus)
     if understood.cues and CUE_BOOST:
-        cued = {r.id for r in db.term_hits(caps, " OR ".join(f'"{w}"' for w in understood.cues))}
-        for pid in pids:
-            if pid in cued:
+        cued = re.compile(r"\b(?:" + "|".join(map(re.escape, understood.cues)) + r")\b", re.I)
+        for pid, row in rows.items():
+            if cued.search(row.text):
                 out[pid] = out.get(pid, 0.0) + CUE_BOOST
     return out
 

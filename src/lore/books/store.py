@@ -941,13 +941,16 @@ class BooksStore:
             ),
         )
 
-    def entity_passage_ids(self, caps: Sequence[Cap], entity_id: int, limit: int) -> list[int]:
-        """The visible passages that name an entity (any of its forms at the reader's position)."""
+    def entity_passage_ids(self, caps: Sequence[Cap], entity_id: int, among: Sequence[int]) -> list[int]:
+        """Which of the given visible passages name an entity (any of its forms at the reader's
+        position)."""
+        if not among:
+            return []
         conn = self.store.connect()
         cte, params = _names_cte(caps)
         rows = conn.execute(
-            f"{cte} SELECT DISTINCT vm.passage_id FROM vm WHERE vm.eid = ? LIMIT ?",
-            (*params, entity_id, limit),
+            f"{cte} SELECT DISTINCT vm.passage_id FROM vm WHERE vm.eid = ? AND vm.passage_id IN ({in_marks(among)})",
+            (*params, entity_id, *among),
         )
         return [int(r[0]) for r in rows]
 
