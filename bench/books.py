@@ -198,29 +198,28 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
     ]
 
 
-def old_search():
-    """The search module as it was at OLD_SEARCH (with that commit's query module), from git."""
+def old_search(commit: str = OLD_SEARCH, tag: str = "bench_old"):
+    """The search module as it was at a commit (OLD_SEARCH by default, with that commit's query
+    module), from git."""
     import importlib.util
     import types
 
     def source(path: str) -> str:
         return subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{OLD_SEARCH}:{path}"],
+            ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
 
-    query = types.ModuleType("bench_old_query")
-    sys.modules["bench_old_query"] = query  # registered first, as dataclasses look their module up
+    query = types.ModuleType(f"{tag}_query")
+    sys.modules[f"{tag}_query"] = query  # registered first, as dataclasses look their module up
     exec(compile(source("src/lore/books/query.py"), "old query.py", "exec"), query.__dict__)
-    code = source("src/lore/books/search.py").replace(
-        "from lore.books.query import", "from bench_old_query import"
-    )
-    spec = importlib.util.spec_from_loader("bench_old_search", loader=None)
+    code = source("src/lore/books/search.py").replace("from lore.books.query import", f"from {tag}_query import")
+    spec = importlib.util.spec_from_loader(f"{tag}_search", loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_old_search"] = module
+    sys.modules[f"{tag}_search"] = module
     exec(compile(code, "old search.py", "exec"), module.__dict__)
     return module
 

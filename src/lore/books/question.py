@@ -119,7 +119,7 @@ def answer_type(question: str) -> str:
         if rest & _DEDUCE_VERBS:
             return DEDUCE
         if len(words) > 2 and words[1] in {"did", "does", "do"} and (
-            words[-1] in {"do", "did", "doing"} or rest & _SAYING
+            {"do", "doing"} & set(words[2:]) or words[-1] == "did" or rest & _SAYING
         ):
             return DID
         return WHAT
