@@ -189,7 +189,7 @@ QUESTIONS = [
     (S, 1, "Who introduced Watson to Holmes?", "found", "said Stamford, introducing us"),
     (S, 3, "What does Rache mean?", "found", "Rache, is the German for"),
     (S, 2, "Does Holmes play the violin?", "found", "violin"),
-    pytest.param(S, 2, "Where do Holmes and Watson live?", "found", "221B, Baker Street", marks=MISSED),
+    (S, 2, "Where do Holmes and Watson live?", "found", "221B, Baker Street"),
     (S, 7, "Who is Lucy Ferrier?", "not_reached", None),
     (S, 9, "Who is Lucy Ferrier?", "found", "Lucy"),
     (S, 14, "Which submarine sank near Gibraltar?", "not_in_book", None),

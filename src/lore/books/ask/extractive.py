@@ -2,7 +2,8 @@
 
 Nothing is written, so nothing can be invented: a sentence is chosen for how much of the
 question it holds (each content word counts once, with the words a story uses for it,
-`books.query`), ties going to the better-ranked passage. For "who is the ROLE?" a sentence that
+`books.query`), ties going to the better-ranked passage; one holding under half of what the
+best holds is left out. For "who is the ROLE?" a sentence that
 names someone as the role comes first. The chosen sentences are shown in story order.
 """
 
@@ -18,6 +19,7 @@ from lore.core.quotes import comparable
 MAX_SENTENCES = 3
 MAX_WORDS = 60
 SHORT = 8
+KEEP_SHARE = 0.5
 _BREAK = re.compile(r"(?<=[.!?…])[”’\"')\]]*\s+")
 _ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Sir|Mme|Mlle|Capt|Col|Gen|Lt|No|Vol|ch)\.$")
 _WORD = re.compile(r"[^\W_]+")
@@ -67,7 +69,10 @@ def answer(question: str, evidence: list[Evidence]) -> list[Sentence]:
             continue
         scored.append(((-(held + 2 * named), e.rank, i), e, sentence))
     scored.sort(key=lambda s: s[0])
-    chosen = scored[:MAX_SENTENCES]
+    # a sentence holding under half of what the best one holds is noise beside it (an "old house"
+    # in chapter 1 beside "poisoned the old colonel"), however many passages search returned
+    best = -scored[0][0][0] if scored else 0.0
+    chosen = [s for s in scored[:MAX_SENTENCES] if -s[0][0] >= KEEP_SHARE * best]
     if not chosen and evidence:  # the passage matched as a whole: its opening words, as they are
         best = min(evidence, key=lambda e: e.rank)
         first = next(iter(sentences_of(best.text)), "")
