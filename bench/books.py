@@ -215,7 +215,9 @@ def old_search(commit: str = OLD_SEARCH, tag: str = "bench_old"):
     query = types.ModuleType(f"{tag}_query")
     sys.modules[f"{tag}_query"] = query  # registered first, as dataclasses look their module up
     exec(compile(source("src/lore/books/query.py"), "old query.py", "exec"), query.__dict__)
-    code = source("src/lore/books/search.py").replace("from lore.books.query import", f"from {tag}_query import")
+    code = source("src/lore/books/search.py").replace(
+        "from lore.books.query import", f"from {tag}_query import"
+    )
     spec = importlib.util.spec_from_loader(f"{tag}_search", loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)

@@ -41,7 +41,6 @@ def search_figures(shared: Path) -> dict[str, object]:
     sys.path.insert(0, str(ROOT / "bench"))
     import book_questions as labels
     from books import old_search
-
     from lore.books import library, search
     from lore.books.question import understand
     from lore.books.store import books_store
@@ -82,7 +81,9 @@ def search_figures(shared: Path) -> dict[str, object]:
                 top = [h.passage_id for h in result.hits] if result.verdict == "found" else []
                 rank = next((i + 1 for i, pid in enumerate(top) if pid in answers), None)
                 ranks.append(rank)
-                types.setdefault(understand(q.question).answer_type, []).append(int(rank is not None and rank <= 3))
+                types.setdefault(understand(q.question).answer_type, []).append(
+                    int(rank is not None and rank <= 3)
+                )
             n = len(ranks)
             out[f"{label}_{split}"] = {
                 "found_questions": n,

@@ -40,12 +40,40 @@ CUES: dict[str, tuple[str, ...]] = {
     WHEN: ("morning", "evening", "night", "day", "year", "ago", "clock", "before", "after", "since"),
     HOW: ("means", "managed", "through", "way"),
     DEDUCE: (
-        "perceive", "observe", "observed", "deduce", "deduced", "inferred", "evidently", "clearly",
-        "obviously", "must", "conclude", "gather", "remarked", "plain", "surely", "reasoning",
+        "perceive",
+        "observe",
+        "observed",
+        "deduce",
+        "deduced",
+        "inferred",
+        "evidently",
+        "clearly",
+        "obviously",
+        "must",
+        "conclude",
+        "gather",
+        "remarked",
+        "plain",
+        "surely",
+        "reasoning",
     ),
     RELATION: (
-        "sister", "brother", "wife", "husband", "son", "daughter", "father", "mother", "married",
-        "cousin", "nephew", "niece", "uncle", "aunt", "engaged", "related",
+        "sister",
+        "brother",
+        "wife",
+        "husband",
+        "son",
+        "daughter",
+        "father",
+        "mother",
+        "married",
+        "cousin",
+        "nephew",
+        "niece",
+        "uncle",
+        "aunt",
+        "engaged",
+        "related",
     ),
     DID: ("said", "told", "did", "declared", "answered"),
 }
@@ -83,7 +111,7 @@ class Understanding:
     @property
     def groups(self) -> list[tuple[str, ...]]:
         """One lexical group per name word and content word: any of its words counts."""
-        out = [(w,) for n in self.names for w in _name_words(n)]
+        out: list[tuple[str, ...]] = [(w,) for n in self.names for w in _name_words(n)]
         out += [self.variants.get(w, (w,)) for w in self.words]
         seen: list[tuple[str, ...]] = []
         for g in out:
@@ -99,8 +127,11 @@ def answer_type(question: str) -> str:
         return WHAT
     head = words[0]
     rest = set(words[1:])
-    if head in {"whose"} or "relationship" in rest or "related" in rest or (
-        head in {"is", "was", "are", "were"} and rest & _RELATION_WORDS
+    if (
+        head in {"whose"}
+        or "relationship" in rest
+        or "related" in rest
+        or (head in {"is", "was", "are", "were"} and rest & _RELATION_WORDS)
     ):
         return RELATION
     if head in {"who", "whom"} or question.lower().startswith(("which man", "which woman", "which person")):
@@ -118,8 +149,10 @@ def answer_type(question: str) -> str:
     if head in {"what", "which"}:
         if rest & _DEDUCE_VERBS:
             return DEDUCE
-        if len(words) > 2 and words[1] in {"did", "does", "do"} and (
-            {"do", "doing"} & set(words[2:]) or words[-1] == "did" or rest & _SAYING
+        if (
+            len(words) > 2
+            and words[1] in {"did", "does", "do"}
+            and ({"do", "doing"} & set(words[2:]) or words[-1] == "did" or rest & _SAYING)
         ):
             return DID
         return WHAT

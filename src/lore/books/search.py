@@ -178,7 +178,9 @@ class Signals:
     def strength(self, pid: int, floor: float) -> float:
         """How relevant a passage is on one scale: 1.0 is the old floor (half the question's
         weight, or the embedder's cosine floor), whichever signal reaches further."""
-        return max(self.lexical["coverage"].get(pid, 0.0) / COVERAGE_FLOOR, self.vectors.get(pid, -1.0) / floor)
+        return max(
+            self.lexical["coverage"].get(pid, 0.0) / COVERAGE_FLOOR, self.vectors.get(pid, -1.0) / floor
+        )
 
 
 def signals(db: BooksStore, caps: list[Cap], question: Query, limit: int) -> Signals:
@@ -246,8 +248,7 @@ def ranked(
     answers = [
         h
         for h in related
-        if h.strength >= threshold
-        and names_the_role(h.text, names.get(h.passage_id, []), question.role)
+        if h.strength >= threshold and names_the_role(h.text, names.get(h.passage_id, []), question.role)
     ]
     return answers, related
 

@@ -71,8 +71,8 @@ def answer(question: str, evidence: list[Evidence]) -> list[Sentence]:
     scored.sort(key=lambda s: s[0])
     # a sentence holding under half of what the best one holds is noise beside it (an "old house"
     # in chapter 1 beside "poisoned the old colonel"), however many passages search returned
-    best = -scored[0][0][0] if scored else 0.0
-    chosen = [s for s in scored[:MAX_SENTENCES] if -s[0][0] >= KEEP_SHARE * best]
+    most = -scored[0][0][0] if scored else 0.0
+    chosen = [s for s in scored[:MAX_SENTENCES] if -s[0][0] >= KEEP_SHARE * most]
     if not chosen and evidence:  # the passage matched as a whole: its opening words, as they are
         best = min(evidence, key=lambda e: e.rank)
         first = next(iter(sentences_of(best.text)), "")
