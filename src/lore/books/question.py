@@ -215,20 +215,28 @@ class Focus:
 
 
 def resolve(db: BooksStore, caps: Sequence[Cap], names: Sequence[str], among: Sequence[int]) -> list[Focus]:
-    """The book's entities the question's names stand for, as the text up to the cap names them,
-    with which of the passages `among` name them: the whole name first, then without a title,
-    then its last word ("Jonathan Small" may be only "Small" so far). A name the visible text
-    never uses resolves to nothing."""
+    """The book's entities the question's names stand for, as the visible text names them in the
+    passages `among` (the candidates of a search and the passages just before them), with which
+    of those passages name them: the whole name first, then without a title, then its last word
+    ("Jonathan Small" may be only "Small" so far). A name none of them uses resolves to nothing."""
+    if not names:
+        return []
+    mentions = db.names_among(caps, among)
+    by_name: dict[str, dict[int, int]] = {}  # name, lower-cased -> entity -> mentions
+    passages: dict[int, set[int]] = {}
+    for m in mentions:
+        for said in {m.form.lower(), m.surface.lower()}:
+            counts = by_name.setdefault(said, {})
+            counts[m.entity_id] = counts.get(m.entity_id, 0) + 1
+        passages.setdefault(m.entity_id, set()).add(m.passage_id)
     out: list[Focus] = []
     for name in names:
         bare = " ".join(w for w in name.split() if w.rstrip(".") not in _TITLES)
         for candidate in dict.fromkeys([name, bare, bare.split()[-1] if bare else ""]):
-            if not candidate:
-                continue
-            hits = db.entities_by_form(caps, candidate)
-            if hits:
-                eid = hits[0].entity_id
+            counts = by_name.get(candidate.lower()) if candidate else None
+            if counts:
+                eid = max(sorted(counts), key=lambda e: counts[e])
                 if all(f.entity_id != eid for f in out):
-                    out.append(Focus(name, eid, frozenset(db.entity_passage_ids(caps, eid, among))))
+                    out.append(Focus(name, eid, frozenset(passages[eid])))
                 break
     return out

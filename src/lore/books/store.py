@@ -402,6 +402,16 @@ class EntityHits:
 
 
 @dataclass(frozen=True)
+class NamedIn:
+    """A name used in a passage, with the entity it stands for at the reader's position."""
+
+    passage_id: int
+    entity_id: int
+    form: str
+    surface: str
+
+
+@dataclass(frozen=True)
 class MentionRow:
     chapter_seq: int
     passage_seq: int
@@ -941,18 +951,21 @@ class BooksStore:
             ),
         )
 
-    def entity_passage_ids(self, caps: Sequence[Cap], entity_id: int, among: Sequence[int]) -> list[int]:
-        """Which of the given visible passages name an entity (any of its forms at the reader's
-        position)."""
+    def names_among(self, caps: Sequence[Cap], among: Sequence[int]) -> list[NamedIn]:
+        """The names visible mentions use in the given passages: passage, the entity each stands
+        for at the reader's position, and the name as written and as normalised."""
         if not among:
             return []
         conn = self.store.connect()
         cte, params = _names_cte(caps)
-        rows = conn.execute(
-            f"{cte} SELECT DISTINCT vm.passage_id FROM vm WHERE vm.eid = ? AND vm.passage_id IN ({in_marks(among)})",
-            (*params, entity_id, *among),
+        return _all(
+            NamedIn,
+            conn.execute(
+                f"{cte} SELECT DISTINCT vm.passage_id, vm.eid, vm.form, vm.surface FROM vm"
+                f" WHERE vm.passage_id IN ({in_marks(among)})",
+                (*params, *among),
+            ),
         )
-        return [int(r[0]) for r in rows]
 
     def cooccurrences(self, caps: Sequence[Cap], entity_id: int | None, limit: int) -> list[Cooccurrence]:
         """Pairs of entities named in the same visible passage: passages shared, first chapter.
