@@ -233,9 +233,9 @@ def resolve(db: BooksStore, caps: Sequence[Cap], names: Sequence[str], among: Se
     for name in names:
         bare = " ".join(w for w in name.split() if w.rstrip(".") not in _TITLES)
         for candidate in dict.fromkeys([name, bare, bare.split()[-1] if bare else ""]):
-            counts = by_name.get(candidate.lower()) if candidate else None
-            if counts:
-                eid = max(sorted(counts), key=lambda e: counts[e])
+            found = by_name.get(candidate.lower(), {}) if candidate else {}
+            if found:
+                eid = max(sorted(found), key=lambda e: found[e])
                 if all(f.entity_id != eid for f in out):
                     out.append(Focus(name, eid, frozenset(passages[eid])))
                 break
