@@ -1,20 +1,24 @@
 """Hybrid passage search under the reader's cap, and the spoiler-free "not reached yet" probe.
 
-A question is first read (`query.parse`): its content words, each standing for the words a
-story may use for it ("killer": murderer, murdered, slain...), and, for "who is the ROLE?", the
-role a passage must give someone by name. Two rankings of the visible passages are fused with
-reciprocal-rank fusion:
+A question is first read twice: `query.parse` (its content words, each standing for the words a
+story may use for it, "killer": murderer, murdered, slain..., and for "who is the ROLE?" the
+role a passage must give someone by name) and `question.understand` (its answer type, the names
+it uses, its cue words). Two rankings of the visible passages are fused with reciprocal-rank
+fusion:
 - BM25 over the passages SQLite FTS5 finds (porter-stemmed words), scored from the statistics
   of the visible passages only (FTS5's own `bm25()` counts every passage of every book), and
-- cosine similarity from the passage vectors (filters applied inside the scan).
+- cosine similarity from the passage vectors (filters applied inside the scan);
+then each candidate is raised when it (or the passage before it) names the question's
+characters, as the visible text names them, and when it holds its answer type's cue words.
 
-A fused hit is kept only when it clears the relevance floor: it holds most of the question's
-content (IDF-weighted coverage of its word groups), or its cosine similarity clears the floor
-set for the embedder in use (every embedder's scores live on its own scale). A "who is the
-ROLE?" question is answered by passages naming someone as the role; when none does, here or
-further on, the relevant passages are the answer. When nothing visible answers, one uncapped
-probe (the same searches, no model call) tells "the book does not say" from "you haven't
-reached the part that answers this", and returns nothing else: no passage, no chapter, no score.
+Relevance is one scale (`Signals.strength`: IDF-weighted coverage of the question's word groups,
+or cosine similarity, each over its floor). A search is answered when a visible passage reaches
+`SEEN_THRESHOLD`, and shows the passages reaching `HIT_FLOOR`. A "who is the ROLE?" question is
+answered by passages naming someone as the role; when none does, here or further on, the
+relevant passages are the answer. When nothing visible answers, one uncapped probe (the same
+searches, no model call) says "you haven't reached the part that answers this" only when a
+passage past the cap reaches the stricter `AHEAD_THRESHOLD`, else "the book does not say", and
+returns nothing else: no passage, no chapter, no score.
 """
 
 from __future__ import annotations
@@ -34,11 +38,13 @@ from lore.core.config import load_settings
 RRF_K = 5
 BM25_K1, BM25_B = 1.2, 0.75
 CANDIDATES = 50
-# Measured on the dev half of bench/data/book_questions.jsonl (bench/books.py prints both halves):
-# a passage shares half its neighbours' word scores (an answer often runs over a passage boundary),
-# the vector ranking counts half as much as the words in the fusion (static word vectors rank
-# 60-140-word passages loosely), and half of the question's IDF weight is enough to be relevant
-# (at 75%, 34 of 40 "the book doesn't say" on dev were false).
+# Measured on the dev half of bench/data/book_questions.jsonl (bench/books_ask.py prints both
+# halves): a sharp fusion (k 5: the first ranks decide), a passage shares its neighbours' word
+# scores in full (an answer often runs over a passage boundary, or follows the passage naming the
+# topic), the vector ranking counts 0.3 of the words (static word vectors rank 60-140-word
+# passages loosely), and half of the question's IDF weight is the unit of relevance (at 75%, 34
+# of 40 "the book doesn't say" on dev were false). Asking the embedder a second, declarative form
+# of the question (FORMS = 2) gave the same top 3 at twice the vector time.
 NEIGHBOUR_WEIGHT = 1.0
 DENSE_WEIGHT = 0.3
 COVERAGE_FLOOR = 0.5
@@ -52,6 +58,8 @@ FORMS = 1
 SEEN_THRESHOLD = 1.0
 HIT_FLOOR = 0.5
 AHEAD_THRESHOLD = 1.2
+# a candidate's fused score x (1 + ENTITY_BOOST x the share of the question's characters named in
+# it or just before it + CUE_BOOST when it holds a cue word of the answer type)
 ENTITY_BOOST = 1.5
 CUE_BOOST = 0.2
 # cosine similarity a passage must reach to count as relevant, per embedder (scales differ)
@@ -211,8 +219,8 @@ def ranked(
 ) -> tuple[list[PassageHit], list[PassageHit]]:
     """Visible passages best first by fused score, when at least one reaches `threshold` on the
     relevance scale (`Signals.strength`; none otherwise): those that answer the question, and all
-    those reaching `HIT_FLOOR`. They are the same list, except for "who is the ROLE?", whose answers must
-    name someone as the role."""
+    those reaching `HIT_FLOOR`. They are the same list, except for "who is the ROLE?", whose
+    answers must name someone as the role."""
     if not question.text or all(c.chapter <= 0 for c in caps):
         return [], []
     sig = signals(db, caps, question, limit)
