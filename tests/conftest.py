@@ -37,7 +37,14 @@ def lore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # the hash embedder, not the WordLlama default: the same vectors on every machine, so search
     # results are reproducible; tests of the real default take it off (tests/core/test_default_embedder.py)
     monkeypatch.setenv("LORE_EMBED", "hash")
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "LORE_MODEL", "GITHUB_TOKEN"):
+    for key in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "LORE_MODEL",
+        "GITHUB_TOKEN",
+        "LORE_DATABASE_URL",
+    ):
         monkeypatch.delenv(key, raising=False)
     forget_stores()
     yield home
@@ -78,6 +85,47 @@ def shared_data() -> Path:
             pytest.fail(f"the shared data folder {SHARED} {_MISSING_IN_CI}", pytrace=False)
         pytest.skip(f"the shared data folder {SHARED} is not present (CI fails without it)")
     return SHARED
+
+
+# -- the two backends -------------------------------------------------------------------------
+BACKENDS = ("sqlite", "postgres")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL with pgvector for this test process. When it cannot start, its tests
+    fail under CI (a CI run that skipped them would pass without testing PostgreSQL at all) and
+    skip, saying why, elsewhere."""
+    try:
+        from support.postgres import TestServer
+
+        server = TestServer()
+    except Exception as exc:
+        reason = f"PostgreSQL did not start ({exc.__class__.__name__}: {str(exc)[:200]})"
+        if IN_CI:
+            pytest.fail(f"{reason}; CI needs it (pip install -e '.[dev]')", pytrace=False)
+        pytest.skip(f"{reason}; CI fails without it")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, lore_home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test on each backend: the embedded file, then a fresh PostgreSQL database named
+    by `LORE_DATABASE_URL` (which subprocesses the test starts inherit). Modules opt in with
+    `pytestmark = pytest.mark.usefixtures("backend")`."""
+    name = str(request.param)
+    if name == "sqlite":
+        monkeypatch.delenv("LORE_DATABASE_URL", raising=False)
+        yield name
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = server.fresh_database()
+    monkeypatch.setenv("LORE_DATABASE_URL", url)
+    forget_stores()
+    yield name
+    forget_stores()
+    server.drop(url)
 
 
 class _NeverRaised(Exception):

@@ -2,8 +2,9 @@
 store modules hand out records, never driver rows or connections.
 
 Store modules are named, not listed: `store.py`, `*_store.py`, any module under a `store/`
-package, and migrations (`migrations.py` or under `migrations/`). `core/store/sqlite.py` is
-the backend: the one module that may hand out a connection (to the store modules).
+package, and migrations (`migrations.py` or under `migrations/`). `core/store/sqlite.py` and
+`core/store/postgres.py` are the backends: the modules that may hand out a connection (to the
+store modules).
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ DOMAINS = ("rules", "history", "books")
 INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named module listed here
 ALLOWED_CROSS = {("rules", "history.reviews"), ("rules", "history.for_agents")}
-BACKEND = SRC / "core" / "store" / "sqlite.py"
+# the backends: the only modules that hand out a connection (to the store modules)
+BACKENDS = (SRC / "core" / "store" / "sqlite.py", SRC / "core" / "store" / "postgres.py")
 # what a store module (and so every migration) may import from Lore: the store layer, errors,
 # plain records, and its own domain's records and store modules; never logic that can change
 STORE_MAY_IMPORT = ("lore.core.store", "lore.core.errors", "lore.core.home", "lore.core.graph")
 # the backend (which holds no migration) also reads its own settings (`store.read_only`)
 BACKEND_MAY_IMPORT = ("lore.core.config",)
+DRIVERS = ("sqlite3", "sqlean", "sqlite_vec", "psycopg", "psycopg_pool", "pgvector")
 DRIVER_NAMES = re.compile(r"\b(sqlite3|Row|Connection|Cursor)\b")
 
 # SQL as this code base writes it: upper-case keywords inside a string literal
@@ -199,9 +202,9 @@ def test_only_store_modules_import_the_driver() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 names = [node.module or ""]
-            if any(n.split(".")[0] in ("sqlite3", "sqlean", "sqlite_vec") for n in names):
+            if any(n.split(".")[0] in DRIVERS for n in names):
                 offenders.append(_where(path, node.lineno))
-    assert not offenders, f"sqlite3 imported outside store modules: {offenders}"
+    assert not offenders, f"a database driver imported outside store modules: {offenders}"
 
 
 # -- the store shape ------------------------------------------------------------------------------
@@ -222,7 +225,7 @@ def test_store_methods_hand_out_no_driver_types() -> None:
     cursor or connection; nor do they ask callers for a connection."""
     offenders = []
     for path in _modules():
-        if not is_store_module(path) or path == BACKEND:
+        if not is_store_module(path) or path in BACKENDS:
             continue
         for name, fn in _public_functions(ast.parse(path.read_text(encoding="utf-8"))):
             where = f"{_where(path, fn.lineno)} {name}"
@@ -254,7 +257,7 @@ def test_store_modules_and_migrations_import_no_application_code() -> None:
                 name.startswith(STORE_MAY_IMPORT)
                 or name in own
                 or own_store
-                or (path == BACKEND and name.startswith(BACKEND_MAY_IMPORT))
+                or (path in BACKENDS and name.startswith(BACKEND_MAY_IMPORT))
             )
             if not allowed:
                 offenders.append(f"{_where(path, line)} imports {name}")

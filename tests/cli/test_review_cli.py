@@ -3,10 +3,14 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from conftest import make_repo
 from lore.cli.app import app
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 runner = CliRunner()
 

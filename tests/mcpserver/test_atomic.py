@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import make_repo
@@ -19,6 +20,9 @@ from lore.core.config import update_settings
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.mcp_client import lore_command
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 NATO = (
     "alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa "

@@ -4,11 +4,16 @@ import multiprocessing
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import make_repo
 from lore.core.config import update_settings
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.mcp_client import call
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def propose(server, text: str, paths: list[str]) -> str:

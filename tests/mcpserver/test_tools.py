@@ -13,6 +13,9 @@ from lore.mcp.server import build_server
 from lore.rules import service
 from support.mcp_client import call, listing, schemas
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 FILES = {"src/api/orders.py": "x = 1\n", "src/db/models.py": "y = 2\n", "README.md": "# shop\n"}
 
 

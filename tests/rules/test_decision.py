@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import make_repo
 from lore.rules import service
 from lore.rules.gate.decision import decide
 from lore.rules.gate.trust import TrustState
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 YOURS = TrustState(True, "your commits")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from conftest import make_repo
@@ -14,6 +15,9 @@ from lore.rules.export import export_rules
 from lore.rules.gate.validation import MAX_RULE_CHARS
 from lore.rules.intake.memorize import kind_of, memorize, read_instruction_file
 from lore.rules.intake.splitting import rule_title
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 AGENTS = """# Shop
 

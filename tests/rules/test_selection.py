@@ -19,6 +19,9 @@ from lore.rules.models import Project
 from lore.rules.serve.index import rank_terms
 from lore.rules.store.rules import rules_store
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "tests/test_orders.py": "x", "README.md": "x"}
 
 

@@ -11,6 +11,9 @@ from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import session_store
 from support.records import records_only
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def test_a_second_project_at_the_same_path_is_already_exists_and_the_first_is_kept(tmp_path: Path) -> None:
     rules = rules_store()

@@ -2,10 +2,15 @@
 
 from pathlib import Path
 
+import pytest
+
 from conftest import make_repo
 from lore.core.store import open_store
 from lore.rules import service
 from lore.rules.store.rules import MIGRATIONS, rules_store, text_key
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def test_the_migration_keys_existing_rules_duplicates_included(tmp_path: Path) -> None:

@@ -29,6 +29,9 @@ from lore.rules.models import TrustRecord
 from lore.rules.store.rules import rules_store
 from support.fake_github import FakeGitHub
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 DAY = 86400
 
 

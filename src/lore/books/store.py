@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lore.core.errors import AlreadyExists
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Migration, Store, open_store_for
 from lore.core.store.binding import in_marks
 
 MIGRATIONS = [
@@ -261,7 +261,7 @@ class Cap:
 
 def books_store(store: Store | None = None) -> BooksStore:
     """The books store over the shared Store (or the one given), its tables in place."""
-    store = store or open_store()
+    store = store or open_store_for(MIGRATIONS)
     store.migrate(MIGRATIONS)
     return BooksStore(store)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from lore.core.errors import AlreadyExists, NotFound
 from lore.core.graph import EdgeFilter, GraphTables
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Migration, Store, open_store_for
 from lore.core.store.binding import in_marks
 from lore.core.store.graph_store import GraphStore
 
@@ -221,7 +221,7 @@ CREATE TABLE history_locks (
 
 def open_history(store: Store | None = None) -> HistoryStore:
     """The history store over the shared Store, its tables in place."""
-    store = store or open_store()
+    store = store or open_store_for(MIGRATIONS)
     store.migrate(MIGRATIONS)
     return HistoryStore(store)
 

@@ -15,8 +15,10 @@ from lore.core.store.sqlite import (
     StoreBusy,
     StoreReadOnly,
     damaged_message,
+    database_url,
     forget_stores,
     open_store,
+    open_store_for,
     read_only_message,
 )
 
@@ -29,7 +31,9 @@ __all__ = [
     "StoreError",
     "StoreReadOnly",
     "damaged_message",
+    "database_url",
     "forget_stores",
     "open_store",
+    "open_store_for",
     "read_only_message",
 ]

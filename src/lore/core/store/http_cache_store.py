@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lore.core.store.sqlite import Migration, Store, open_store
+from lore.core.store.sqlite import Migration, Store, open_store_for
 
 MIGRATIONS = [
     Migration(
@@ -47,7 +47,7 @@ class HttpCacheStore:
     """The HTTP cache table of one Store."""
 
     def __init__(self, store: Store | None = None):
-        self.store = store or open_store()
+        self.store = store or open_store_for(MIGRATIONS)
         self.store.migrate(MIGRATIONS)
 
     def get(self, key: str) -> CachedResponse | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lore.core.store.binding import in_marks
-from lore.core.store.sqlite import Migration, Store, open_store
+from lore.core.store.sqlite import Migration, Store, open_store_for
 
 CACHE_MIGRATIONS = [
     Migration(
@@ -134,7 +134,7 @@ class LlmStore:
     """The cache and usage tables of one Store."""
 
     def __init__(self, store: Store | None = None):
-        self.store = store or open_store()
+        self.store = store or open_store_for(CACHE_MIGRATIONS + USAGE_MIGRATIONS)
         self.store.migrate(CACHE_MIGRATIONS + USAGE_MIGRATIONS)
 
     # -- chat replies -----------------------------------------------------------------------

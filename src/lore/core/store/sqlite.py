@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.core.config import read_raw
+from lore.core.config import read_raw, warn
 from lore.core.errors import StoreError
 from lore.core.home import ensure_home
 
@@ -32,6 +32,8 @@ class Migration:
 
     name: str
     apply: str | Callable[[sqlite3.Connection], None]
+    # the same step on PostgreSQL, under the same name (None: the domain does not run there yet)
+    postgres: str | Callable[[Any], None] | None = None
 
 
 class Store:
@@ -43,6 +45,8 @@ class Store:
     never written to: a migration or a rule saved into a broken b-tree makes the damage worse and
     a backup harder to trust.
     """
+
+    dialect = "sqlite"  # which SQL a store module writes where the engines differ
 
     def __init__(self, path: Path, read_only: bool | None = None):
         self.path = Path(path)
@@ -459,18 +463,73 @@ _stores: dict[str, Store] = {}
 _stores_lock = threading.Lock()
 
 
+DATABASE_URL_ENV = "LORE_DATABASE_URL"
+_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def database_url() -> str | None:
+    """The PostgreSQL database every domain uses instead of the embedded file, if one is set:
+    `LORE_DATABASE_URL`, else `database_url` in config.json. A value that is not a PostgreSQL
+    URL is refused rather than ignored: falling back to a private file would quietly split a
+    team's rules in two."""
+    raw = os.environ.get(DATABASE_URL_ENV)
+    where = DATABASE_URL_ENV
+    if not raw:
+        raw = read_raw().get("database_url")
+        where = "database_url in config.json"
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str) or not raw.startswith(_URL_SCHEMES):
+        raise StoreError(f"{where} must be a postgresql:// URL (got {str(raw)[:60]!r}); fix or unset it")
+    return raw
+
+
 def open_store(path: Path | None = None) -> Store:
-    """The process-wide Store for a file (default `$LORE_HOME/lore.db`)."""
-    key = str(path) if path else "home:" + os.environ.get("LORE_HOME", "")
+    """The process-wide Store: the given file, else the configured PostgreSQL database (see
+    `database_url`), else `$LORE_HOME/lore.db`."""
+    url = None if path else database_url()
+    key = str(path) if path else ("url:" + url if url else "home:" + os.environ.get("LORE_HOME", ""))
     store = _stores.get(key)
     if store is not None:
         return store
     with _stores_lock:
         store = _stores.get(key)
         if store is None:
-            target = Path(path) if path else ensure_home() / DB_NAME
-            store = _stores[key] = Store(target.resolve())
+            if url:
+                store = _stores[key] = _postgres(url)
+            else:
+                target = Path(path) if path else ensure_home() / DB_NAME
+                store = _stores[key] = Store(target.resolve())
         return store
+
+
+def open_store_for(migrations: Sequence[Migration]) -> Store:
+    """The process-wide Store for a domain: the configured database if every one of the domain's
+    migrations has a PostgreSQL text, else the embedded file.
+
+    A domain moves to PostgreSQL when its store does, one at a time; until then its tables stay
+    in `$LORE_HOME/lore.db` (said once per process on stderr), so the rest keeps working.
+    """
+    store = open_store()
+    if store.dialect == "sqlite":
+        return store
+    waiting = next((m.name for m in migrations if m.postgres is None), None)
+    if waiting is None:
+        return store
+    local = open_store(ensure_home() / DB_NAME)
+    warn(f"the {waiting.split('/')[0]} store does not run on PostgreSQL yet; it stays in {local.path}")
+    return local
+
+
+def _postgres(url: str) -> Store:
+    try:
+        from lore.core.store.postgres import PgStore
+    except ImportError as exc:
+        raise StoreError(
+            f"a PostgreSQL database is configured but its driver is missing ({exc.name}); "
+            "install it with: pip install 'lore-mem[postgres]'"
+        ) from None
+    return PgStore(url)
 
 
 def forget_stores() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.core.store.binding import in_marks
-from lore.core.store.sqlite import Migration, Store, open_store
+from lore.core.store.sqlite import Migration, Store, open_store_for
 
 MIGRATIONS = [
     Migration(
@@ -104,7 +104,7 @@ class VectorStore:
     """The vector tables of one Store, for one collection and embedder at a time."""
 
     def __init__(self, store: Store | None = None):
-        self.store = store or open_store()
+        self.store = store or open_store_for(MIGRATIONS)
         self.store.migrate(MIGRATIONS)
 
     @property

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lore.core.errors import NotFound
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Migration, Store, open_store_for
 from lore.core.store.binding import in_marks
 
 # who may bind the project on GitHub (the `author_association` of a comment or an item)
@@ -116,7 +116,7 @@ def open_decisions(store: Store | None = None) -> DecisionStore:
     """The decisions store over the shared Store, its tables (and layer 1's) in place."""
     from lore.history.store import MIGRATIONS as LAYER1
 
-    store = store or open_store()
+    store = store or open_store_for(LAYER1 + MIGRATIONS)
     store.migrate(LAYER1)
     store.migrate(MIGRATIONS)
     return DecisionStore(store)

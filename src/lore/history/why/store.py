@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lore.core.store import Migration, Store, open_store
+from lore.core.store import Migration, Store, open_store_for
 from lore.core.store.binding import in_marks
 
 MIGRATIONS = [
@@ -109,7 +109,7 @@ class ChangeSize:
 
 
 def open_why(store: Store | None = None) -> WhyStore:
-    store = store or open_store()
+    store = store or open_store_for(MIGRATIONS)
     store.migrate(MIGRATIONS)
     return WhyStore(store)
 

@@ -41,6 +41,24 @@ SESSION_MIGRATIONS = [
         );
         CREATE INDEX activations_by_session ON activations(session_id, outcome);
         """,
+        postgres="""
+        CREATE TABLE session_projects (
+            session_id TEXT NOT NULL,
+            project_id BIGINT NOT NULL,
+            reason TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (session_id, project_id, reason)
+        );
+        CREATE TABLE activations (
+            session_id TEXT NOT NULL,
+            rule_id TEXT NOT NULL,
+            project_id BIGINT NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX activations_by_session ON activations(session_id, outcome);
+        """,
     ),
 ]
 
