@@ -98,6 +98,7 @@ COMMANDS: dict[str, Entry] = {
         SETUP, "Remove Lore's server entry and instruction block from agent clients.", "install", "register"
     ),
     "model": Entry(SETUP, "Language models and embedders: setup, a test call, the cache, the bill.", "model"),
+    "store": Entry(SETUP, "The store: what it holds, and moving it into PostgreSQL.", "database"),
 }
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.core.config import read_raw, warn
-from lore.core.errors import StoreError
+from lore.core.errors import InvalidInput, StoreError
 from lore.core.home import ensure_home
 
 DB_NAME = "lore.db"
@@ -519,6 +519,18 @@ def open_store_for(migrations: Sequence[Migration]) -> Store:
     local = open_store(ensure_home() / DB_NAME)
     warn(f"the {waiting.split('/')[0]} store does not run on PostgreSQL yet; it stays in {local.path}")
     return local
+
+
+def open_database(url: str) -> Store:
+    """The process-wide Store for a PostgreSQL URL given outright (`lore store migrate --to`)."""
+    if not url.startswith(_URL_SCHEMES):
+        raise InvalidInput(f"{url[:60]!r} is not a postgresql:// URL")
+    key = "url:" + url
+    with _stores_lock:
+        store = _stores.get(key)
+        if store is None:
+            store = _stores[key] = _postgres(url)
+        return store
 
 
 def _postgres(url: str) -> Store:

@@ -1,0 +1,141 @@
+"""`lore store migrate --to URL` and `lore store check` with the real command (issue 15.4).
+
+An embedded store with projects, rules, sessions and what they were served is moved into a
+fresh PostgreSQL database; every CLI listing then reads the same on both, a second run copies
+nothing, a run cut short is completed without doubling a row, and new ids continue after the
+copied ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_repo
+from lore.core.store import DB_NAME, forget_stores, open_database, open_store
+from lore.core.store.move import move
+from lore.rules import service
+from lore.rules.agent import AgentSession
+from lore.rules.store.rules import rules_store
+
+
+def lore(*args: str, url: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop("LORE_DATABASE_URL", None)
+    if url:
+        env["LORE_DATABASE_URL"] = url
+    return subprocess.run(
+        [sys.executable, "-m", "lore.cli.entry", *args], capture_output=True, text=True, env=env, timeout=180
+    )
+
+
+@pytest.fixture
+def target(postgres_server) -> str:
+    url = postgres_server.fresh_database()
+    yield url
+    forget_stores()
+    postgres_server.drop(url)
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> list[Path]:
+    """Two projects with rules of every kind, a session that was served some, and a trust override."""
+    repos = []
+    for name in ("shop", "blog"):
+        repo = make_repo(tmp_path / name, {"src/api/orders.py": "x = 1\n", "README.md": "hi\n"})
+        project, _ = service.register_project(repo)
+        for i in range(30):
+            service.add_rule(project, f"{name} rule {i}: keep handler {i} small", title=f"{name}{i}")
+        service.add_rule(project, f"{name} waits for review", status="pending")
+        repos.append(repo)
+    session = AgentSession(str(repos[0]))
+    session.get_rules(["src/api/orders.py"], task="add pagination")
+    rules_store().set_trust_override(str(repos[1]), "untrust")
+    forget_stores()
+    return repos
+
+
+LISTINGS = (
+    ("projects", "--json"),
+    ("review", "--name", "shop", "list", "--json"),
+    ("review", "--name", "blog", "list", "--json", "--pending"),
+    ("review", "--name", "shop", "usage", "--json"),
+)
+
+
+def test_a_moved_store_lists_the_same_and_a_second_run_copies_nothing(
+    filled: list[Path], target: str
+) -> None:
+    before = {args: lore(*args) for args in LISTINGS}
+    assert all(r.returncode == 0 for r in before.values()), [r.stderr for r in before.values()]
+
+    first = lore("store", "migrate", "--to", target, "--json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    moved = {t["name"]: t for t in report["tables"]}
+    assert moved["rules"]["source_rows"] == moved["rules"]["copied"] == 62
+    assert moved["projects"]["copied"] == 2 and moved["served"]["copied"] > 0
+    assert "trust" in report["left"]  # each user's trust stays in their own file
+    assert "password" not in first.stdout
+
+    for args, was in before.items():
+        now = lore(*args, url=target)
+        assert now.returncode == 0, now.stderr
+        assert json.loads(now.stdout) == json.loads(was.stdout), args
+
+    again = json.loads(lore("store", "migrate", "--to", target, "--json").stdout)
+    assert all(t["skipped"] and t["copied"] == 0 for t in again["tables"])
+
+    check = json.loads(lore("store", "check", "--json", url=target).stdout)
+    assert (
+        check["backend"] == "postgres"
+        and check["schema"]["rules"] == "rules/0100_session_projects_activations"
+    )
+    counts = {t["name"]: t["rows"] for t in check["tables"]}
+    local = json.loads(lore("store", "check", "--json").stdout)
+    assert local["backend"] == "sqlite"
+    for table in ("projects", "rules", "served", "session_notes", "sessions", "rule_tombstones"):
+        assert counts[table] == {t["name"]: t["rows"] for t in local["tables"]}[table], table
+
+
+def test_a_move_cut_short_is_completed_without_doubling_and_ids_continue(
+    filled: list[Path], target: str, lore_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.cli.database import domain_migrations
+
+    source = open_store(lore_home / DB_NAME)
+    lists = list(domain_migrations().values())
+    for steps in lists:
+        source.migrate(steps)
+
+    def cut(table: str, done: int, total: int) -> None:
+        if table == "rule_tombstones":
+            raise KeyboardInterrupt  # as if the process were stopped here
+
+    # a tombstone first, so the table without a key has a row to copy
+    rules_store().delete_rule(service.list_rules(service.find_project("shop"))[0].id)
+    with pytest.raises(KeyboardInterrupt):
+        move(source, open_database(target), lists, cut)
+    forget_stores()
+    result = lore("store", "migrate", "--to", target, "--json")
+    assert result.returncode == 0, result.stderr
+    tables = {t["name"]: t for t in json.loads(result.stdout)["tables"]}
+    assert tables["projects"]["skipped"] and tables["rules"]["skipped"]
+    assert tables["rule_tombstones"]["copied"] == tables["rule_tombstones"]["source_rows"] == 1
+
+    monkeypatch.setenv("LORE_DATABASE_URL", target)
+    forget_stores()
+    assert len(service.list_rules(service.find_project("shop"))) == 30
+    project, _ = service.register_project(make_repo(tmp_path / "third", {"a.py": "x"}))
+    assert project.id == 3  # identities continue after the copied rows
+
+
+def test_migrate_to_something_that_is_not_postgresql_is_exit_2(filled: list[Path]) -> None:
+    result = lore("store", "migrate", "--to", "sqlite:///tmp/x.db")
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error:") and "postgresql://" in result.stderr
