@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.home import ensure_home
@@ -93,7 +93,7 @@ def migrate(
         console=err_console,
         transient=True,
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def progress(table: str, done: int, total: int) -> None:
         if table not in tasks:

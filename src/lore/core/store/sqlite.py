@@ -197,6 +197,11 @@ class Store:
                     )
             self._migrated.add(key)
 
+    def primary_key(self, table: str) -> tuple[str, ...]:
+        """The primary-key columns of a table, in key order (`lore store migrate` merges on them)."""
+        rows = self.connect().execute(f'PRAGMA table_info("{table}")').fetchall()
+        return tuple(r[1] for r in sorted((r for r in rows if r[5]), key=lambda r: r[5]))
+
     def applied_migrations(self) -> list[str]:
         rows = self.connect().execute("SELECT name FROM schema_migrations ORDER BY applied_at, name")
         return [r[0] for r in rows]
