@@ -9,6 +9,9 @@ from lore.core.github import GitHubClient, GitHubError, discover_token, parse_li
 from support.clock import FakeClock
 from support.fake_github import FakeGitHub
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def gh():

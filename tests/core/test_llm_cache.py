@@ -11,6 +11,9 @@ from lore.core.llm import BOOKS_EXTRACT, ModelClient, complete_structured_sync, 
 from lore.core.llm.cache import cache_stats, clear_cache, request_key
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 class Verdict(BaseModel):
     supported: bool

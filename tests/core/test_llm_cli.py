@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from lore.cli.model import app, model_command
@@ -19,6 +20,9 @@ from lore.core.llm import (
     totals,
 )
 from support.fake_llm import API_KEY, FakeLLM, fake_llm_fixture  # noqa: F401
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 runner = CliRunner()
 

@@ -17,6 +17,9 @@ from lore.core.llm import (
 from lore.core.llm.usage import usage_report
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def test_tokens_come_from_the_provider(fake_llm: FakeLLM) -> None:
     fake_llm.reply("ping", "pong pong pong pong")

@@ -28,6 +28,18 @@ CREATE TABLE github_http_cache (
     fetched_at REAL NOT NULL
 );
 """,
+        postgres="""
+CREATE TABLE github_http_cache (
+    key TEXT PRIMARY KEY,
+    method TEXT NOT NULL,
+    url TEXT NOT NULL,
+    status BIGINT NOT NULL,
+    etag TEXT,
+    link TEXT,
+    body TEXT NOT NULL,
+    fetched_at DOUBLE PRECISION NOT NULL
+);
+""",
     )
 ]
 
