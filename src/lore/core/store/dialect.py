@@ -69,7 +69,7 @@ def _before_returning(sql: str, clause: str) -> str:
     return f"{body[: found.start()]}{clause} {body[found.start() :]}"
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _rewrite(sql: str, keys: tuple[str, ...] | None) -> str:
     if _BARE_BEGIN.match(sql):
         return "BEGIN ISOLATION LEVEL REPEATABLE READ"
@@ -82,16 +82,10 @@ def _rewrite(sql: str, keys: tuple[str, ...] | None) -> str:
         updates = [f"{c} = EXCLUDED.{c}" for c in columns if c not in keys]
         action = f"DO UPDATE SET {', '.join(updates)}" if updates else "DO NOTHING"
         sql = _before_returning(
-            "INSERT INTO" + sql[_into_end(sql) :],
+            "INSERT INTO " + sql[found.start(1) :],
             f"ON CONFLICT ({', '.join(keys)}) {action}",
         )
     return _placeholders(sql)
-
-
-def _into_end(sql: str) -> int:
-    """Where `INSERT OR REPLACE INTO` ends, so the table and the rest are kept as written."""
-    found = re.match(r"^\s*INSERT\s+OR\s+REPLACE\s+INTO", sql, re.IGNORECASE)
-    return found.end() if found else 0
 
 
 def replaced_table(sql: str) -> str | None:
@@ -100,7 +94,17 @@ def replaced_table(sql: str) -> str | None:
     return found.group(1) if found else None
 
 
+_done: dict[str, str] = {}
+
+
 def to_postgres(sql: str, replace_keys: Callable[[str], tuple[str, ...]]) -> str:
     """The PostgreSQL text of one statement the stores wrote for SQLite."""
-    table = replaced_table(sql)
-    return _rewrite(sql, replace_keys(table) if table else None)
+    text = _done.get(sql)
+    if text is None:
+        table = replaced_table(sql)
+        text = _rewrite(sql, replace_keys(table) if table else None)
+        if table is None:  # an upsert's text depends on the table's key, which a migration may change
+            if len(_done) > 20_000:  # statements built per call (IN lists) stay bounded
+                _done.clear()
+            _done[sql] = text
+    return text

