@@ -216,3 +216,13 @@ def test_one_members_trust_override_never_decides_anothers(
     assert other.project_by_name(project.name) == project  # the rules are shared
     assert other.trust(str(repo)) is None  # the override is not
     assert (tmp_path / "other-home" / "lore.db").exists()
+
+
+def test_commits_skip_the_flush_unless_config_asks_for_it(pg: str, lore_home: Path) -> None:
+    assert open_store().connect().execute("SHOW synchronous_commit").fetchone()[0] == "off"
+    lore_home.mkdir(parents=True, exist_ok=True)
+    (lore_home / "config.json").write_text(
+        json.dumps({"store": {"synchronous_commit": "on"}}), encoding="utf-8"
+    )
+    forget_stores()
+    assert open_store().connect().execute("SHOW synchronous_commit").fetchone()[0] == "on"

@@ -255,7 +255,11 @@ class PgStore(Store):
                     self.url,
                     min_size=0,
                     max_size=POOL_SIZE,
-                    kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                    kwargs={
+                        "autocommit": True,
+                        "connect_timeout": CONNECT_TIMEOUT_S,
+                        "options": f"-c synchronous_commit={_configured_commit()}",
+                    },
                     configure=_configure,
                     open=True,
                     timeout=60,
@@ -404,15 +408,30 @@ class PgStore(Store):
 def _configure(conn: psycopg.Connection[Any]) -> None:
     """Every pooled connection reads and writes values as the stores expect from SQLite.
 
-    Commits do not wait for the WAL flush (`synchronous_commit = off`), as SQLite's
-    `synchronous = NORMAL` in WAL mode does not: a crash of the server can lose the last
-    fraction of a second of commits, never corrupt or half-apply one, and a save costs about a
-    sixth (bench/store_backends.py).
+    Commits do not wait for the WAL flush unless `store.synchronous_commit` in config.json says
+    so (see `_configured_commit`).
     """
-    conn.execute("SET synchronous_commit = off")
     conn.row_factory = _row_factory
     conn.adapters.register_loader("numeric", _NumericLoader)
     conn.adapters.register_dumper(bool, _BoolAsInt)
+
+
+_COMMIT_LEVELS = ("off", "local", "remote_write", "on", "remote_apply")
+
+
+def _configured_commit() -> str:
+    """`synchronous_commit` for Lore's connections: `off` unless config.json's
+    `store.synchronous_commit` names another level. Off matches SQLite's `synchronous = NORMAL`
+    in WAL mode: a crash of the server can lose the last fraction of a second of commits, never
+    corrupt or half-apply one, and a save costs about a sixth (bench/store_backends.py)."""
+    from lore.core.config import read_raw, warn
+
+    section = read_raw().get("store")
+    value = section.get("synchronous_commit", "off") if isinstance(section, dict) else "off"
+    if value not in _COMMIT_LEVELS:
+        warn(f"store.synchronous_commit must be one of {', '.join(_COMMIT_LEVELS)}; using off")
+        return "off"
+    return str(value)
 
 
 def _configured_read_only() -> bool:
