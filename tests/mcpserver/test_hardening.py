@@ -14,6 +14,9 @@ from lore.rules import service
 from lore.rules.store.rules import rules_store
 from support.mcp_client import call
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:

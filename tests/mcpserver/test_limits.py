@@ -15,6 +15,9 @@ from lore.rules import service
 from lore.rules.agent import MAX_PATHS, MAX_RULES_PER_CALL
 from support.mcp_client import call, lore_command
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:

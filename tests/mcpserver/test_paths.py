@@ -11,6 +11,9 @@ from lore.rules import service
 from lore.rules.store.rules import rules_store
 from support.mcp_client import call
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 FILES = {"src/api/orders.py": "x", "src/db/models.py": "x", "README.md": "x"}
 
 

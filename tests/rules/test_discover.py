@@ -13,6 +13,9 @@ from lore.cli.app import app
 from lore.rules import service
 from lore.rules.intake.discover import discover, discover_conventions
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 PY_MODULE = """from __future__ import annotations
 
 from shop.core import helpers

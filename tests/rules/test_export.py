@@ -15,6 +15,9 @@ from lore.rules.export import export_rules
 from lore.rules.intake.frontmatter import split_front_matter
 from lore.rules.intake.memorize import memorize
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def project(tmp_path: Path):

@@ -9,12 +9,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from lore.rules import service
 from lore.rules.agent import AgentSession
 from lore.rules.serve.selection import DECISIONS_HEADER
 from support.decisions import COMMITTER, decided_repo
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 from support.history_repo import HistoryRepo
+
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def _project(tmp_path: Path, fake_llm: FakeLLM):

@@ -17,6 +17,9 @@ from lore.rules import service
 from lore.rules.intake.learn import last_review_attempt, learn, learn_from_reviews, parse_remote, parse_since
 from support.fake_github import FakeGitHub
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def gh(monkeypatch: pytest.MonkeyPatch):

@@ -13,6 +13,9 @@ from lore.cli.app import app
 from lore.rules import service
 from lore.rules.lint import contradiction, lint_rules
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def _project(tmp_path: Path):
     repo = make_repo(

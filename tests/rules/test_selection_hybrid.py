@@ -20,6 +20,9 @@ from lore.rules import service
 from lore.rules.models import Project
 from lore.rules.serve.selection import MAX_LISTED_HYBRID
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 FILES = {"src/api/charges.py": "x", "migrations/0003_vat.py": "x", "src/db/models.py": "x", "README.md": "x"}
 
 RULES = [

@@ -12,6 +12,9 @@ from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project
 from lore.web.guard import CSP, TOKEN_HEADER
 
+# every test here runs on the embedded file and on PostgreSQL
+pytestmark = pytest.mark.usefixtures("backend")
+
 pytestmark = pytest.mark.e2e
 
 
