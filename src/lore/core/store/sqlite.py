@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.core.config import read_raw, warn
+from lore.core.config import config_path, read_raw, warn
 from lore.core.errors import InvalidInput, StoreError
 from lore.core.home import ensure_home
 
@@ -477,16 +477,34 @@ def database_url() -> str | None:
     `LORE_DATABASE_URL`, else `database_url` in config.json. A value that is not a PostgreSQL
     URL is refused rather than ignored: falling back to a private file would quietly split a
     team's rules in two."""
-    raw = os.environ.get(DATABASE_URL_ENV)
+    raw: object = os.environ.get(DATABASE_URL_ENV)
     where = DATABASE_URL_ENV
     if not raw:
-        raw = read_raw().get("database_url")
+        raw = _configured_url()
         where = "database_url in config.json"
     if raw is None or raw == "":
         return None
     if not isinstance(raw, str) or not raw.startswith(_URL_SCHEMES):
         raise StoreError(f"{where} must be a postgresql:// URL (got {str(raw)[:60]!r}); fix or unset it")
     return raw
+
+
+_config_seen: dict[str, tuple[tuple[int, int], object]] = {}
+
+
+def _configured_url() -> object:
+    """`database_url` from config.json, read again only when the file changed: `open_store` is
+    called on every request and must not parse the file each time."""
+    path = config_path()
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    seen = _config_seen.get(str(path))
+    if seen is None or seen[0] != stamp:
+        seen = _config_seen[str(path)] = (stamp, read_raw(path).get("database_url"))
+    return seen[1]
 
 
 def open_store(path: Path | None = None) -> Store:
