@@ -85,7 +85,10 @@ class _NumericLoader(Loader):
 
     def load(self, data: Any) -> Any:
         text = bytes(data).decode()
-        return float(Decimal(text)) if "." in text or "e" in text.lower() else int(text)
+        try:
+            return int(text)
+        except ValueError:  # a fraction, an exponent or NaN
+            return float(Decimal(text))
 
 
 class _BoolAsInt(Dumper):
