@@ -11,7 +11,8 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import dataclass
 
-from lore.core.store.sqlite import Migration, Store, StoreBusy, open_store
+from lore.core.home import ensure_home
+from lore.core.store.sqlite import DB_NAME, Migration, Store, StoreBusy, open_store
 
 MIGRATIONS = [
     Migration(
@@ -97,7 +98,8 @@ class OAuthStore:
     """The connector's tables in one Store."""
 
     def __init__(self, store: Store | None = None):
-        self.store = store or open_store()
+        # the grants belong to the machine that serves them, never to a shared team database
+        self.store = store or open_store(ensure_home() / DB_NAME)
         self.store.migrate(MIGRATIONS)
 
     # -- clients -------------------------------------------------------------------------------
