@@ -176,6 +176,29 @@ def test_churn_hotspots_and_coupling(history_repo) -> None:
     assert strict["pairs"] == []
 
 
+def test_churn_and_hotspots_count_only_commits_up_to_until(history_repo) -> None:
+    """The history as it stood on day 5 ("Tune helpers"): later commits are not counted."""
+    from datetime import UTC, datetime
+
+    from support.history_repo import DAY, T0
+
+    ingest_git(history_repo.root)
+    repo = resolve_repo(str(history_repo.root))
+    cut = datetime.fromtimestamp(T0 + 5 * DAY, UTC).isoformat()
+    full = {r["path"]: r for r in q.churn(repo, n=100)}
+    then = {r["path"]: r for r in q.churn(repo, n=100, until=cut)}
+    assert full["src/helpers.py"]["commits"] == 4 and then["src/helpers.py"]["commits"] == 3
+    assert then["src/helpers.py"]["last_changed"] == cut.replace("+00:00", "Z")
+    assert "requirements.txt" in full and "requirements.txt" not in then  # day 11
+    assert then["src/core.py"]["commits"] == 2  # days 1 and 2 of its 6
+    assert q.churn(repo, n=100, until="2000-01-01") == []  # before the first commit
+    hot = q.hotspots(repo, days=3, until=cut)
+    assert hot["window_end"] == then["src/helpers.py"]["last_changed"]
+    assert {f["path"] for f in hot["files"]} == {"src/core.py", "src/helpers.py"}  # days 2 to 5
+    later = q.hotspots(repo, days=3, until="2030-01-01")  # after the last commit: as without
+    assert later == q.hotspots(repo, days=3)
+
+
 def test_resolve_node_forms(history_repo) -> None:
     ingest_git(history_repo.root)
     repo = resolve_repo(str(history_repo.root))

@@ -185,12 +185,16 @@ def oauth_client(
 
 
 async def with_session(
-    connector: Connector, auth: httpx2.Auth | None, work: Callable[[Client], Awaitable[Any]]
+    connector: Connector,
+    auth: httpx2.Auth | None,
+    work: Callable[[Client], Awaitable[Any]],
+    mode: Any = MODE,
 ) -> Any:
-    """Open an MCP session over streamable HTTP with `auth` and run `work` in it."""
+    """Open an MCP session over streamable HTTP with `auth` and run `work` in it (`mode`:
+    "legacy" for the initialize handshake and an `mcp-session-id`)."""
     async with (
         httpx2.AsyncClient(auth=auth, trust_env=False, timeout=30) as http,
-        Client(streamable_http_client(connector.mcp, http_client=http), mode=MODE) as client,
+        Client(streamable_http_client(connector.mcp, http_client=http), mode=mode) as client,
     ):
         return await work(client)
 

@@ -362,3 +362,71 @@ def test_serve_mcp_as_a_user_starts_it(shop) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
     assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_each_remote_session_gets_the_rules_once(shop, mode: str) -> None:
+    """Two connectors open at once: each is sent the rules for the same file; a second call from
+    one of them gets them as already sent (seed: once per session). "legacy" has MCP sessions
+    (`mcp-session-id`); "auto" speaks 2026-07-28, which has none: there a session is a client."""
+    rule = "Paginate list endpoints with limit and cursor."
+    ask = {"paths": ["src/api/orders.py"], "task": "add pagination"}
+    with running(shop) as lore:
+        first = oauth_client(lore, Browser(lore), MemoryStorage(), "first")
+        second = oauth_client(lore, Browser(lore), MemoryStorage(), "second")
+
+        async def both(a) -> list[str]:
+            replies = [text_of(await a.call_tool("get_rules", ask))]
+
+            async def other(b) -> None:
+                replies.append(text_of(await b.call_tool("get_rules", ask)))
+                replies.append(text_of(await a.call_tool("get_rules", ask)))  # A, while B is open
+                replies.append(text_of(await b.call_tool("get_rules", ask)))
+
+            await with_session(lore, second, other, mode)
+            return replies
+
+        a1, b1, a2, b2 = anyio.run(with_session, lore, first, both, mode)
+        assert rule in a1 and "already sent" not in a1
+        assert rule in b1 and "already sent" not in b1  # not "already sent" to another client
+        for again in (a2, b2):
+            assert rule not in again and "already sent in this session" in again
+        assert sorted(g.client for g in list_grants()) == ["first", "second"]
+
+
+def test_one_client_two_mcp_sessions_are_two_sessions(shop) -> None:
+    """The same client (same token) in a second MCP session after the first ended is sent the
+    rules again: with sessions, the MCP session is the unit, not the client."""
+    ask = {"paths": ["src/api/orders.py"], "task": "add pagination"}
+    with running(shop) as lore:
+        storage = MemoryStorage()
+        client = oauth_client(lore, Browser(lore), storage)
+
+        async def twice(c) -> list[str]:
+            return [text_of(await c.call_tool("get_rules", ask)) for _ in range(2)]
+
+        first = anyio.run(with_session, lore, client, twice, "legacy")
+        assert storage.tokens is not None
+        again = anyio.run(with_session, lore, Bearer(storage.tokens.access_token), twice, "legacy")
+        rule = "Paginate list endpoints with limit and cursor."
+        assert rule in first[0] and rule not in first[1]
+        assert rule in again[0] and rule not in again[1]
+
+
+def test_remote_sessions_are_bounded_and_dropped(shop) -> None:
+    """The per-session table: the same id is the same session, an ended or idle one is made
+    afresh, and past the bound the least recently used goes."""
+    from lore.web.mcp_http import RemoteSessions
+
+    clock = FakeClock()
+    sessions = RemoteSessions(shop, idle=60, most=2, now=clock.now)
+    a = sessions.session_for("a")
+    assert sessions.session_for("a") is a and sessions.session_for("b") is not a
+    sessions.end("a")
+    assert len(sessions) == 1 and sessions.session_for("a") is not a
+    b = sessions.session_for("b")
+    sessions.session_for("c")  # three: "a" was used least recently, so it goes
+    assert len(sessions) == 2 and sessions.session_for("b") is b
+    clock.sleep(61)
+    assert sessions.session_for("b") is not b and len(sessions) == 1  # idle: "b" and "c" went
+    assert sessions.session_for(None) is not sessions.session_for(None)  # outside a session

@@ -166,19 +166,28 @@ def _file_entry(row: _FileRow) -> dict[str, Any]:
 # ---------------------------------------------------------------- churn and hotspots
 
 
+def _within(at: float, start: float | None, end: float | None) -> bool:
+    return (start is None or at >= start) and (end is None or at <= end)
+
+
 def churn(
-    repo: Repo, n: int = 15, since: str | None = None, filters: Filters | None = None
+    repo: Repo,
+    n: int = 15,
+    since: str | None = None,
+    filters: Filters | None = None,
+    until: str | None = None,
 ) -> list[dict[str, Any]]:
     """Files by lines added + removed, each file's changes followed through its renames along the
-    commit graph (the same changes `file_history` shows for it)."""
+    commit graph (the same changes `file_history` shows for it). `until` counts only commits up
+    to that moment (the history as it stood then; the web view's as-of date)."""
     filters = filters or Filters()
-    start = since_time(repo, since)
+    start, end = since_time(repo, since), since_time(repo, until)
     files = _files(repo)
     out = []
     for f in files:
         if not filters.keeps_path(f.path):
             continue
-        kept = [e for e in f.events if filters.keeps_author(e) and (start is None or e.at >= start)]
+        kept = [e for e in f.events if filters.keeps_author(e) and _within(e.at, start, end)]
         if not kept:
             continue
         added = sum(e.added for e in kept)
@@ -198,19 +207,25 @@ def churn(
     return out[:n]
 
 
-def hotspots(repo: Repo, days: int = 90, n: int = 15, filters: Filters | None = None) -> dict[str, Any]:
-    """Files changed most often in the last `days` of the history (ending at its last commit)."""
+def hotspots(
+    repo: Repo, days: int = 90, n: int = 15, filters: Filters | None = None, until: str | None = None
+) -> dict[str, Any]:
+    """Files changed most often in the last `days` of the history, ending at its last commit, or
+    at `until` when that is earlier (the window as it stood then)."""
     filters = filters or Filters()
     end = history_end(repo)
     if end is None:
         return {"window_start": None, "window_end": None, "days": days, "files": []}
+    cut = since_time(repo, until)
+    if cut is not None:
+        end = min(end, cut)
     start = end - days * 86400
     files = _files(repo)
     out = []
     for f in files:
         if not filters.keeps_path(f.path):
             continue
-        kept = [e for e in f.events if e.at >= start and filters.keeps_author(e)]
+        kept = [e for e in f.events if _within(e.at, start, end) and filters.keeps_author(e)]
         if not kept:
             continue
         out.append(

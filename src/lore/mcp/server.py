@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -108,16 +109,28 @@ class LoreServer(MCPServer):
             raise
 
 
+# Which agent session a tool call belongs to, from the call's context (None outside a request).
+SessionOf = Callable[[Context | None], AgentSession]
+
+
 def build_server(
     cwd: Path | str | None = None,
     session: AgentSession | None = None,
     *,
+    sessions: SessionOf | None = None,
     auth: AuthSettings | None = None,
     auth_server_provider: Any = None,
 ) -> MCPServer:
-    """A server bound to one agent session (one connection). `auth` and its provider are for
-    serving over HTTP behind OAuth (`lore.web.mcp_http`); stdio needs neither."""
-    agent = session or AgentSession(cwd)
+    """A server bound to one agent session (one connection), or, with `sessions`, one server
+    that many connections share (streamable HTTP), each call answered by the session of the
+    connection it came from. `auth` and its provider are for serving over HTTP behind OAuth
+    (`lore.web.mcp_http`); stdio needs neither."""
+    if sessions is None:
+        only = session or AgentSession(cwd)
+        agent_of: SessionOf = lambda ctx: only  # noqa: E731
+        home = only.cwd
+    else:
+        agent_of, home = sessions, Path(cwd or Path.cwd()).resolve()
     server = LoreServer(
         name="lore",
         title="Lore",
@@ -142,7 +155,8 @@ def build_server(
 
         return register
 
-    serving = anyio.Lock()  # one get_rules at a time per session: no rule sent twice
+    # one get_rules at a time per session: no rule sent twice (sessions dropped, locks gone)
+    serving: weakref.WeakKeyDictionary[AgentSession, anyio.Lock] = weakref.WeakKeyDictionary()
 
     @tool(READING)
     async def get_rules(
@@ -164,13 +178,15 @@ def build_server(
         project: Annotated[
             str | None, Field(description="A project name, when neither paths nor path apply.")
         ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Call before editing: the project's rules for these files and this change.
 
         Example: get_rules(paths=["src/api/orders.py"], task="add pagination to the orders endpoint").
         Follow the rules returned. Rules already sent in this session are not repeated.
         """
-        async with serving:
+        agent = agent_of(ctx)
+        async with serving.setdefault(agent, anyio.Lock()):
             prepared = await anyio.to_thread.run_sync(
                 lambda: _prepare(
                     agent, as_list(paths), task, as_list(include), refresh, max_tokens, path, project
@@ -190,9 +206,10 @@ def build_server(
         path: Folder = None,
         project: Annotated[str | None, Field(description="A project name.")] = None,
         limit: Annotated[int, Field(description="How many rules at most.", ge=1, le=100)] = 10,
+        ctx: Context = None,  # type: ignore[assignment]
     ) -> str:
         """Search the project's active rules by words (scope words included)."""
-        return _call(agent.search_rules, query, as_list(paths), path, project, limit)
+        return _call(agent_of(ctx).search_rules, query, as_list(paths), path, project, limit)
 
     @tool(SAVING)
     def record_feedback(
@@ -220,7 +237,7 @@ def build_server(
         """
         _no_project(ctx)
         return _call(
-            agent.record_feedback,
+            agent_of(ctx).record_feedback,
             rule,
             as_list(paths),
             title=title,
@@ -248,12 +265,18 @@ def build_server(
         Each is screened; the reply says which were activated and which wait.
         """
         _no_project(ctx)
-        return _call(lambda: agent.propose_rules(as_objects(rules, "rules", RuleItem), as_list(paths), path))
+        return _call(
+            lambda: agent_of(ctx).propose_rules(as_objects(rules, "rules", RuleItem), as_list(paths), path)
+        )
 
     @tool(SEARCHING)
-    def organize_rules(paths: Paths = None, path: Folder = None) -> str:
+    def organize_rules(
+        paths: Paths = None,
+        path: Folder = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> str:
         """List approved rules that have no tags yet, for you to tag with tag_rules."""
-        return _call(agent.organize_rules, as_list(paths), path)
+        return _call(agent_of(ctx).organize_rules, as_list(paths), path)
 
     @tool(TAGGING)
     def tag_rules(
@@ -267,20 +290,20 @@ def build_server(
     ) -> str:
         """Save tags for rules listed by organize_rules. Be strict with always."""
         _no_project(ctx)
-        return _call(lambda: agent.tag_rules(as_objects(tags, "tags", TagItem)))
+        return _call(lambda: agent_of(ctx).tag_rules(as_objects(tags, "tags", TagItem)))
 
     @tool(SEARCHING)
-    def discover_conventions(path: Folder = None) -> str:
+    def discover_conventions(path: Folder = None, ctx: Context = None) -> str:  # type: ignore[assignment]
         """Candidate conventions detected from the code, with evidence, for you to judge."""
-        return _call(agent.discover_conventions, path)
+        return _call(agent_of(ctx).discover_conventions, path)
 
     @tool(REVIEWS)
-    def learn_from_reviews(path: Folder = None) -> str:
+    def learn_from_reviews(path: Folder = None, ctx: Context = None) -> str:  # type: ignore[assignment]
         """Review feedback from the repository's pull requests (read from GitHub), for you to judge."""
-        return _call(agent.learn_from_reviews, path)
+        return _call(agent_of(ctx).learn_from_reviews, path)
 
     books_ask_tool.register(tool, _call)
-    history_tools.register(tool, SEARCHING, agent.cwd)
+    history_tools.register(tool, SEARCHING, home)
     books_tools.register(tool)
     return server
 

@@ -100,15 +100,22 @@ def undo(supersession_id: int, request: UndoRequest) -> dict[str, Any]:
 
 
 @router.get("/churn")
-def churn(repo: RepoName, n: int = Query(10, ge=1, le=100), since: Moment = None) -> dict[str, Any]:
-    return {"files": queries.churn(_repo(repo), n=n, since=since)}
+def churn(
+    repo: RepoName, n: int = Query(10, ge=1, le=100), since: Moment = None, as_of: Moment = None
+) -> dict[str, Any]:
+    """The files with most lines changed, counting only commits up to `as_of` when given."""
+    return {"files": queries.churn(_repo(repo), n=n, since=since, until=as_of)}
 
 
 @router.get("/hotspots")
 def hotspots(
-    repo: RepoName, days: int = Query(90, ge=1, le=36500), n: int = Query(10, ge=1, le=100)
+    repo: RepoName,
+    days: int = Query(90, ge=1, le=36500),
+    n: int = Query(10, ge=1, le=100),
+    as_of: Moment = None,
 ) -> dict[str, Any]:
-    return queries.hotspots(_repo(repo), days=days, n=n)
+    """The files changed most often in the `days` before `as_of` (else the last commit)."""
+    return queries.hotspots(_repo(repo), days=days, n=n, until=as_of)
 
 
 @router.post("/why")

@@ -9,13 +9,23 @@ one port serves the UI and the connector.
 Which project: a remote client's paths mean nothing on this machine, so a remote session serves
 one project, fixed when the server starts (`--project`, else the current folder when it is a
 registered project). Without one, the rules tools answer that no project is served, and the
-books and history tools work as usual. All remote connections share that one session.
+books and history tools work as usual.
+
+One agent session per remote session: the SDK's session manager runs one server for all
+connections, so what each was sent ("once per session") is kept in `RemoteSessions`. A client
+speaking a protocol with sessions (up to 2025-11-25: `initialize`, then `mcp-session-id`) gets one
+per MCP session, keyed by the id the manager routed the call by. The 2026-07-28 protocol has no
+sessions (every request stands alone), so there the unit is the OAuth client that sent it: one
+per connector added. A state is dropped when its client ends the session (DELETE), after the
+manager's idle time, or, past `MAX_SESSIONS`, least recently used first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +34,16 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.routes import cors_middleware
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import Context
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
+from starlette.datastructures import Headers
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lore.core.errors import InvalidInput, NotFound
 from lore.mcp.server import build_server
@@ -40,6 +55,8 @@ from lore.web.oauth.consent import Consent
 from lore.web.oauth.provider import CONSENT_PATH, SCOPE, Lifetimes, LoreOAuth
 
 MCP_PATH = "/mcp"
+IDLE_SECONDS = 30 * 60  # an MCP session without a request for this long ends (SDK and Lore alike)
+MAX_SESSIONS = 1000  # open at once; the SDK answers 503 to one more
 ROOT_METADATA = "/.well-known/oauth-protected-resource"
 NO_PROJECT = (
     "no project is served over this connection: the rules tools need "
@@ -92,6 +109,95 @@ class RemoteSession(AgentSession):
         return self.project, False
 
 
+def session_key(session_id: str) -> str:
+    return "session:" + session_id
+
+
+def client_key(client_id: str) -> str:
+    return "client:" + client_id
+
+
+class RemoteSessions:
+    """The agent session of each remote session (an MCP session, else an OAuth client), made
+    on its first tool call.
+
+    Bounded: an entry idle for `idle` seconds is dropped (the SDK ends that MCP session too),
+    and past `most` entries the least recently used goes. Tools of sync functions run in
+    worker threads, so the table is locked.
+    """
+
+    def __init__(
+        self,
+        project: Project | None,
+        *,
+        idle: float = IDLE_SECONDS,
+        most: int = MAX_SESSIONS,
+        now: Callable[[], float] = time.monotonic,
+    ):
+        self.project, self.idle, self.most, self.now = project, idle, most, now
+        self._live: OrderedDict[str, tuple[RemoteSession, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, ctx: Context | None) -> AgentSession:
+        headers = ctx.headers if ctx is not None else None
+        session_id = headers.get(MCP_SESSION_ID_HEADER) if headers else None
+        if session_id:  # validated: the manager routed this call to that session's transport
+            return self.session_for(session_key(session_id))
+        token = get_access_token()  # set by the SDK's bearer check for this request
+        return self.session_for(client_key(token.client_id) if token else None)
+
+    def session_for(self, key: str | None) -> RemoteSession:
+        """`key`'s session, made if new; a call outside any MCP session gets one of its own."""
+        if key is None:
+            return RemoteSession(self.project)
+        now = self.now()
+        with self._lock:
+            while self._live:  # oldest first: stop at the first one still in use
+                oldest, (_, used) = next(iter(self._live.items()))
+                if now - used < self.idle:
+                    break
+                del self._live[oldest]
+            found = self._live.pop(key, None)
+            session = found[0] if found else RemoteSession(self.project)
+            self._live[key] = (session, now)
+            while len(self._live) > self.most:
+                self._live.popitem(last=False)
+        return session
+
+    def end(self, key: str) -> None:
+        """The client ended its MCP session: forget what it was sent."""
+        with self._lock:
+            self._live.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+class _Ending:
+    """`/mcp` as the SDK answers it, plus: a DELETE the SDK accepted (the session's own client
+    ending it) drops that session's state at once. A class, not a function: Starlette treats a
+    function endpoint as a request handler, an object as an ASGI app."""
+
+    def __init__(self, app: ASGIApp, sessions: RemoteSessions):
+        self.app, self.sessions = app, sessions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        key = Headers(scope=scope).get(MCP_SESSION_ID_HEADER) if scope.get("method") == "DELETE" else None
+        if key is None:
+            await self.app(scope, receive, send)
+            return
+        status: list[int] = []
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if status and status[0] < 400:
+            self.sessions.end(session_key(key))
+
+
 def _security(remote: Remote, port: int | None) -> TransportSecuritySettings:
     """The SDK's own Host/Origin check on `/mcp`, with the same names the guard accepts."""
     parts = urlsplit(remote.base_url)
@@ -126,13 +232,19 @@ def attach(app: FastAPI, token: str, port: int | None, remote: Remote) -> LoreOA
         required_scopes=[SCOPE],
         validate_token_resource=True,
     )
-    server = build_server(session=RemoteSession(remote.project), auth=auth, auth_server_provider=provider)
+    sessions = RemoteSessions(remote.project, now=remote.now)
+    home = remote.project.path if remote.project else None
+    server = build_server(home, sessions=sessions, auth=auth, auth_server_provider=provider)
     sdk = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=_security(remote, port)
+        streamable_http_path=MCP_PATH,
+        transport_security=_security(remote, port),
+        session_idle_timeout=IDLE_SECONDS,
+        max_sessions=MAX_SESSIONS,
     )
     for route in sdk.routes:  # each path answered by the SDK's app, with its auth middleware
         if isinstance(route, Route):  # all of them are: /mcp, the metadata, the OAuth endpoints
-            app.router.routes.append(Route(route.path, endpoint=sdk))
+            endpoint = _Ending(sdk, sessions) if route.path == MCP_PATH else sdk
+            app.router.routes.append(Route(route.path, endpoint=endpoint))
     app.router.routes.append(_root_metadata(remote, auth))
     consent = Consent(provider, token, session_cookie(port))
     app.router.routes.append(Route(CONSENT_PATH, consent.page, methods=["GET"]))

@@ -1,5 +1,7 @@
 // Lore's history view (#history): repositories, a file's timeline on both layers, churn and
-// hotspot charts, and the "why" box. Everything a repository or a model wrote is data: it is only
+// hotspot charts (both counted up to the as-of date), and the "why" box. The repository and file
+// shown live in the address (#history/REPO/path/to/file, each part percent-encoded), so a reload
+// or a shared link opens the same file and back/forward step through what was looked at. Everything a repository or a model wrote is data: it is only
 // ever set with textContent, never parsed as HTML, and links are made only for http(s) addresses.
 // Calls go through the shell's token-carrying `window.lore.api` (app.js).
 "use strict";
@@ -92,6 +94,31 @@
     return "tl-" + kind + "-" + String(key).replace(/[^A-Za-z0-9_-]/g, "_");
   }
 
+  // -- the address ---------------------------------------------------------------------------
+  // The repository is one part (its name may hold "/", encoded as %2F); the file is the rest,
+  // each of its folders encoded on its own so the address still reads as a path.
+  function address(repo, file) {
+    const parts = [encodeURIComponent(repo)];
+    if (file) parts.push(...file.split("/").map(encodeURIComponent));
+    return "#history/" + parts.join("/");
+  }
+
+  function parseAddress(rest) {
+    const [repo, ...path] = (rest || "").split("/");
+    try {
+      return { repo: decodeURIComponent(repo || ""), file: path.map(decodeURIComponent).join("/") };
+    } catch (err) {
+      return { repo: "", file: "" }; // a hand-made address with a broken %-escape: start over
+    }
+  }
+
+  // A choice on the page is a new address (a step back/forward can return to); the shell's
+  // hashchange then calls `open`, which shows it.
+  function go(repo, file) {
+    const hash = address(repo, file);
+    if (location.hash !== hash) location.hash = hash;
+  }
+
   // -- repositories --------------------------------------------------------------------------
   async function loadRepos() {
     hs.repos = await call("/repos");
@@ -102,17 +129,12 @@
       const item = el("li", null, "project-item");
       item.dataset.repo = repo.repo;
       const a = el("a", repo.repo, "project-link");
-      a.href = "#history";
-      a.addEventListener("click", (event) => {
-        event.preventDefault();
-        chooseRepo(repo);
-      });
+      a.href = address(repo.repo);
       item.append(a);
       item.append(el("p", `${count(repo.commits, "commit")} · ${count(repo.decisions, "decision")}`, "muted small"));
       item.append(el("p", `${day(repo.first_commit_at)} – ${day(repo.last_commit_at)}`, "muted small"));
       list.append(item);
     }
-    if (hs.repos.length) await chooseRepo(hs.repos.find((r) => r.repo === (hs.repo && hs.repo.repo)) || hs.repos[0]);
   }
 
   async function chooseRepo(repo) {
@@ -138,11 +160,14 @@
   // -- charts --------------------------------------------------------------------------------
   async function renderCharts() {
     const repo = hs.repo.repo;
+    const asOf = asOfParam();
     const [churn, hot] = await Promise.all([
-      call("/churn" + query({ repo, n: 10 })),
-      call("/hotspots" + query({ repo, days: 90, n: 10 })),
+      call("/churn" + query({ repo, n: 10, as_of: asOf })),
+      call("/hotspots" + query({ repo, days: 90, n: 10, as_of: asOf })),
     ]);
-    if (!hs.repo || hs.repo.repo !== repo) return;
+    if (!hs.repo || hs.repo.repo !== repo || asOfParam() !== asOf) return; // chosen again meanwhile
+    $("#history-churn-caption").textContent =
+      "Churn: lines added and removed per file" + (asOf ? `, up to ${day(asOf)}` : "");
     barChart($("#history-churn"), churn.files, "churn", (f) => `${f.churn} lines (+${f.added} −${f.removed}) in ${f.commits} commits`);
     $("#history-hotspots-caption").textContent =
       `Hotspots: changes per file from ${day(hot.window_start)} to ${day(hot.window_end)}`;
@@ -172,7 +197,7 @@
       bar.dataset.value = String(r[field]);
       group.append(bar);
       group.append(svg("text", { x: labelWidth + w + 6, y: y + 16, class: "chart-value" }, r[field]));
-      group.addEventListener("click", () => showFile(r.path));
+      group.addEventListener("click", () => go(hs.repo.repo, r.path));
       node.append(group);
     });
   }
@@ -187,7 +212,7 @@
     const list = $("#history-file-matches");
     list.replaceChildren(...found.map((f) => {
       const item = el("li");
-      item.append(button(f.path, () => showFile(f.path), "file-choice"));
+      item.append(button(f.path, () => go(repo, f.path), "file-choice"));
       return item;
     }));
     if (!found.length) list.append(el("li", "no file of the history matches", "muted small"));
@@ -212,6 +237,8 @@
     const data = await call("/timeline" + query({ repo: hs.repo.repo, path: hs.file, as_of: asOfParam() }));
     if (generation !== hs.generation) return;
     hs.file = data.file;
+    const canonical = address(hs.repo.repo, data.file); // a unique end given: the full path
+    if (location.hash !== canonical) history.replaceState(null, "", canonical);
     $("#history-timeline-box").hidden = false;
     $("#history-timeline-title").textContent = data.file;
     const c = data.counts;
@@ -409,22 +436,44 @@
         "items and decisions are left out, and a decision superseded later shows as it stood then."
       : "";
     try {
-      await renderTimeline();
+      await Promise.all([renderCharts(), renderTimeline()]);
     } catch (err) {
       say(err.message, true);
     }
   }
 
   // -- start ---------------------------------------------------------------------------------
-  // The shell calls this each time #history becomes (or stays) the current domain.
-  async function open() {
-    if (hs.loaded) return;
-    hs.loaded = true;
-    try {
+  // The shell calls this each time #history becomes (or stays) the current domain, with the
+  // address after "#history/". Calls run one after another: a quick back, back, forward must
+  // end on the last address, not on whichever answer arrived last.
+  let routing = Promise.resolve();
+
+  function open(rest) {
+    routing = routing.then(() => route(rest)).catch((err) => say(err.message, true));
+    return routing;
+  }
+
+  async function route(rest) {
+    if (!hs.loaded) {
       await loadRepos();
-    } catch (err) {
-      hs.loaded = false;
-      say(err.message, true);
+      hs.loaded = true;
+    }
+    if (!hs.repos.length) return;
+    const want = parseAddress(rest);
+    let repo = hs.repos.find((r) => r.repo === want.repo);
+    if (!repo) {
+      if (want.repo) say(`No ingested repository is called “${want.repo}”.`, true);
+      repo = hs.repo || hs.repos[0];
+      want.file = "";
+    }
+    if (!hs.repo || hs.repo.repo !== repo.repo) await chooseRepo(repo);
+    if (want.file && want.file !== hs.file) {
+      await showFile(want.file);
+    } else if (!want.file && hs.file) {
+      hs.file = null; // back to the repository's address: no file open
+      hs.generation++;
+      $("#history-timeline-box").hidden = true;
+      $("#history-file").value = "";
     }
   }
 
@@ -433,7 +482,8 @@
     $("#history-file").addEventListener("input", onFileInput);
     $("#history-file-form").addEventListener("submit", (event) => {
       event.preventDefault();
-      showFile($("#history-file").value.trim()).catch((err) => say(err.message, true));
+      const path = $("#history-file").value.trim();
+      if (path && hs.repo) go(hs.repo.repo, path);
     });
     $("#history-as-of").addEventListener("change", onAsOf);
     $("#history-asof-now").addEventListener("click", () => {
