@@ -181,3 +181,57 @@ def test_repository_text_that_looks_like_markup_stays_text(page, ui, view: Histo
     expect(entry.locator("strong")).to_have_text(HOSTILE)
     assert entry.locator("img, b").count() == 0
     assert page.evaluate("window.pwned") is None
+
+
+def _bars(page, chart: str) -> list[tuple[str, int]]:
+    bars = page.locator(f"#{chart} rect.bar")
+    return [
+        (bars.nth(i).get_attribute("data-path") or "", int(bars.nth(i).get_attribute("data-value") or 0))
+        for i in range(bars.count())
+    ]
+
+
+def test_the_charts_follow_the_as_of_date(page, ui, view: HistoryView) -> None:
+    repo = resolve_repo(REPO)
+    cut = EARLY + "T23:59:59Z"  # what the page sends for the chosen day
+    now_churn = [(f["path"], f["churn"]) for f in churn(repo, n=10)]
+    then_churn = [(f["path"], f["churn"]) for f in churn(repo, n=10, until=cut)]
+    now_hot = [(f["path"], f["changes"]) for f in hotspots(repo, days=90, n=10)["files"]]
+    then_hot = [(f["path"], f["changes"]) for f in hotspots(repo, days=90, n=10, until=cut)["files"]]
+    assert now_churn != then_churn and now_hot != then_hot  # the day makes a difference
+    page.goto(ui.url + "#history")
+    expect(page.locator("#history-churn rect.bar")).to_have_count(len(now_churn))
+    assert _bars(page, "history-churn") == now_churn and _bars(page, "history-hotspots") == now_hot
+    page.locator("#history-as-of").fill(EARLY)
+    expect(page.locator("#history-churn-caption")).to_contain_text("up to 19 Nov 2023")
+    expect(page.locator("#history-hotspots-caption")).to_contain_text("to 19 Nov 2023")
+    assert _bars(page, "history-churn") == then_churn and _bars(page, "history-hotspots") == then_hot
+    page.get_by_role("button", name="Now", exact=True).click()
+    expect(page.locator("#history-churn-caption")).not_to_contain_text("up to")
+    assert _bars(page, "history-churn") == now_churn
+
+
+def test_the_address_keeps_the_file_through_reload_and_back(page, ui, view: HistoryView) -> None:
+    _open_file(page, ui)
+    shown = "#history/acme%2Fapp/src/auth.py"  # the repository's "/" encoded, the path's kept
+    assert page.url.endswith(shown) and "token" not in page.url
+    page.reload()
+    expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
+    expect(page.locator("#history-timeline li.tl-commit")).to_have_count(16)
+    # a link to another file, as someone would share it, opens that file
+    page.goto(ui.url + "#history/acme%2Fapp/src/db.py")
+    expect(page.locator("#history-timeline-title")).to_have_text("src/db.py")
+    page.go_back()
+    expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
+    page.go_forward()
+    expect(page.locator("#history-timeline-title")).to_have_text("src/db.py")
+    # a unique end of a path opens the file and the address becomes its full path
+    page.locator("#history-file").fill("auth.py")
+    page.locator("#history-file").press("Enter")
+    expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
+    expect(page).to_have_url(ui.url.split("?")[0] + shown)
+    # back to the repository's own address: no file open
+    page.locator("#history-repos a", has_text=REPO).click()
+    expect(page.locator("#history-timeline-box")).to_be_hidden()
+    page.go_back()
+    expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
