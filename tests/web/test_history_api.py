@@ -129,6 +129,21 @@ def test_churn_and_hotspots(ui, view: HistoryView) -> None:
     assert [(f["path"], f["changes"]) for f in hot["files"]] == [("src/auth.py", 7), ("README.md", 1)]
 
 
+def test_churn_and_hotspots_as_of_a_day(ui, view: HistoryView) -> None:
+    """The end of 19 November (day 5): only the commits of days 1 to 5 count."""
+    end = "2023-11-19T23:59:59Z"
+    churn = _get(ui, "/churn", repo=REPO, n=5, as_of=end).json()["files"]
+    assert [(f["path"], f["commits"]) for f in churn] == [
+        ("src/auth.py", 4),  # days 1, 2, 3 and 5; its 12 typo fixes came later
+        ("src/db.py", 1),  # 40 lines on day 4
+        ("README.md", 1),
+    ]
+    assert all(f["last_changed"] <= end for f in churn)
+    hot = _get(ui, "/hotspots", repo=REPO, days=7, as_of=end).json()
+    assert hot["window_end"] == end and hot["window_start"] == "2023-11-12T23:59:59Z"
+    assert [(f["path"], f["changes"]) for f in hot["files"]][0] == ("src/auth.py", 4)
+
+
 def test_why_without_a_model_is_the_quoted_evidence(ui, view: HistoryView, fake_llm: FakeLLM) -> None:
     calls = fake_llm.count("chat")
     data = _post(ui, "/why", {"repo": REPO, "question": QUESTION, "model": False}).json()
@@ -172,6 +187,8 @@ def test_why_when_the_model_breaks_falls_back_to_the_evidence(
         ("/decisions", {"repo": REPO, "as_of": "2024-13-40"}, 400, "as_of"),
         ("/files", {"repo": REPO, "limit": 0}, 400, "limit must be between 1 and 500"),
         ("/churn", {"repo": REPO, "since": "soon"}, 400, "not a date"),
+        ("/churn", {"repo": REPO, "as_of": "soon"}, 400, "as_of"),
+        ("/hotspots", {"repo": REPO, "as_of": "2023-02-30"}, 400, "as_of"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(

@@ -59,6 +59,12 @@ def _moment(value: str | None) -> float | None:
     return to_epoch(value, what="as_of") if value else None
 
 
+def _until(value: str | None) -> str | None:
+    """`as_of` for the queries that take it as text: refused here, as `as_of`, when not a date."""
+    _moment(value)
+    return value or None
+
+
 @router.get("/repos")
 def repos() -> list[dict[str, Any]]:
     """Every ingested repository with its counts and span, and how many decisions it holds."""
@@ -104,7 +110,7 @@ def churn(
     repo: RepoName, n: int = Query(10, ge=1, le=100), since: Moment = None, as_of: Moment = None
 ) -> dict[str, Any]:
     """The files with most lines changed, counting only commits up to `as_of` when given."""
-    return {"files": queries.churn(_repo(repo), n=n, since=since, until=as_of)}
+    return {"files": queries.churn(_repo(repo), n=n, since=since, until=_until(as_of))}
 
 
 @router.get("/hotspots")
@@ -115,7 +121,7 @@ def hotspots(
     as_of: Moment = None,
 ) -> dict[str, Any]:
     """The files changed most often in the `days` before `as_of` (else the last commit)."""
-    return queries.hotspots(_repo(repo), days=days, n=n, until=as_of)
+    return queries.hotspots(_repo(repo), days=days, n=n, until=_until(as_of))
 
 
 @router.post("/why")
