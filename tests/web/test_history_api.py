@@ -141,7 +141,8 @@ def test_churn_and_hotspots_as_of_a_day(ui, view: HistoryView) -> None:
     assert all(f["last_changed"] <= end for f in churn)
     hot = _get(ui, "/hotspots", repo=REPO, days=7, as_of=end).json()
     assert hot["window_end"] == end and hot["window_start"] == "2023-11-12T23:59:59Z"
-    assert [(f["path"], f["changes"]) for f in hot["files"]][0] == ("src/auth.py", 4)
+    first = hot["files"][0]
+    assert (first["path"], first["changes"]) == ("src/auth.py", 4)
 
 
 def test_why_without_a_model_is_the_quoted_evidence(ui, view: HistoryView, fake_llm: FakeLLM) -> None:
