@@ -430,3 +430,6 @@ def test_remote_sessions_are_bounded_and_dropped(shop) -> None:
     clock.sleep(61)
     assert sessions.session_for("b") is not b and len(sessions) == 1  # idle: "b" and "c" went
     assert sessions.session_for(None) is not sessions.session_for(None)  # outside a session
+    c = sessions.session_for("client/1f2e")
+    sessions.end_mcp_session("1f2e")  # the DELETE of that MCP session
+    assert sessions.session_for("client/1f2e") is not c

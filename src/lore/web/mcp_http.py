@@ -109,14 +109,6 @@ class RemoteSession(AgentSession):
         return self.project, False
 
 
-def session_key(session_id: str) -> str:
-    return "session:" + session_id
-
-
-def client_key(client_id: str) -> str:
-    return "client:" + client_id
-
-
 class RemoteSessions:
     """The agent session of each remote session (an MCP session, else an OAuth client), made
     on its first tool call.
@@ -139,12 +131,13 @@ class RemoteSessions:
         self._lock = threading.Lock()
 
     def __call__(self, ctx: Context | None) -> AgentSession:
+        token = get_access_token()  # set by the SDK's bearer check for this request
+        if token is None:
+            return self.session_for(None)
         headers = ctx.headers if ctx is not None else None
         session_id = headers.get(MCP_SESSION_ID_HEADER) if headers else None
-        if session_id:  # validated: the manager routed this call to that session's transport
-            return self.session_for(session_key(session_id))
-        token = get_access_token()  # set by the SDK's bearer check for this request
-        return self.session_for(client_key(token.client_id) if token else None)
+        # under the client's own id: a session id sent by another client reaches nothing of this one
+        return self.session_for(f"{token.client_id}/{session_id or ''}")
 
     def session_for(self, key: str | None) -> RemoteSession:
         """`key`'s session, made if new; a call outside any MCP session gets one of its own."""
@@ -165,9 +158,15 @@ class RemoteSessions:
         return session
 
     def end(self, key: str) -> None:
-        """The client ended its MCP session: forget what it was sent."""
+        """Forget what this session was sent."""
         with self._lock:
             self._live.pop(key, None)
+
+    def end_mcp_session(self, session_id: str) -> None:
+        """A client ended its MCP session (the SDK checked it was that session's own client)."""
+        with self._lock:
+            for key in [k for k in self._live if k.endswith("/" + session_id)]:
+                del self._live[key]
 
     def __len__(self) -> int:
         return len(self._live)
@@ -195,7 +194,7 @@ class _Ending:
 
         await self.app(scope, receive, watch)
         if status and status[0] < 400:
-            self.sessions.end(session_key(key))
+            self.sessions.end_mcp_session(key)
 
 
 def _security(remote: Remote, port: int | None) -> TransportSecuritySettings:
