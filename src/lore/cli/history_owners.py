@@ -5,6 +5,9 @@ Names and paths come from the repository and are printed as plain `Text`, never 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import typer
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +25,29 @@ LIMIT_OPT = typer.Option(None, "-n", min=1, help="At most N files.")
 
 def _window(repo, since, until, author, no_bots) -> ownership.Window:
     return ownership.window(repo, since, until, Filters(no_bots, (), author))
+
+
+def _answer(repo: str, as_json: bool, ask: Callable[[Any], Any]) -> Any:
+    """What `ask` finds in the repository; printed as JSON (and None returned) under `--json`."""
+    data = ask(history._repo(repo))
+    if as_json:
+        print_json(data)
+        return None
+    return data
+
+
+def _per_file(query, paths, n, since, until, author, no_bots, repo, as_json) -> Any:
+    """`owners` and `age`: the same query over files, folders or globs, at most `n` files."""
+    return _answer(
+        repo,
+        as_json,
+        lambda row: query(
+            row,
+            paths=[history._in_repo(row, p) for p in paths or ()],
+            n=n,
+            win=_window(row, since, until, author, no_bots),
+        ),
+    )
 
 
 def _share(value: float) -> str:
@@ -43,15 +69,8 @@ def owners(
     as_json: bool = history.JSON_OPT,
 ) -> None:
     """Main developer of each file: by lines added and by commits, with their shares."""
-    row = history._repo(repo)
-    data = ownership.owners(
-        row,
-        paths=[history._in_repo(row, p) for p in paths or ()],
-        n=n,
-        win=_window(row, since, until, author, no_bots),
-    )
-    if as_json:
-        print_json(data)
+    data = _per_file(ownership.owners, paths, n, since, until, author, no_bots, repo, as_json)
+    if data is None:
         return
     table = Table(
         "file",
@@ -86,12 +105,14 @@ def authors(
     as_json: bool = history.JSON_OPT,
 ) -> None:
     """Everyone who changed a file: commits, lines, first and last change."""
-    row = history._repo(repo)
-    data = ownership.authors(
-        row, history._in_repo(row, path), win=_window(row, since, until, author, no_bots)
+    data = _answer(
+        repo,
+        as_json,
+        lambda row: ownership.authors(
+            row, history._in_repo(row, path), win=_window(row, since, until, author, no_bots)
+        ),
     )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     table = Table(
         "author", "commits", "share", "+", "-", "first", "last", title=Text(f"Authors of {data['file']}")
@@ -124,15 +145,8 @@ def age(
     as_json: bool = history.JSON_OPT,
 ) -> None:
     """Code age: months since each file last changed (youngest first), for hotspot context."""
-    row = history._repo(repo)
-    data = ownership.age(
-        row,
-        paths=[history._in_repo(row, p) for p in paths or ()],
-        n=n,
-        win=_window(row, since, until, author, no_bots),
-    )
-    if as_json:
-        print_json(data)
+    data = _per_file(ownership.age, paths, n, since, until, author, no_bots, repo, as_json)
+    if data is None:
         return
     table = Table(
         "file", "months", "last change", "commits", title=f"Code age as of {history._when(data['as_of'])}"
