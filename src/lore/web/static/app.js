@@ -11,6 +11,12 @@
 //   lore.say(message, isError)                   the status line at the top of the page.
 //   lore.domain(name, show)                      register a domain: `show(rest)` is called each
 //       time it becomes (or stays) the current one, with the rest of the hash after "#name/".
+//   lore.el(tag, text, className)                a new element whose text is set with
+//       textContent (never parsed as HTML); null or undefined text leaves it empty.
+//   lore.svg(tag, attrs, text)                   the same for an SVG element, with attributes.
+//   lore.button(label, onClick, className)       a type="button" button calling onClick.
+//   lore.markCurrent(link, on)                   show a navigation link as the current page
+//       (the "current" class and aria-current) or not.
 //
 // The current domain is the first word of the hash (#books, #history/..., #rules); the rules'
 // own addresses (#/p/NAME/TAB) and an empty hash are the rules.
@@ -18,6 +24,7 @@
 
 (() => {
   const TOKEN_KEY = "lore-token";
+  const SVG = "http://www.w3.org/2000/svg";
   const DOMAINS = ["rules", "books", "history"];
   const shows = {};
   let token = null;
@@ -75,21 +82,44 @@
     for (const d of DOMAINS) {
       document.getElementById("domain-" + d).hidden = d !== name;
     }
-    for (const a of document.querySelectorAll("nav.domains a")) {
-      const on = a.dataset.domain === name;
-      a.classList.toggle("current", on);
-      if (on) a.setAttribute("aria-current", "page");
-      else a.removeAttribute("aria-current");
-    }
+    for (const a of document.querySelectorAll("nav.domains a")) markCurrent(a, a.dataset.domain === name);
     document.title = "Lore · " + name;
     if (shows[name]) shows[name](rest);
+  }
+
+  function markCurrent(link, on) {
+    link.classList.toggle("current", on);
+    if (on) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
   }
 
   function domain(name, callback) {
     shows[name] = callback;
   }
 
-  window.lore = { api, say, domain, token: () => token };
+  // the DOM helpers every domain uses: text only ever goes in through textContent
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function button(label, onClick, className) {
+    const node = el("button", label, className);
+    node.type = "button";
+    node.addEventListener("click", onClick);
+    return node;
+  }
+
+  window.lore = { api, say, domain, token: () => token, el, svg, button, markCurrent };
 
   document.addEventListener("DOMContentLoaded", () => {
     token = takeToken();
@@ -131,19 +161,7 @@ function clone(id) {
   return document.getElementById(id).content.firstElementChild.cloneNode(true);
 }
 
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
-function button(label, onClick, extraClass) {
-  const node = el("button", label, extraClass);
-  node.type = "button";
-  node.addEventListener("click", onClick);
-  return node;
-}
+const { el, button } = window.lore;
 
 function when(seconds) {
   return seconds ? new Date(seconds * 1000).toLocaleString() : "never";
@@ -186,9 +204,7 @@ async function render() {
   for (const t of TABS) $("#tab-" + t).hidden = t !== tab;
   for (const a of document.querySelectorAll(".tabs a")) {
     a.href = link(chosen.name, a.dataset.tab);
-    a.classList.toggle("current", a.dataset.tab === tab);
-    if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
-    else a.removeAttribute("aria-current");
+    window.lore.markCurrent(a, a.dataset.tab === tab);
   }
   if (tab === "active" || tab === "pending") await renderRules(tab, current);
   if (tab === "usage") await renderUsage(current);

@@ -7,24 +7,11 @@
 (() => {
   const VIEWS = ["ask", "characters", "graph"];
   const GRAPH_NODES = 30;  // the most connected names; more would not be readable in 800x600
-  const SVG = "http://www.w3.org/2000/svg";
   const state = { books: [], book: null, view: "ask", renders: 0, asking: null, model: null };
 
   const $ = (selector, root = document) => root.querySelector(selector);
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
-  }
-
-  function svg(tag, attrs, text) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { el, svg } = window.lore;  // the shell's DOM helpers (app.js): text via textContent only
 
   const say = (message, isError = false) => window.lore.say(message, isError);
   const api = (path, opts) => window.lore.api(path, opts);
@@ -67,9 +54,7 @@
     for (const v of VIEWS) $("#view-" + v).hidden = v !== view;
     for (const a of document.querySelectorAll("#reader .tabs a")) {
       a.href = link(detail.id, a.dataset.view);
-      a.classList.toggle("current", a.dataset.view === view);
-      if (a.dataset.view === view) a.setAttribute("aria-current", "page");
-      else a.removeAttribute("aria-current");
+      window.lore.markCurrent(a, a.dataset.view === view);
     }
     if (view === "characters") await renderCharacters(current);
     if (view === "graph") await renderGraph(current);

@@ -7,33 +7,13 @@
 "use strict";
 
 (() => {
-  const SVG = "http://www.w3.org/2000/svg";
   const KINDS = { commit: "commit", pr: "pull request", issue: "issue", decision: "decision" };
   const hs = { repos: [], repo: null, file: null, asOf: "", loaded: false, generation: 0 };
 
   // -- small helpers -----------------------------------------------------------------------
   const $ = (selector) => document.querySelector(selector);
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
-  }
-
-  function svg(tag, attrs, text) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
-    if (text !== undefined) node.textContent = String(text);
-    return node;
-  }
-
-  function button(label, onClick, className) {
-    const node = el("button", label, className);
-    node.type = "button";
-    node.addEventListener("click", onClick);
-    return node;
-  }
+  const { el, svg, button } = window.lore;  // the shell's DOM helpers (app.js): textContent only
 
   function outLink(url, label) {
     if (typeof url !== "string" || !/^https?:\/\//i.test(url)) return null;
