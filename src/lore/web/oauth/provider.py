@@ -33,12 +33,13 @@ from mcp.server.auth.provider import (
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from lore.core.store.oauth_store import OAuthStore
+from lore.core.store.oauth_store import OAuthStore, TokenRow
 
 SCOPE = "lore"
 CONSENT_PATH = "/oauth/consent"
 MAX_PENDING = 64  # consent pages answerable at once; the oldest is dropped first
 T = TypeVar("T")
+SdkToken = TypeVar("SdkToken", AccessToken, RefreshToken)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,17 @@ def same_resource(given: str, ours: str) -> bool:
         b.netloc.lower(),
         b.path.rstrip("/"),
         b.query,
+    )
+
+
+def _sdk_token(kind: type[SdkToken], token: str, row: TokenRow) -> SdkToken:
+    """The SDK's view of a stored token (an access or a refresh one): the same fields, one row."""
+    return kind(
+        token=token,
+        client_id=row.client_id,
+        scopes=row.scopes.split(),
+        expires_at=int(row.expires_at),
+        resource=row.resource,
     )
 
 
@@ -252,13 +264,7 @@ class LoreOAuth:
             return None
         if row.expires_at <= self.now():
             return None
-        return RefreshToken(
-            token=refresh_token,
-            client_id=row.client_id,
-            scopes=row.scopes.split(),
-            expires_at=int(row.expires_at),
-            resource=row.resource,
-        )
+        return _sdk_token(RefreshToken, refresh_token, row)
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
@@ -276,13 +282,7 @@ class LoreOAuth:
         if now - self._touched.get(row.grant_id, 0.0) > 60:  # "last used" to the minute
             self._touched[row.grant_id] = now
             await self._run(self.store.touch_grant, row.grant_id, now)
-        return AccessToken(
-            token=token,
-            client_id=row.client_id,
-            scopes=row.scopes.split(),
-            expires_at=int(row.expires_at),
-            resource=row.resource,
-        )
+        return _sdk_token(AccessToken, token, row)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         row = self.store.token(digest(token.token))
