@@ -25,21 +25,13 @@ from lore.rules.models import Project
 from lore.rules.serve.index import forget_indexes, project_index
 from lore.rules.serve.meaning import RuleMeaning, rule_text, semantic_embedder, vector_key
 from lore.rules.store.rules import rules_store
+from support.ledger_rules import EVERYDAY_RULES, register_ledger
 
 FILES = {"src/api/charges.py": "x", "src/db/models.py": "x"}
 RULES = [
     ("Idempotency keys", "Endpoints that create a payment accept an Idempotency-Key header."),
     ("Expand, then contract", "Add a new table field as nullable, backfill it, then make it required."),
-    ("Commit messages", "Write commit subjects in the imperative mood, under seventy characters."),
-    ("Docstrings", "Public functions carry a docstring that says why, not what."),
-    ("No print", "Use the structured logger; print statements are not allowed."),
-    ("Small functions", "Keep functions under forty lines; extract helpers with clear names."),
-    ("Readable names", "Name booleans as questions such as is_ready or has_items."),
-    ("Early returns", "Return early instead of nesting conditionals deeply."),
-    ("Composition", "Prefer composition over inheritance for sharing behaviour."),
-    ("Pure core", "Keep business logic in pure functions with no input or output."),
-    ("Feature flags", "Remove a feature flag within two releases of turning it on everywhere."),
-    ("Markdown style", "Wrap documentation lines at one hundred characters."),
+    *EVERYDAY_RULES,
 ]
 TASK = "the client sends the same purchase twice"
 WORDLLAMA = "wordllama-l2_supercat-256"
@@ -47,9 +39,7 @@ WORDLLAMA = "wordllama-l2_supercat-256"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    project, _ = service.register_project(make_repo(tmp_path / "ledger", FILES))
-    for title, text in RULES:
-        service.add_rule(project, text, title=title)
+    project = register_ledger(make_repo(tmp_path / "ledger", FILES), RULES)
     yield project
     forget_indexes()
 

@@ -19,6 +19,7 @@ from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.models import Project
 from lore.rules.serve.selection import MAX_LISTED_HYBRID
+from support.ledger_rules import EVERYDAY_RULES, PAYMENT_RULES, register_ledger
 
 # every test here runs on the embedded file and on PostgreSQL
 pytestmark = pytest.mark.usefixtures("backend")
@@ -26,31 +27,16 @@ pytestmark = pytest.mark.usefixtures("backend")
 FILES = {"src/api/charges.py": "x", "migrations/0003_vat.py": "x", "src/db/models.py": "x", "README.md": "x"}
 
 RULES = [
-    ("Idempotency keys on money movement",
-     "Endpoints that create a payment accept an Idempotency-Key header and answer a repeated key "
-     "with the stored response instead of acting again."),
-    ("Expand, then contract",
-     "Schema changes ship in two steps: add the new table field as nullable, backfill it, and only "
-     "then make it required in a later release."),
+    *PAYMENT_RULES,
     ("Reversible schema changes", "Every Alembic revision has a working downgrade."),
-    ("Commit messages", "Write commit subjects in the imperative mood, under seventy characters."),
-    ("Docstrings", "Public functions carry a docstring that says why, not what."),
-    ("No print", "Use the structured logger; print statements are not allowed."),
-    ("Small functions", "Keep functions under forty lines; extract helpers with clear names."),
-    ("Readable names", "Name booleans as questions such as is_ready or has_items."),
-    ("Early returns", "Return early instead of nesting conditionals deeply."),
-    ("Composition", "Prefer composition over inheritance for sharing behaviour."),
-    ("Pure core", "Keep business logic in pure functions with no input or output."),
-    ("Feature flags", "Remove a feature flag within two releases of turning it on everywhere."),
-    ("Markdown style", "Wrap documentation lines at one hundred characters."),
+    *EVERYDAY_RULES,
     ("Formatting", "Code is formatted by the project's formatter; do not hand-format."),
-]  # fmt: skip
+]
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    project, _ = service.register_project(make_repo(tmp_path / "ledger", FILES))
-    return project
+    return register_ledger(make_repo(tmp_path / "ledger", FILES))
 
 
 @pytest.fixture
