@@ -29,19 +29,14 @@ from support.history_view import (
     REPO,
     WHY_MARK,
     HistoryView,
-    build_history_view,
     cite_the_oauth_commit,
 )
+from support.history_view import view_fixture as view_fixture
 
 pytestmark = pytest.mark.e2e
 expect = pytest.importorskip("playwright.sync_api").expect
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
-
-
-@pytest.fixture
-def view(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> HistoryView:
-    return build_history_view(tmp_path / "app", fake_llm, monkeypatch)
 
 
 def _shot(page, name: str, part: str | None = None) -> None:

@@ -7,8 +7,6 @@ and judged by the fake model server (`support.history_view`); the UI server is a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from lore.history.decisions.service import all_decisions
@@ -25,16 +23,11 @@ from support.history_view import (
     REPO,
     WHY_MARK,
     HistoryView,
-    build_history_view,
     cite_the_oauth_commit,
 )
+from support.history_view import view_fixture as view_fixture
 
 QUESTION = "Why does src/auth.py use the OAuth2 authorization code flow?"
-
-
-@pytest.fixture
-def view(tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> HistoryView:
-    return build_history_view(tmp_path / "app", fake_llm, monkeypatch)
 
 
 def _get(ui, route: str, **params):
