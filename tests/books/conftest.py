@@ -9,18 +9,8 @@ import pytest
 
 from lore.books import library
 from lore.core.store import Store
-from support.books import make_epub, mystery_book
-
-
-@pytest.fixture
-def mystery_epub(tmp_path: Path) -> Path:
-    """A five-chapter EPUB 3: Clara Vane first named in chapter 3, revealed as poisoner in 5."""
-    return make_epub(tmp_path / "vane.epub", mystery_book())
-
-
-@pytest.fixture
-def mystery(mystery_epub: Path) -> library.Book:
-    return library.add_book(mystery_epub)
+from support.mystery import mystery_epub_fixture as mystery_epub_fixture
+from support.mystery import mystery_fixture as mystery_fixture
 
 
 class SharedLibrary:

@@ -14,27 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from lore.books import entities, library
 from lore.core.home import ensure_home, lore_home
 from lore.web import asking
 from support.ask_model import quoting, script, stage
-from support.books import make_epub, mystery_book
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401  (the fake_llm fixture)
+from support.mystery import mystery_epub_fixture as mystery_epub_fixture
+from support.mystery import mystery_fixture as mystery_fixture
 
 POISONED = "It was Clara Vane who had poisoned the old colonel with arsenic in his tea."
 QUESTION = "Who poisoned the old colonel?"
-
-
-@pytest.fixture
-def epub(tmp_path: Path) -> Path:
-    return make_epub(tmp_path / "vane.epub", mystery_book())
-
-
-@pytest.fixture
-def book(epub: Path) -> library.Book:
-    return library.add_book(epub)
 
 
 def _wait_import(client: httpx.Client, job: dict[str, Any]) -> dict[str, Any]:
@@ -74,27 +64,28 @@ def _wait_idle() -> None:
 # -- library and upload ------------------------------------------------------------------------
 
 
-def test_upload_imports_in_the_background_and_keeps_the_file(ui, epub: Path) -> None:
+def test_upload_imports_in_the_background_and_keeps_the_file(ui, mystery_epub: Path) -> None:
     with ui.client() as client:
         assert client.get("/api/books").json()["books"] == []
-        sent = client.post("/api/books/upload", files={"file": ("vane.epub", epub.read_bytes())})
+        sent = client.post("/api/books/upload", files={"file": ("vane.epub", mystery_epub.read_bytes())})
         assert sent.status_code == 202 and sent.json()["state"] == "importing"
         job = _wait_import(client, sent.json())
         assert job["state"] == "done" and job["fraction"] == 1.0 and job["error"] is None
         listed = client.get("/api/books").json()
         again = _wait_import(
-            client, client.post("/api/books/upload", files={"file": ("copy.epub", epub.read_bytes())}).json()
+            client,
+            client.post("/api/books/upload", files={"file": ("copy.epub", mystery_epub.read_bytes())}).json(),
         )
     (stored,) = library.list_books()
     assert [b["id"] for b in listed["books"]] == [stored.id] == [job["book"]["id"]]
     assert listed["books"][0]["position"]["label"] == "not started"
     assert Path(stored.source_path) == lore_home() / "uploads" / "vane.epub"
-    assert Path(stored.source_path).read_bytes() == epub.read_bytes()
+    assert Path(stored.source_path).read_bytes() == mystery_epub.read_bytes()
     assert again["already_present"] is True and again["book"]["id"] == stored.id
     assert _uploads() == ["vane.epub"]  # one copy
 
 
-def test_a_bad_upload_is_one_line_and_leaves_the_library_as_it_was(ui, book: library.Book) -> None:
+def test_a_bad_upload_is_one_line_and_leaves_the_library_as_it_was(ui, mystery: library.Book) -> None:
     with ui.client() as client:
         broken = _wait_import(
             client,
@@ -107,21 +98,21 @@ def test_a_bad_upload_is_one_line_and_leaves_the_library_as_it_was(ui, book: lib
     assert (empty.status_code, empty.json()) == (400, {"error": "empty.epub is empty"})
     assert not_a_form.status_code == 400 and "multipart/form-data" in not_a_form.json()["error"]
     assert no_file.status_code == 400 and "'file'" in no_file.json()["error"]
-    assert [b.id for b in library.list_books()] == [book.id]
+    assert [b.id for b in library.list_books()] == [mystery.id]
     assert _uploads() == []  # nothing half-written kept
 
 
-def test_an_upload_over_the_limit_is_refused_as_it_streams(ui, epub: Path) -> None:
+def test_an_upload_over_the_limit_is_refused_as_it_streams(ui, mystery_epub: Path) -> None:
     (ensure_home() / "config.json").write_text(json.dumps({"books": {"max_uncompressed_mb": 0.001}}))
     size = 0.001 * 1024 * 1024
-    assert epub.stat().st_size > size
+    assert mystery_epub.stat().st_size > size
     with ui.client() as client:
         assert client.get("/api/books").json()["upload_limit"] == int(size)
 
         def body() -> Iterator[bytes]:  # no Content-Length: the limit must hold on the stream itself
             boundary = b"--lore-test"
             yield boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="vane.epub"\r\n\r\n'
-            yield epub.read_bytes()
+            yield mystery_epub.read_bytes()
             yield b"\r\n" + boundary + b"--\r\n"
 
         streamed = client.post(
@@ -129,7 +120,9 @@ def test_an_upload_over_the_limit_is_refused_as_it_streams(ui, epub: Path) -> No
             content=body(),
             headers={"Content-Type": "multipart/form-data; boundary=lore-test"},
         )
-        declared = client.post("/api/books/upload", files={"file": ("vane.epub", epub.read_bytes() * 3)})
+        declared = client.post(
+            "/api/books/upload", files={"file": ("vane.epub", mystery_epub.read_bytes() * 3)}
+        )
     for reply in (streamed, declared):
         assert reply.status_code == 413
         assert "upload limit of 0.001 MB" in reply.json()["error"]
@@ -138,12 +131,12 @@ def test_an_upload_over_the_limit_is_refused_as_it_streams(ui, epub: Path) -> No
     assert _uploads() == []
 
 
-def test_the_reader_api_needs_the_token(ui, book: library.Book) -> None:
+def test_the_reader_api_needs_the_token(ui, mystery: library.Book) -> None:
     with ui.client(token="wrong-token-wrong-token") as client:
         for reply in (
             client.get("/api/books"),
             client.post("/api/books/upload", files={"file": ("a.txt", b"text")}),
-            client.post("/api/books/ask", json={"book": book.id, "question": QUESTION}),
+            client.post("/api/books/ask", json={"book": mystery.id, "question": QUESTION}),
         ):
             assert reply.status_code == 401
     assert _uploads() == []
@@ -152,47 +145,49 @@ def test_the_reader_api_needs_the_token(ui, book: library.Book) -> None:
 # -- position ----------------------------------------------------------------------------------
 
 
-def test_position_by_chapter_percent_or_words(ui, book: library.Book) -> None:
+def test_position_by_chapter_percent_or_words(ui, mystery: library.Book) -> None:
     with ui.client() as client:
-        by_chapter = client.post(f"/api/books/{book.id}/position", json={"chapter": 2, "passage": 1}).json()
+        by_chapter = client.post(
+            f"/api/books/{mystery.id}/position", json={"chapter": 2, "passage": 1}
+        ).json()
         assert by_chapter["position"] == {"chapter": 2, "passage": 1, "label": "chapter 2 of 5, passage 1"}
         assert by_chapter["read"] == 0.4
         words = "That evening Clara Vane arrived from Paris"
-        by_words = client.post(f"/api/books/{book.id}/position", json={"at": words}).json()
+        by_words = client.post(f"/api/books/{mystery.id}/position", json={"at": words}).json()
         assert by_words["position"]["chapter"] == 3
-        by_percent = client.post(f"/api/books/{book.id}/position", json={"percent": 100}).json()
+        by_percent = client.post(f"/api/books/{mystery.id}/position", json={"percent": 100}).json()
         assert by_percent["position"]["label"] == "finished"
-        outline = client.get(f"/api/books/{book.id}").json()["outline"]
+        outline = client.get(f"/api/books/{mystery.id}").json()["outline"]
         assert [c["reached"] for c in outline] == [True] * 5
 
-        client.post(f"/api/books/{book.id}/position", json={"chapter": 1})
-        hidden = client.get(f"/api/books/{book.id}").json()["outline"]
+        client.post(f"/api/books/{mystery.id}/position", json={"chapter": 1})
+        hidden = client.get(f"/api/books/{mystery.id}").json()["outline"]
         assert hidden[0]["title"] == "Chapter 1" and [c["title"] for c in hidden[1:]] == [None] * 4
 
         refusals = [
-            client.post(f"/api/books/{book.id}/position", json={}),
-            client.post(f"/api/books/{book.id}/position", json={"chapter": 2, "percent": 10}),
-            client.post(f"/api/books/{book.id}/position", json={"chapter": 9}),
-            client.post(f"/api/books/{book.id}/position", json={"at": "Penrose"}),  # in many places
-            client.post(f"/api/books/{book.id}/position", json={"passage": 2}),
+            client.post(f"/api/books/{mystery.id}/position", json={}),
+            client.post(f"/api/books/{mystery.id}/position", json={"chapter": 2, "percent": 10}),
+            client.post(f"/api/books/{mystery.id}/position", json={"chapter": 9}),
+            client.post(f"/api/books/{mystery.id}/position", json={"at": "Penrose"}),  # in many places
+            client.post(f"/api/books/{mystery.id}/position", json={"passage": 2}),
         ]
-        missing_words = client.post(f"/api/books/{book.id}/position", json={"at": "a purple elephant"})
+        missing_words = client.post(f"/api/books/{mystery.id}/position", json={"at": "a purple elephant"})
         missing_book = client.post("/api/books/999/position", json={"chapter": 1})
     assert [r.status_code for r in refusals] == [400] * 5
     assert "places" in refusals[3].json()["error"] and "chapter" not in refusals[3].json()["error"]
     assert missing_words.status_code == 404 and missing_book.status_code == 404
-    assert library.get_book(book.id).position.chapter == 1  # the refusals changed nothing
+    assert library.get_book(mystery.id).position.chapter == 1  # the refusals changed nothing
 
 
 # -- asking ------------------------------------------------------------------------------------
 
 
-def test_ask_streams_events_and_holds_the_cap_without_a_model(ui, book: library.Book) -> None:
-    library.set_progress(book.id, 2)
+def test_ask_streams_events_and_holds_the_cap_without_a_model(ui, mystery: library.Book) -> None:
+    library.set_progress(mystery.id, 2)
     with ui.client() as client:
-        capped = _events(client, {"book": book.id, "question": QUESTION})
-        spoiled = _events(client, {"book": book.id, "question": QUESTION, "spoilers": True})
-        after = _events(client, {"book": book.id, "question": QUESTION})  # not sticky
+        capped = _events(client, {"book": mystery.id, "question": QUESTION})
+        spoiled = _events(client, {"book": mystery.id, "question": QUESTION, "spoilers": True})
+        after = _events(client, {"book": mystery.id, "question": QUESTION})  # not sticky
         assert client.get("/api/books").json()["model"]["note"].startswith("Without a model")
     assert capped[0]["kind"] == "started" and capped[0]["model"] is False
     assert [e["kind"] for e in capped[1:]] == ["parts", "answer"]
@@ -205,10 +200,10 @@ def test_ask_streams_events_and_holds_the_cap_without_a_model(ui, book: library.
     assert any(POISONED in c["quote"] for s in answer["sentences"] for c in s["citations"])
 
 
-def test_a_bad_question_is_refused_before_the_stream(ui, book: library.Book) -> None:
+def test_a_bad_question_is_refused_before_the_stream(ui, mystery: library.Book) -> None:
     with ui.client() as client:
-        empty = client.post("/api/books/ask", json={"book": book.id, "question": "   "})
-        long = client.post("/api/books/ask", json={"book": book.id, "question": "why " * 200})
+        empty = client.post("/api/books/ask", json={"book": mystery.id, "question": "   "})
+        long = client.post("/api/books/ask", json={"book": mystery.id, "question": "why " * 200})
         unknown = client.post("/api/books/ask", json={"book": 999, "question": QUESTION})
     assert (empty.status_code, empty.json()) == (400, {"error": "ask a question"})
     assert long.status_code == 400 and "500 characters" in long.json()["error"]
@@ -216,13 +211,13 @@ def test_a_bad_question_is_refused_before_the_stream(ui, book: library.Book) -> 
     _wait_idle()
 
 
-def test_stop_ends_the_answer_and_nothing_more_is_asked(ui, book: library.Book, fake_llm: FakeLLM) -> None:
-    library.set_progress(book.id, "end")
+def test_stop_ends_the_answer_and_nothing_more_is_asked(ui, mystery: library.Book, fake_llm: FakeLLM) -> None:
+    library.set_progress(mystery.id, "end")
     script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
     fake_llm.delay = 1.5  # the claims call is still on its way when Stop is pressed
     with (
         ui.client() as client,
-        client.stream("POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}) as reply,
+        client.stream("POST", "/api/books/ask", json={"book": mystery.id, "question": QUESTION}) as reply,
     ):
         lines = reply.iter_lines()
         seen = []
@@ -241,13 +236,13 @@ def test_stop_ends_the_answer_and_nothing_more_is_asked(ui, book: library.Book, 
         assert client.post(f"/api/books/ask/{seen[0]['ask']}/stop").json()["stopped"] is False
 
 
-def test_a_dropped_stream_stops_the_answer_too(ui, book: library.Book, fake_llm: FakeLLM) -> None:
-    library.set_progress(book.id, "end")
+def test_a_dropped_stream_stops_the_answer_too(ui, mystery: library.Book, fake_llm: FakeLLM) -> None:
+    library.set_progress(mystery.id, "end")
     script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
     fake_llm.delay = 1.0
     with (
         ui.client() as client,
-        client.stream("POST", "/api/books/ask", json={"book": book.id, "question": QUESTION}) as reply,
+        client.stream("POST", "/api/books/ask", json={"book": mystery.id, "question": QUESTION}) as reply,
     ):
         for line in reply.iter_lines():
             if json.loads(line)["kind"] == "evidence":
@@ -258,9 +253,9 @@ def test_a_dropped_stream_stops_the_answer_too(ui, book: library.Book, fake_llm:
 
 
 def test_the_model_answer_streams_and_cut_claims_are_never_shown(
-    ui, book: library.Book, fake_llm: FakeLLM
+    ui, mystery: library.Book, fake_llm: FakeLLM
 ) -> None:
-    library.set_progress(book.id, "end")
+    library.set_progress(mystery.id, "end")
     made_up = "The colonel's nephew confessed to the vicar."
 
     def claims(held: dict[int, tuple[int, str]]) -> list[dict[str, Any]]:
@@ -269,7 +264,7 @@ def test_the_model_answer_streams_and_cut_claims_are_never_shown(
 
     script(fake_llm, claims)
     with ui.client() as client:
-        events = _events(client, {"book": book.id, "question": QUESTION})
+        events = _events(client, {"book": mystery.id, "question": QUESTION})
     kinds = [e["kind"] for e in events]
     assert kinds[0] == "started" and events[0]["model"] is True
     assert "cut" in kinds and "claim" in kinds and kinds[-1] == "answer"
@@ -284,31 +279,31 @@ def test_the_model_answer_streams_and_cut_claims_are_never_shown(
 # -- passages, characters, graph ---------------------------------------------------------------
 
 
-def test_a_passage_in_context_stays_under_the_cap(ui, book: library.Book) -> None:
-    library.set_progress(book.id, "end")
+def test_a_passage_in_context_stays_under_the_cap(ui, mystery: library.Book) -> None:
+    library.set_progress(mystery.id, "end")
     with ui.client() as client:
         (sentence, *_) = [
             s
-            for e in _events(client, {"book": book.id, "question": QUESTION})
+            for e in _events(client, {"book": mystery.id, "question": QUESTION})
             if e["kind"] == "sentence"
             for s in [e["sentence"]]
         ]
         cited = sentence["citations"][0]
-        full = client.get(f"/api/books/{book.id}/passages/{cited['passage_id']}?around=2").json()
+        full = client.get(f"/api/books/{mystery.id}/passages/{cited['passage_id']}?around=2").json()
         assert full["chapter"] == 5 and full["chapter_title"] == "Chapter 5"
         numbers = [p["passage"] for p in full["passages"]]
         assert cited["passage"] in numbers and len(numbers) == len(set(numbers)) > 1
         assert [p["cited"] for p in full["passages"]].count(True) == 1
 
-        library.set_progress(book.id, 5, cited["passage"])  # the cited passage is the last one read
-        edge = client.get(f"/api/books/{book.id}/passages/{cited['passage_id']}?around=5").json()
+        library.set_progress(mystery.id, 5, cited["passage"])  # the cited passage is the last one read
+        edge = client.get(f"/api/books/{mystery.id}/passages/{cited['passage_id']}?around=5").json()
         assert max(p["passage"] for p in edge["passages"]) == cited["passage"]
 
-        library.set_progress(book.id, 2)
-        hidden = client.get(f"/api/books/{book.id}/passages/{cited['passage_id']}")
-        nowhere = client.get(f"/api/books/{book.id}/passages/999999")
-        spoiled = client.get(f"/api/books/{book.id}/passages/{cited['passage_id']}?spoilers=true")
-        too_wide = client.get(f"/api/books/{book.id}/passages/{cited['passage_id']}?around=50")
+        library.set_progress(mystery.id, 2)
+        hidden = client.get(f"/api/books/{mystery.id}/passages/{cited['passage_id']}")
+        nowhere = client.get(f"/api/books/{mystery.id}/passages/999999")
+        spoiled = client.get(f"/api/books/{mystery.id}/passages/{cited['passage_id']}?spoilers=true")
+        too_wide = client.get(f"/api/books/{mystery.id}/passages/{cited['passage_id']}?around=50")
     assert hidden.status_code == nowhere.status_code == 404
     assert hidden.json()["error"].replace(str(cited["passage_id"]), "N") == nowhere.json()["error"].replace(
         "999999", "N"
@@ -317,15 +312,15 @@ def test_a_passage_in_context_stays_under_the_cap(ui, book: library.Book) -> Non
     assert too_wide.status_code == 400
 
 
-def test_characters_and_graph_hold_only_names_under_the_cap(ui, book: library.Book) -> None:
-    library.set_progress(book.id, 2)
+def test_characters_and_graph_hold_only_names_under_the_cap(ui, mystery: library.Book) -> None:
+    library.set_progress(mystery.id, 2)
     with ui.client() as client:
-        listed = client.get(f"/api/books/{book.id}/characters?limit=500").json()["characters"]
-        graph = client.get(f"/api/books/{book.id}/graph").json()
-        profile = client.get(f"/api/books/{book.id}/characters/Penrose").json()
-        unknown = client.get(f"/api/books/{book.id}/characters/Clara Vane")
+        listed = client.get(f"/api/books/{mystery.id}/characters?limit=500").json()["characters"]
+        graph = client.get(f"/api/books/{mystery.id}/graph").json()
+        profile = client.get(f"/api/books/{mystery.id}/characters/Penrose").json()
+        unknown = client.get(f"/api/books/{mystery.id}/characters/Clara Vane")
     names = {c["name"] for c in listed}
-    _, expected = entities.characters(book.id, limit=500)
+    _, expected = entities.characters(mystery.id, limit=500)
     assert names == {c.name for c in expected} and "Arthur Penrose" in names
     assert not any("Clara" in n or "Vane" in n for n in names)
     assert graph["nodes"] and {n["name"] for n in graph["nodes"]} <= names
