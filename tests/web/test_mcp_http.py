@@ -22,6 +22,19 @@ from support.connector import (
 )
 
 
+async def _ping(client) -> bool:
+    return bool((await client.list_tools()).tools)
+
+
+def _signed_in(lore, **client: str) -> str:
+    """The SDK client through the whole OAuth flow (register, consent, token) and one tool
+    listing; the access token it was given."""
+    storage = MemoryStorage()
+    assert anyio.run(with_session, lore, oauth_client(lore, Browser(lore), storage, **client), _ping)
+    assert storage.tokens is not None
+    return storage.tokens.access_token
+
+
 def test_full_flow_registration_consent_token_tool_refresh(shop) -> None:
     with running(shop) as lore:
         browser = Browser(lore)
@@ -137,19 +150,11 @@ def test_a_revoked_token_is_refused(shop) -> None:
     from lore.web.oauth.grants import revoke
 
     with running(shop) as lore:
-        storage = MemoryStorage()
-
-        async def ping(client) -> bool:
-            return bool((await client.list_tools()).tools)
-
-        assert anyio.run(with_session, lore, oauth_client(lore, Browser(lore), storage), ping)
-        assert storage.tokens is not None
+        access = _signed_in(lore)
         (grant,) = list_grants()
         assert revoke(grant.id) == 1
         with lore.http() as http:
-            answer = http.post(
-                "/mcp", headers={"Authorization": f"Bearer {storage.tokens.access_token}"}, json={}
-            )
+            answer = http.post("/mcp", headers={"Authorization": f"Bearer {access}"}, json={})
             assert answer.status_code == 401 and "resource_metadata=" in answer.headers["www-authenticate"]
         assert list_grants()[0].state == "revoked"
 
@@ -157,16 +162,9 @@ def test_a_revoked_token_is_refused(shop) -> None:
 def test_an_expired_token_is_refused(shop) -> None:
     clock = FakeClock()
     with running(shop, now=clock.now) as lore:
-        storage = MemoryStorage()
-
-        async def ping(client) -> bool:
-            return bool((await client.list_tools()).tools)
-
-        assert anyio.run(with_session, lore, oauth_client(lore, Browser(lore), storage), ping)
-        assert storage.tokens is not None
-        access = storage.tokens.access_token
+        access = _signed_in(lore)
         clock.sleep(3599)  # a second before the hour is up: still good
-        assert anyio.run(with_session, lore, Bearer(access), ping)
+        assert anyio.run(with_session, lore, Bearer(access), _ping)
         clock.sleep(2)
         with lore.http() as http:
             answer = http.post("/mcp", headers={"Authorization": f"Bearer {access}"}, json={})
@@ -184,15 +182,9 @@ def test_rebound_host_and_foreign_origin_are_refused_on_mcp(
     shop, host: str, origin: str | None, status: int
 ) -> None:
     with running(shop) as lore:
-        storage = MemoryStorage()
-
-        async def ping(client) -> bool:
-            return bool((await client.list_tools()).tools)
-
-        assert anyio.run(with_session, lore, oauth_client(lore, Browser(lore), storage), ping)
-        assert storage.tokens is not None
+        access = _signed_in(lore)
         port = lore.base.rsplit(":", 1)[1]
-        headers = {"Authorization": f"Bearer {storage.tokens.access_token}", "Host": host.format(port=port)}
+        headers = {"Authorization": f"Bearer {access}", "Host": host.format(port=port)}
         if origin:
             headers["Origin"] = origin
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -217,12 +209,7 @@ def test_tokens_cli_lists_and_revokes(shop) -> None:
     from lore.cli.app import app
 
     with running(shop) as lore:
-        storage = MemoryStorage()
-
-        async def ping(client) -> bool:
-            return bool((await client.list_tools()).tools)
-
-        anyio.run(with_session, lore, oauth_client(lore, Browser(lore), storage, name="Claude"), ping)
+        _signed_in(lore, name="Claude")
     runner = CliRunner()
     listed = runner.invoke(app, ["serve", "tokens", "--json"])
     assert listed.exit_code == 0, listed.output

@@ -55,13 +55,19 @@ def test_a_wrong_pkce_verifier_is_refused_and_the_right_one_works_once(lore: Con
     assert [g.state for g in list_grants()] == ["revoked"]
 
 
+def _redirected_error(answer) -> str:
+    """The `error` an authorization refusal sends back to the client's redirect URI."""
+    assert answer.status_code == 302
+    (error,) = parse_qs(urlsplit(answer.headers["location"]).query)["error"]
+    return error
+
+
 def test_only_s256_is_accepted(lore: Connector) -> None:
     with lore.http() as http:
         client = register(http)
         verifier, _ = pkce()
         answer = http.get(authorize_url(lore, client, verifier, code_challenge_method="plain"))
-        assert answer.status_code == 302
-        assert parse_qs(urlsplit(answer.headers["location"]).query)["error"] == ["invalid_request"]
+        assert _redirected_error(answer) == "invalid_request"
 
 
 def test_an_unregistered_redirect_uri_is_refused_without_redirecting(lore: Connector) -> None:
@@ -79,8 +85,7 @@ def test_a_token_for_another_resource_is_not_issued(lore: Connector) -> None:
         client = register(http)
         _, challenge = pkce()
         answer = http.get(authorize_url(lore, client, challenge, resource="https://other.example/mcp"))
-        assert answer.status_code == 302
-        assert parse_qs(urlsplit(answer.headers["location"]).query)["error"] == ["invalid_target"]
+        assert _redirected_error(answer) == "invalid_target"
 
 
 @pytest.mark.parametrize("redirect", ["javascript:alert(1)", "http://evil.example/cb"])
