@@ -20,8 +20,8 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,7 +74,7 @@ def main() -> None:
     from lore.books import library
     from lore.books.ask import ask_stream
     from lore.web.guard import TOKEN_HEADER
-    from lore.web.server import bind, build_server, new_token
+    from support.ui_server import running_ui
 
     source = args.shared / "books" / "a-study-in-scarlet.epub"
     if not source.is_file():
@@ -84,13 +84,9 @@ def main() -> None:
     book = library.add_book(source)
     library.set_progress(book.id, "end")
 
-    sock = bind(0)
-    token = new_token()
-    server = build_server(sock, token)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    server.ready.wait(30)
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    ui = ExitStack()
+    port, token = ui.enter_context(running_ui())
+    base = f"http://127.0.0.1:{port}"
     client = httpx.Client(base_url=base, headers={TOKEN_HEADER: token}, trust_env=False, timeout=60)
 
     def direct(question: str) -> tuple[float, float]:
@@ -136,8 +132,7 @@ def main() -> None:
         raw = b"".join(client.get(path).content for path in view.files)
         weights.append({"view": view.name, "bytes": len(raw), "gzip": len(gzip.compress(raw, 9))})
     client.close()
-    server.should_exit = True
-    thread.join(timeout=30)
+    ui.close()
 
     print(
         f"book: {book.title} ({book.words:,} words), {len(QUESTIONS)} questions x {args.runs} runs, no model"

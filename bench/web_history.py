@@ -19,13 +19,13 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # support.ui_server: the server as the tests run it
 
 from history_synth import synth_repo  # noqa: E402  (bench/ is put on the path just above)
 
@@ -68,7 +68,7 @@ def main() -> None:
     from lore.history.timeline import file_timeline
     from lore.history.why.service import why
     from lore.web.guard import TOKEN_HEADER
-    from lore.web.server import bind, build_server, new_token
+    from support.ui_server import running_ui
 
     t = time.perf_counter()
     ingest_git(root)
@@ -81,16 +81,12 @@ def main() -> None:
     why(repo, asked[0], use_model=False)  # builds the text index once, outside the clock
     print(f"why index built in {time.perf_counter() - t:.1f}s")
 
-    sock = bind(0)
-    token = new_token()
-    server = build_server(sock, token)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    if not server.ready.wait(timeout=30) or not server.started:
-        raise SystemExit("the UI server did not start")
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    client = httpx.Client(base_url=base, headers={TOKEN_HEADER: token}, timeout=60, trust_env=False)
-    try:
+    with (
+        running_ui() as (port, token),
+        httpx.Client(
+            base_url=f"http://127.0.0.1:{port}", headers={TOKEN_HEADER: token}, timeout=60, trust_env=False
+        ) as client,
+    ):
 
         def web_why(q: str) -> None:
             reply = client.post("/api/history/why", json={"repo": repo.name, "question": q, "model": False})
@@ -124,11 +120,6 @@ def main() -> None:
         print(
             f"first screen of data (repositories, charts, files, the busiest file's timeline): {data / 1024:.1f} KiB"
         )
-    finally:
-        client.close()
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ fixture gives each test its own) and the test can check every change through the
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,8 @@ from conftest import make_repo
 from lore.rules import service
 from lore.rules.models import Project
 from lore.web.guard import TOKEN_HEADER
-from lore.web.server import bind, build_server, new_token, url_for
+from lore.web.server import url_for
+from support.ui_server import running_ui
 
 
 @dataclass
@@ -45,17 +45,8 @@ class RunningUI:
 @pytest.fixture
 def ui() -> Iterator[RunningUI]:
     """`lore serve` as it runs for a user: bound to 127.0.0.1, a fresh token, Host checked."""
-    sock = bind(0)
-    token = new_token()
-    server = build_server(sock, token)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    if not server.ready.wait(timeout=30) or not server.started:
-        raise RuntimeError("the UI server did not start")
-    yield RunningUI(sock.getsockname()[1], token)
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()
+    with running_ui() as (port, token):
+        yield RunningUI(port, token)
 
 
 @pytest.fixture
