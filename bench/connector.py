@@ -19,28 +19,19 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import uvicorn
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from mcp_roundtrip import trips  # noqa: E402  (bench/ is put on the path just above)
 
 
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
-
-
-async def trips(client: Any, calls: int) -> list[float]:
-    out = []
-    for i in range(calls):
-        t0 = time.perf_counter()
-        await client.call_tool(
-            "get_rules", {"paths": ["src/api/orders.py"], "task": f"add pagination {i}", "refresh": True}
-        )
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
 
 
 async def bearer_checks(base: str, token: str, count: int) -> list[float]:

@@ -20,6 +20,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
@@ -49,16 +50,22 @@ async def time_start(params: StdioServerParameters) -> float:
         return time.perf_counter() - t0
 
 
-async def round_trips(params: StdioServerParameters, calls: int) -> list[float]:
+async def trips(client: Any, calls: int) -> list[float]:
+    """`calls` get_rules round trips through an MCP client session, each in ms (also used by
+    bench/connector.py, so both benches time the same call)."""
     out = []
-    async with Client(params, mode="legacy") as client:
-        for i in range(calls):
-            t0 = time.perf_counter()
-            await client.call_tool(
-                "get_rules", {"paths": ["src/api/orders.py"], "task": f"add pagination {i}", "refresh": True}
-            )
-            out.append((time.perf_counter() - t0) * 1000)
+    for i in range(calls):
+        t0 = time.perf_counter()
+        await client.call_tool(
+            "get_rules", {"paths": ["src/api/orders.py"], "task": f"add pagination {i}", "refresh": True}
+        )
+        out.append((time.perf_counter() - t0) * 1000)
     return out
+
+
+async def round_trips(params: StdioServerParameters, calls: int) -> list[float]:
+    async with Client(params, mode="legacy") as client:
+        return await trips(client, calls)
 
 
 def main() -> None:
