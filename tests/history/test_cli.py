@@ -184,3 +184,20 @@ def test_dates_read_one_way_and_a_bad_one_is_one_line(history_repo) -> None:
         "error: not a date: 'last tuesday' (use 2024-03-01, 2024-03-01T12:00:00Z or epoch seconds, "
         "or an age such as 90d)"
     ]
+
+
+def test_churn_and_hotspots_until_show_the_history_as_it_stood(history_repo) -> None:
+    """`--until` on the command line gives what the query functions give for that moment."""
+    from datetime import UTC, datetime
+
+    from lore.history import queries as q
+    from support.history_repo import DAY, T0
+
+    runner.invoke(app, ["ingest", str(history_repo.root)])
+    repo = resolve_repo(str(history_repo.root))
+    cut = datetime.fromtimestamp(T0 + 5 * DAY, UTC).isoformat()
+    then = _json(["churn", "-n", "100", "--until", cut])
+    assert then == q.churn(repo, n=100, until=cut) and then != _json(["churn", "-n", "100"])
+    assert _json(["hotspots", "--days", "3", "--until", cut]) == q.hotspots(repo, days=3, until=cut)
+    bad = runner.invoke(app, ["hotspots", "--until", "someday"])
+    assert bad.exit_code == 2 and "not a date: 'someday'" in bad.output

@@ -52,6 +52,10 @@ PATH_OPT = typer.Option(
     None, "--path", help="Only files matching this glob (repeatable), e.g. 'src/**/*.py'."
 )
 SINCE_HELP = "a date, or an age such as 90d counted back from the last commit"
+# the history as it stood at a moment: only commits up to it count
+UNTIL_OPT = typer.Option(
+    None, "--until", help="Count only commits up to this date (the history as it stood then)."
+)
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -259,13 +263,16 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
 def churn(
     n: int = typer.Option(15, "-n", min=1, help="How many files."),
     since: str = typer.Option(None, "--since", help=f"Only changes after this: {SINCE_HELP}."),
+    until: str = UNTIL_OPT,
     no_bots: bool = NO_BOTS_OPT,
     path: list[str] = PATH_OPT,
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Files with the most lines added and removed (renames folded into the latest name)."""
-    rows = queries.churn(_repo(repo), n=n, since=since, filters=Filters(no_bots, tuple(path or ())))
+    rows = queries.churn(
+        _repo(repo), n=n, since=since, until=until, filters=Filters(no_bots, tuple(path or ()))
+    )
     if as_json:
         print_json(rows)
         return
@@ -288,13 +295,16 @@ def churn(
 def hotspots(
     days: int = typer.Option(90, "--days", min=1, help="Window: the last N days of the history."),
     n: int = typer.Option(15, "-n", min=1, help="How many files."),
+    until: str = UNTIL_OPT,
     no_bots: bool = NO_BOTS_OPT,
     path: list[str] = PATH_OPT,
     repo: str = REPO_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
-    """Files changed most often recently (the window ends at the last commit)."""
-    data = queries.hotspots(_repo(repo), days=days, n=n, filters=Filters(no_bots, tuple(path or ())))
+    """Files changed most often recently (the window ends at the last commit, or at --until)."""
+    data = queries.hotspots(
+        _repo(repo), days=days, n=n, until=until, filters=Filters(no_bots, tuple(path or ()))
+    )
     if as_json:
         print_json(data)
         return
