@@ -10,15 +10,17 @@ from pathlib import Path
 import pytest
 
 from lore.core.graph import GraphTables
-from lore.core.store import Migration, open_store
-from lore.core.store.graph_store import GraphStore, graph_tables_sql
+from lore.core.store import Migration, open_store_for
+from lore.core.store.graph_store import GraphStore, graph_tables_postgres_sql, graph_tables_sql
 
 T = GraphTables(nodes="g_nodes", edges="g_edges", degrees="g_degrees")
+MIGRATION = Migration("test/0001_graph", graph_tables_sql(T), postgres=graph_tables_postgres_sql(T))
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def _store(tmp_path: Path):
-    store = open_store(tmp_path / "graph.db")
-    store.migrate([Migration("test/0001_graph", graph_tables_sql(T))])
+    store = open_store_for([MIGRATION])
+    store.migrate([MIGRATION])
     with store.transaction() as conn:
         conn.executemany(
             "INSERT INTO g_nodes (id, kind, key) VALUES (?, 'n', ?)", [(i, str(i)) for i in range(1, 31)]
