@@ -12,10 +12,15 @@ one the tests use) on a unix socket, so the figures include a real client/server
   saving as many each at once (throughput in saves per second; every check inside the writing
   transaction, as in `lore mcp`).
 
+- graph: `--nodes` nodes with three edges each and a few hubs, written by `GraphStore.add_edges`
+  in one transaction; the walk (depth 3, hubs above 20 not expanded) p50 over many starts, as
+  the store runs it (one recursive CTE), and as a walk in Python over the indexed edges (one
+  query per level), which must return the same nodes: the measure behind keeping the CTE.
+
 History ingest and vector search do not run on PostgreSQL yet (see docs/store.md); the run says
 so instead of printing a figure.
 
-    .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--repeat 3]
+    .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--nodes 20000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -152,10 +157,96 @@ def writer_figures(writes: int) -> dict[str, float]:
     return out
 
 
+def _python_walk(graph: Any, start: int, depth: int, max_degree: int) -> list[Any]:
+    """The walk the store does not use: one query per level for the edges touching the frontier,
+    hubs (degree above `max_degree`, the start excepted) not expanded, then the nodes found,
+    ordered as the store orders them."""
+    from lore.core.graph import Hit
+
+    conn = graph.store.connect()
+    e, n = graph.tables.edges, graph.tables.nodes
+    seen, frontier = {start: 0}, [start]
+    for level in range(1, depth + 1):
+        marks = ", ".join("?" * len(frontier))
+        if level > 1:
+            rows = conn.execute(
+                f"SELECT id FROM {n} WHERE id IN ({marks}) AND degree <= ?", (*frontier, max_degree)
+            )
+            frontier = [r[0] for r in rows]
+            marks = ", ".join("?" * len(frontier))
+        if not frontier:
+            break
+        rows = conn.execute(
+            f"SELECT src, dst FROM {e} WHERE src IN ({marks}) UNION ALL SELECT dst, src FROM {e} WHERE dst IN ({marks})",
+            (*frontier, *frontier),
+        )
+        nxt = []
+        for _here, there in rows:
+            if there not in seen:
+                seen[there] = level
+                nxt.append(there)
+        frontier = nxt
+    seen.pop(start)
+    if not seen:
+        return []
+    ids = list(seen)
+    rows = conn.execute(
+        f"SELECT id, kind, key, label, at, degree FROM {n} WHERE id IN ({', '.join('?' * len(ids))})", ids
+    )
+    hits = [Hit(*row, seen[row[0]]) for row in rows]
+    hits.sort(key=lambda h: (h.depth, h.at is None, -(h.at or 0.0), h.kind, h.key, h.id))
+    return hits
+
+
+def graph_figures(nodes: int, repeat: int) -> dict[str, float]:
+    """Writing a graph and walking it, as the store does and as a walk in Python would."""
+    import random
+
+    from lore.core.graph import GraphTables
+    from lore.core.store import Migration, open_store_for
+    from lore.core.store.graph_store import GraphStore, graph_tables_postgres_sql, graph_tables_sql
+
+    tables = GraphTables(nodes="bench_nodes", edges="bench_edges", degrees="bench_degrees")
+    migration = Migration(
+        "bench/0001_graph", graph_tables_sql(tables), postgres=graph_tables_postgres_sql(tables)
+    )
+    store = open_store_for([migration])
+    store.migrate([migration])
+    graph = GraphStore(store, tables)
+    rng = random.Random(7)
+    edges = [
+        (rng.randint(1, nodes), rng.randint(1, nodes), rng.choice("AB"), float(i)) for i in range(3 * nodes)
+    ]
+    edges += [(hub, rng.randint(1, nodes), "A", 1.0) for hub in range(1, 21) for _ in range(500)]
+    out: dict[str, float] = {}
+    t = time.perf_counter()
+    with store.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO {tables.nodes} (id, kind, key, at) VALUES (?, ?, ?, ?)",
+            [(i, "file" if i % 3 else "commit", f"n{i}", float(i)) for i in range(1, nodes + 1)],
+        )
+        graph.add_edges(edges)
+    out[f"write a graph of {nodes:,} nodes ms"] = (time.perf_counter() - t) * 1000
+    starts = [rng.randint(21, nodes) for _ in range(20 * repeat)]
+    cte, python = [], []
+    for start in starts:
+        t = time.perf_counter()
+        hits = graph.walk(start, depth=3, max_degree=20)
+        cte.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        walked = _python_walk(graph, start, 3, 20)
+        python.append((time.perf_counter() - t) * 1000)
+        assert walked == hits, start
+    out["graph walk, depth 3 (recursive CTE) p50 ms"] = pct(cte, 0.5)
+    out["graph walk, depth 3 (a walk in Python, a query per level) p50 ms"] = pct(python, 0.5)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=int, default=10_000)
     parser.add_argument("--writes", type=int, default=150)
+    parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     os.environ["LORE_EMBED"] = "hash"
@@ -172,6 +263,9 @@ def main() -> None:
             use_backend(server.fresh_database() if name == "postgres" else None)
             print(f"[{name}] writers ...", file=sys.stderr)
             figures.update(writer_figures(args.writes))
+            use_backend(server.fresh_database() if name == "postgres" else None)
+            print(f"[{name}] graph ...", file=sys.stderr)
+            figures.update(graph_figures(args.nodes, args.repeat))
             results[name] = figures
     finally:
         server.stop()

@@ -2,7 +2,7 @@
 
 Domain-agnostic: a domain keeps its own three tables (named in `GraphTables`) with the columns
 below; `lore.core.store.graph_store.GraphStore` writes them and walks them (one recursive
-CTE on SQLite). This module holds no SQL, so a second backend only replaces the store.
+CTE, on SQLite and on PostgreSQL). This module holds no SQL, so a second backend only replaces the store.
 
     nodes   (id INTEGER PRIMARY KEY, kind TEXT, key TEXT, label TEXT, at REAL, degree INTEGER)
     edges   (src INTEGER, dst INTEGER, rel TEXT, at REAL, position INTEGER)   -- one row per edge
