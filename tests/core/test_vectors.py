@@ -12,6 +12,9 @@ import pytest
 
 from lore.core.embed import HashEmbedder
 from lore.core.errors import InvalidInput
+from lore.core.store import Store, forget_stores, open_database, open_store
+from lore.core.store.move import move
+from lore.core.store.vector_store import MIGRATIONS
 from lore.core.vectors import (
     VectorIndex,
     VectorSpace,
@@ -19,6 +22,8 @@ from lore.core.vectors import (
     drop_collection,
     sqlite_vec_status,
 )
+
+pytestmark = pytest.mark.usefixtures("backend")
 
 SPACE = VectorSpace("random-test", 16)
 
@@ -30,12 +35,12 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 LATE = np.eye(16, dtype=np.float32)[0]  # a direction the late chapters lean towards
 
 
-def _filled(n: int = 400, seed: int = 7) -> tuple[VectorIndex, np.ndarray]:
+def _filled(n: int = 400, seed: int = 7, store: Store | None = None) -> tuple[VectorIndex, np.ndarray]:
     rng = np.random.default_rng(seed)
     vectors = rng.normal(size=(n, SPACE.dim)).astype(np.float32)
     vectors[[i for i in range(n) if i % 40 + 1 >= 30]] += 3 * LATE
     vectors = _unit(vectors)
-    index = VectorIndex("passages", SPACE)
+    index = VectorIndex("passages", SPACE, store)
     index.add((f"p{i}", vectors[i], {"chapter_seq": i % 40 + 1, "book": "ab"[i % 2]}) for i in range(n))
     return index, vectors
 
@@ -188,8 +193,11 @@ def _vec_available() -> bool:
     return sqlite_vec_status()[0]
 
 
-@pytest.mark.skipif(not _vec_available(), reason=f"sqlite-vec unavailable: {sqlite_vec_status()[1]}")
-def test_sqlite_vec_and_numpy_give_the_same_neighbours() -> None:
+def test_the_sql_scan_and_numpy_give_the_same_neighbours(backend: str) -> None:
+    """sqlite-vec on SQLite, pgvector on PostgreSQL: filters inside the scan, k rows back."""
+    path = "pgvector" if backend == "postgres" else "sqlite-vec"
+    if path == "sqlite-vec" and not _vec_available():
+        pytest.skip(f"sqlite-vec unavailable: {sqlite_vec_status()[1]}")
     index, _ = _filled(600, seed=11)
     index.add([("empty", np.zeros(16), {"chapter_seq": 1, "book": "a"})])  # no direction
     rng = np.random.default_rng(3)
@@ -204,7 +212,109 @@ def test_sqlite_vec_and_numpy_give_the_same_neighbours() -> None:
         for _ in range(5):
             query = rng.normal(size=16)
             fast = index.search(query, k=12, where=where, backend="numpy")
-            sql = index.search(query, k=12, where=where, backend="sqlite-vec")
+            sql = index.search(query, k=12, where=where, backend=path)
             assert [h.key for h in fast] == [h.key for h in sql]
             assert np.allclose([h.score for h in fast], [h.score for h in sql], atol=1e-5)
             assert [h.meta for h in fast] == [h.meta for h in sql]
+
+
+def _sql_path(backend: str) -> str:
+    path = "pgvector" if backend == "postgres" else "sqlite-vec"
+    if path == "sqlite-vec" and not _vec_available():
+        pytest.skip(f"sqlite-vec unavailable: {sqlite_vec_status()[1]}")
+    return path
+
+
+def test_the_sql_scan_reads_mixed_metadata_as_numpy_does(backend: str) -> None:
+    """Text that looks like a number, booleans, missing fields, text ordering: the filters
+    written in SQL (json_extract on SQLite, JSONB on PostgreSQL) agree with numpy's."""
+    path = _sql_path(backend)
+    index = VectorIndex("mixed", SPACE)
+    base = np.eye(16, dtype=np.float32)
+    metas = [{"seq": 1, "tag": "alpha"}, {"seq": 2, "tag": "Beta"}, {"seq": "3", "tag": "gamma"}, {}]
+    index.add(
+        [(f"n{i}", base[i], m) for i, m in enumerate(metas)] + [("n9", base[9], {"seq": 5.5, "flag": True})]
+    )
+    filters = [
+        {"seq": ("in", [1, 5.5])},
+        {"seq": ("not in", [1])},
+        {"seq": ("!=", 2)},
+        {"seq": "3"},
+        {"seq": (">", 1.5)},
+        {"tag": (">=", "alpha")},  # byte order: "Beta" sorts before "alpha"
+        {"tag": ("in", ["gamma", "Beta"])},
+        {"flag": 1},
+        [{"tag": "alpha"}, {"seq": ("<", 0)}],
+        [],
+    ]
+    for where in filters:
+        fast = index.search(base[0] + base[1], k=10, where=where)
+        sql = index.search(base[0] + base[1], k=10, where=where, backend=path)
+        assert [h.key for h in sql] == [h.key for h in fast], where
+    assert [h.key for h in index.search(base[0], k=10, where={"tag": (">=", "alpha")}, backend=path)] == [
+        "n0",
+        "n2",
+    ]
+
+
+def test_the_hnsw_walk_keeps_filters_inside_and_returns_k(backend: str) -> None:
+    """On PostgreSQL the approximate path walks the HNSW index with the filter applied during
+    the walk: every hit passes it, k come back under a filter keeping 2.5% of the rows, and
+    the neighbours are those of the exact scan. On SQLite the path is refused in one line."""
+    index, vectors = _filled(3000, seed=5)  # enough rows that the planner walks the index
+    if backend == "sqlite":
+        with pytest.raises(InvalidInput, match="needs the PostgreSQL store"):
+            index.search(vectors[0], k=5, backend="pgvector-hnsw")
+        return
+    rng = np.random.default_rng(8)
+    cases = [
+        (None, list(range(3000))),
+        ({"chapter_seq": 3, "book": "a"}, [i for i in range(3000) if i % 40 == 2]),  # 75 rows
+        ([{"book": "a"}, {"chapter_seq": ("<=", 6)}], [i for i in range(3000) if i % 2 == 0 or i % 40 < 6]),
+    ]
+    found = wanted = 0
+    for where, allowed in cases:
+        for _ in range(6):
+            query = rng.normal(size=16)
+            query /= np.linalg.norm(query)
+            hits = index.search(query, k=10, where=where, backend="pgvector-hnsw")
+            exact = _oracle(vectors, query, allowed, 10)
+            assert len(hits) == 10
+            assert {h.key for h in hits} <= {f"p{i}" for i in allowed}
+            assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+            found += len({h.key for h in hits} & set(exact))
+            wanted += len(exact)
+    assert found / wanted >= 0.9
+    # more asked than the filter holds: the walk falls back to the exact scan, all 75 come back
+    query = rng.normal(size=16)
+    assert len(index.search(query, k=100, where=cases[1][0], backend="pgvector-hnsw")) == 75
+
+
+def test_a_store_moved_to_postgres_gives_the_same_neighbours(backend: str, tmp_path, postgres_server) -> None:
+    """The same seeded vectors in an embedded file and, moved by `lore store migrate`'s copy
+    (bytes only: PostgreSQL derives each pgvector value itself), in PostgreSQL: equal top-k
+    from numpy on either, sqlite-vec and pgvector, filtered or not."""
+    if backend == "postgres":
+        pytest.skip("opens both backends itself")
+    source = open_store(tmp_path / "lore.db")
+    embedded, _ = _filled(500, seed=21, store=source)
+    url = postgres_server.fresh_database()
+    try:
+        target = open_database(url)
+        move(source, target, [MIGRATIONS])
+        moved = VectorIndex("passages", SPACE, target)
+        paths = [(embedded, "numpy"), (moved, "numpy"), (moved, "pgvector")]
+        if _vec_available():
+            paths.append((embedded, "sqlite-vec"))
+        rng = np.random.default_rng(4)
+        for where in (None, {"chapter_seq": ("<=", 4)}, {"book": "b", "chapter_seq": (">=", 35)}):
+            for _ in range(4):
+                query = rng.normal(size=16)
+                results = [
+                    [h.key for h in index.search(query, k=10, where=where, backend=b)] for index, b in paths
+                ]
+                assert len(results[0]) == 10
+                assert all(r == results[0] for r in results), where
+    finally:
+        forget_stores()
+        postgres_server.drop(url)

@@ -15,6 +15,13 @@ than exist under it. Two exact search paths give the same neighbours:
 - `sqlite-vec`: the same table scanned in SQL with sqlite-vec's distance function, where this
   Python's sqlite3 can load extensions, or through the `sqlean.py` build of sqlite3 when it
   cannot (`pip install 'lore-mem[vec]'`).
+- `pgvector`: on PostgreSQL, the same scan with pgvector's cosine distance, filters in the
+  query.
+
+One approximate path, on PostgreSQL: `pgvector-hnsw` walks the embedder's HNSW index (one
+partial index per dimension, cosine) with pgvector's iterative scan, the filters inside the
+walk; when the walk finds fewer than k it falls back to the exact scan, so k hits still come
+back whenever k match.
 
 Filter syntax (`where`): a mapping `{field: value}` (equality) or `{field: (op, value)}` with
 op one of `= != < <= > >= in "not in"`; all conditions of a mapping must hold. A list of
@@ -42,7 +49,7 @@ from lore.core.store.vector_store import Condition as _Cond
 from lore.core.store.vector_store import VectorStore
 from lore.core.store.vector_store import sqlite_vec_status as sqlite_vec_status  # asked of this module
 
-BACKENDS = ("numpy", "sqlite-vec")
+BACKENDS = ("numpy", "sqlite-vec", "pgvector", "pgvector-hnsw")
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _OPS = {
     "=": "=",
@@ -333,8 +340,13 @@ class VectorIndex:
         clauses = _parse_where(where)
         if backend == "numpy":
             return self._search_numpy(unit, k, clauses)
-        if backend == "sqlite-vec":
-            return self._search_sqlite_vec(unit, k, clauses)
+        if backend in ("sqlite-vec", "pgvector", "pgvector-hnsw"):
+            if backend.partition("-hnsw")[0] != self.rows.sql_path:
+                raise InvalidInput(
+                    f"the {backend} path needs the {'PostgreSQL' if backend.startswith('pgvector') else 'embedded'}"
+                    f" store; this one searches in SQL with {self.rows.sql_path}"
+                )
+            return self._search_sql(unit, k, clauses, approximate=backend == "pgvector-hnsw")
         raise InvalidInput(f"unknown vector backend {backend!r}: use {' or '.join(BACKENDS)}")
 
     def _search_numpy(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
@@ -364,8 +376,11 @@ class VectorIndex:
             for o in order
         ]
 
-    def _search_sqlite_vec(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
-        rows = self.rows.scan_nearest(self.collection, self.model, unit.astype("<f4").tobytes(), k, clauses)
+    def _search_sql(
+        self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None, *, approximate: bool = False
+    ) -> list[Hit]:
+        query = unit.astype("<f4").tobytes()
+        rows = self.rows.scan_nearest(self.collection, self.model, query, k, clauses, approximate=approximate)
         return [Hit(r.key, 1.0 - r.distance, json.loads(r.meta)) for r in rows]
 
     def _matching(self, clauses: list[list[_Cond]] | None) -> list[Hit]:
