@@ -172,7 +172,7 @@ def chunk_index(repo: Repo) -> VectorIndex:
     """The baseline's index: every indexed text cut into fixed-size chunks (built once)."""
     ensure_index(repo)
     db = open_why()
-    index = VectorIndex(CHUNKS, get_embedder())
+    index = VectorIndex(CHUNKS, get_embedder(), db.store)  # beside the texts, as vector_index
     stored = index.keys()
     have = {k.split(":")[0] for k in stored}
     docs = [d for d in db.docs(repo.id) if str(d.id) not in have]

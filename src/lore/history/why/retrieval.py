@@ -32,8 +32,10 @@ EMBED_CHARS = 2000  # of a long thread, the start carries its subject
 WALK_RELATIONS = ("MODIFIED", "PART_OF", "CLOSES", "MENTIONS", "RENAMED_FROM", "COMMENTED_ON")
 
 
-def vector_index() -> VectorIndex:
-    return VectorIndex(COLLECTION, get_embedder())
+def vector_index(db: WhyStore | None = None) -> VectorIndex:
+    """The texts' vectors, in the store that holds the texts: their keys are its row ids, so
+    they must not land in a shared database while the texts stay in a member's own file."""
+    return VectorIndex(COLLECTION, get_embedder(), (db or open_why()).store)
 
 
 # (store file, repository, embedder) -> the texts' state when every one of them had a vector
@@ -47,7 +49,7 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     two small reads (layer 1's fingerprint, the texts' count and newest id) stand for it, and
     while nothing was committed to the store since the last call, not even those."""
     db = db or open_why()
-    index = vector_index()
+    index = vector_index(db)
     memo = (str(db.store.path), repo.id, index.space.name)
     quiet = layer1.HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}:{index.space.name}")
     if quiet and memo in _vectors_complete:
@@ -153,7 +155,7 @@ def vector_provider(db: WhyStore) -> Provider:
         where: dict[str, object] = {"repo": q.repo.id}
         if q.as_of is not None:
             where["at"] = ("<=", q.as_of)
-        hits = vector_index().search(q.question, k=POOL, where=where)
+        hits = vector_index(db).search(q.question, k=POOL, where=where)
         ids = [int(h.key) for h in hits]
         return to_evidence(q.repo, _ordered(db.docs_by_id(ids), ids), db)
 
