@@ -30,15 +30,15 @@ def domain_migrations() -> dict[str, list[Migration]]:
     from lore.rules.store.rules import MIGRATIONS as RULES
     from lore.rules.store.sessions import SESSION_MIGRATIONS
 
+    # vectors are no domain of their own: they live (and move) with the texts they index
     return {
         "rules": RULES + SESSION_MIGRATIONS,
         "history": HISTORY,
         "decisions": HISTORY + DECISIONS,
-        "why": WHY,
-        "books": BOOKS,
+        "why": WHY + VECTORS,
+        "books": BOOKS + VECTORS,
         "model cache": CACHE_MIGRATIONS + USAGE_MIGRATIONS,
         "http cache": HTTP,
-        "vectors": VECTORS,
     }
 
 
