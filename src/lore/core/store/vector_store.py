@@ -7,10 +7,11 @@ stale with one small read.
 
 On PostgreSQL each row also carries its vector as a pgvector `vector` (`embedding`), and the
 SQL scan is pgvector's cosine distance with the filters in the same WHERE, so the cap and the
-other filters choose the candidates and k rows come back whenever k match. The column has no
-fixed dimension because one table holds every embedder's vectors (a search only ever compares
-rows of one embedder, hence one dimension); the scan is exact, which keeps its top-k equal to
-the in-memory path's and SQLite's (see docs/store.md for why there is no HNSW index yet).
+other filters choose the candidates and k rows come back whenever k match; being exact, its
+top-k equals the in-memory path's and SQLite's. The column has no fixed dimension because one
+table holds every embedder's vectors (a search only ever compares rows of one embedder, hence
+one dimension), so the approximate walk uses one partial HNSW index per dimension over the
+column cast to that dimension (docs/store.md, "Vectors on PostgreSQL").
 """
 
 from __future__ import annotations
