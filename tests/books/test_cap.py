@@ -70,8 +70,8 @@ def test_profile_counts_and_company_are_capped(mystery: library.Book) -> None:
 def test_full_text_and_vector_search_filter_inside_the_query(mystery: library.Book) -> None:
     db = sql.books_store()
     cap = [Cap(mystery.id, 2)]
-    assert db.term_hits(cap, '"clara"') == []
-    assert db.term_hits([Cap(mystery.id, 5)], '"clara"')
+    assert db.term_hits(cap, ["clara"]) == []
+    assert db.term_hits([Cap(mystery.id, 5)], ["clara"])
     visible = db.count_visible_passages(cap)
     hits = vector_search(db.store, cap, "Clara Vane poisoned the colonel", k=10_000)
     # the filter runs in the scan, before the top-k: every visible passage, nothing else

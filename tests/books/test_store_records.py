@@ -21,7 +21,7 @@ def test_books_reads_return_records(mystery: library.Book) -> None:
         book=db.get_book(mystery.id),
         outline=db.chapter_outline(mystery.id),
         spans=db.passage_spans(mystery.id),
-        hits=db.term_hits(caps, '"colonel"'),
+        hits=db.term_hits(caps, ["colonel"]),
         passages=db.passages_by_id(caps, [s.id for s in db.passage_spans(mystery.id)][:5]),
         for_embedding=db.passages_for_embedding(mystery.id),
         entities=entities,

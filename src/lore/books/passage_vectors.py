@@ -28,6 +28,9 @@ from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 
 COLLECTION = "book_passages"
 BATCH = 256
+# On PostgreSQL the cap goes into pgvector's exact scan (the same top-k as in memory): a shared
+# library's vectors are read by the server, not loaded into every member's process for a search.
+_SEARCH_PATH = {"sqlite": "numpy", "postgres": "pgvector"}
 
 _embedders: dict[str, Embedder] = {}
 # books already checked against the current model, per (store, model), valid while the model's
@@ -186,4 +189,4 @@ def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list
     if not clauses:
         return []
     ensure_current(store, [c.book_id for c in caps if c.chapter > 0])
-    return passage_index(store).search(query, k=k, where=clauses)
+    return passage_index(store).search(query, k=k, where=clauses, backend=_SEARCH_PATH[store.dialect])

@@ -308,7 +308,7 @@ def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], lim
     weights: list[float] = []
     holders: list[set[int]] = []
     for group in groups:
-        rows = db.term_hits(caps, " OR ".join(f'"{w}"' for w in group))
+        rows = db.term_hits(caps, group)
         df = len(rows)
         holders.append({r.id for r in rows})
         weights.append(math.log(1.0 + total / (df + 0.5)))
