@@ -16,6 +16,8 @@ from support.ask_model import quoting, script, stage, statement, supported, unsu
 from support.books import BookSpec, make_epub, prose_chapter
 from support.fake_llm import FakeLLM, Request, fake_llm_fixture  # noqa: F401  (the fake_llm fixture)
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 POISONED = "It was Clara Vane who had poisoned the old colonel with arsenic in his tea."
 QUESTION = "Who poisoned the old colonel?"
 

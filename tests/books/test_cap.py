@@ -6,6 +6,9 @@ The mystery book names Clara Vane first in chapter 3 and reveals the poisoner in
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,10 @@ from lore.books import store as sql
 from lore.books.passage_vectors import vector_search
 from lore.books.store import Cap
 from lore.core.errors import NotFound
+from lore.core.store import Store
 from support.books import make_epub, mystery_book
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 
 def test_a_book_not_started_shows_nothing(mystery: library.Book) -> None:
@@ -104,27 +110,51 @@ def test_each_book_of_a_series_keeps_its_own_cap(tmp_path: Path) -> None:
     assert max(h.chapter for h in chapters.hits if h.book_id == first.id) == 5
 
 
+@contextmanager
+def _traced(store: Store) -> Iterator[list[str]]:
+    """Every statement this thread's connection sends: SQLite's trace callback, or on PostgreSQL
+    libpq's own protocol trace (the Parse and Query messages that carry statement texts)."""
+    statements: list[str] = []
+    conn = store.connect()
+    if store.dialect == "sqlite":
+        conn.set_trace_callback(statements.append)
+        try:
+            yield statements
+        finally:
+            conn.set_trace_callback(None)
+        return
+    from psycopg import pq
+
+    with tempfile.TemporaryFile("w+") as log:
+        conn.raw.pgconn.trace(log.fileno())
+        conn.raw.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+        try:
+            yield statements
+        finally:
+            conn.raw.pgconn.untrace()
+            log.seek(0)
+            for line in log:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) > 3 and fields[0] == "F" and fields[2] in ("Parse", "Query"):
+                    statements.append(fields[3].split('"', 3)[-1] if fields[2] == "Parse" else fields[3])
+
+
 def test_every_capped_read_joins_the_cap_in_sql(mystery: library.Book) -> None:
     """A trace of the statements run by each entry point: each read of book content is capped.
 
     (The vector index's own reads are checked above: its filter runs inside the scan.)"""
     library.set_progress(mystery.id, 2)
-    conn = sql.books_store().store.connect()
-    statements: list[str] = []
-    conn.set_trace_callback(statements.append)
-    try:
+    with _traced(sql.books_store().store) as statements:
         search.search_book(mystery.id, "Who poisoned the colonel?")
         entities.characters(mystery.id)
         entities.autocomplete(mystery.id, "Pe")
         entities.profile(mystery.id, "Penrose")
         entities.graph(mystery.id)
-    finally:
-        conn.set_trace_callback(None)
     content_tables = ("book_passages", "book_mentions", "book_passages_fts")
     reads = [
         s
         for s in statements
-        if s.lstrip().upper().startswith(("WITH", "SELECT"))
+        if s.lstrip().strip('"').upper().startswith(("WITH", "SELECT"))
         and any(t in s for t in content_tables)
         and "book_chapters c" not in s
         and "core_vector" not in s

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,17 +10,25 @@ from lore.books import library
 from lore.books import store as sql
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store import open_store
+from lore.core.store.move import count_rows
 from support.books import make_epub, mystery_book
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 
 def _rows(table: str) -> int:
-    conn = sqlite3.connect(open_store().path)
-    try:
-        return conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
+    return count_rows(open_store(), table)
+
+
+def _full_text_hits(word: str) -> int:
+    """Passages the full-text index finds for a word: FTS5's own table (whose rows a delete must
+    remove itself), or PostgreSQL's generated `tsv` column."""
+    store = sql.books_store().store
+    if store.dialect == "sqlite":
+        query = "SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH ?"
+    else:
+        query = "SELECT COUNT(*) FROM book_passages WHERE tsv @@ to_tsquery('lore_books', ?)"
+    return int(store.connect().execute(query, (word,)).fetchone()[0])
 
 
 def test_import_stores_chapters_and_passages_whose_offsets_round_trip(mystery: library.Book) -> None:
@@ -33,7 +40,7 @@ def test_import_stores_chapters_and_passages_whose_offsets_round_trip(mystery: l
     }
     assert sorted(chapters) == [1, 2, 3, 4, 5]
     rows = conn.execute(
-        "SELECT chapter_seq, passage_seq, start, end, text FROM book_passages WHERE book_id = ?"
+        'SELECT chapter_seq, passage_seq, start, "end", text FROM book_passages WHERE book_id = ?'
         " ORDER BY chapter_seq, passage_seq",
         (mystery.id,),
     ).fetchall()
@@ -112,19 +119,13 @@ def test_a_failure_while_writing_rolls_the_whole_import_back(
     with pytest.raises(InvalidInput, match="unknown embedder"):
         library.add_book(make_epub(tmp_path / "another.epub", spec))
     assert {t: _rows(t) for t in before} == before
-    fts = (
-        sql.books_store()
-        .store.connect()
-        .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
-        .fetchone()[0]
-    )
-    assert fts == _fts_count_of(mystery)
+    assert _full_text_hits("teapot") == _fts_count_of(mystery)
 
 
 def _fts_count_of(book: library.Book) -> int:
     conn = sql.books_store().store.connect()
     return conn.execute(
-        "SELECT COUNT(*) FROM book_passages WHERE book_id = ? AND text LIKE '%teapot%'", (book.id,)
+        "SELECT COUNT(*) FROM book_passages WHERE book_id = ? AND text LIKE ?", (book.id, "%teapot%")
     ).fetchone()[0]
 
 
@@ -133,10 +134,4 @@ def test_removing_a_book_removes_everything_derived_from_it(mystery: library.Boo
     assert library.list_books() == []
     for table in ("book_chapters", "book_passages", "book_mentions", "book_entities", "core_vectors"):
         assert _rows(table) == 0
-    hits = (
-        sql.books_store()
-        .store.connect()
-        .execute("SELECT COUNT(*) FROM book_passages_fts WHERE book_passages_fts MATCH 'teapot'")
-        .fetchone()[0]
-    )
-    assert hits == 0
+    assert _full_text_hits("teapot") == 0

@@ -15,6 +15,8 @@ from lore.cli.app import app
 from lore.core.errors import InvalidInput, NotFound
 from support.books import make_epub, mystery_book
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 runner = CliRunner()
 
 

@@ -19,6 +19,8 @@ from support.books import (
     mystery_book,
 )
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 TITLES = [f"Chapter {n}" for n in range(1, 6)]
 
 

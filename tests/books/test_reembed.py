@@ -27,6 +27,8 @@ from lore.core.store import forget_stores, open_store
 from lore.core.vectors import VectorIndex, VectorSpace, collections
 from support.books import BookSpec, make_epub, mystery_book
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 WORDLLAMA = WordLlamaEmbedder.name
 
 
@@ -197,7 +199,8 @@ def test_a_re_embed_killed_half_way_leaves_the_store_whole_and_resumes(
 
     forget_stores()
     store = open_store()
-    assert store.connect().execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    if store.dialect == "sqlite":  # a PostgreSQL server keeps its own pages whole
+        assert store.connect().execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     # the first book switched whole, the second not at all
     assert vector_counts(mystery.id) == {"hash-renamed": mystery.passages}
     assert vector_counts(other.id) == {"hash-ngram-v1": other.passages}

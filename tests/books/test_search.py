@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lore.books import library, search
 from lore.books.query import content_terms, names_the_role, parse
 from lore.core.config import update_settings
 from lore.core.store import Store
 from support.books import make_epub, mystery_book
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 QUESTION = "Who poisoned the colonel?"
 

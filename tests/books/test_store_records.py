@@ -10,6 +10,8 @@ from lore.books.store import END, Cap
 from lore.core.errors import AlreadyExists
 from support.records import records_only
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 def test_books_reads_return_records(mystery: library.Book) -> None:
     db = sql.books_store()
