@@ -22,6 +22,7 @@ from lore.core.store.move import move
 from lore.rules import service
 from lore.rules.agent import AgentSession
 from lore.rules.store.rules import rules_store
+from support.mystery import mystery_epub_fixture as mystery_epub_fixture
 
 
 def lore(*args: str, url: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -139,3 +140,37 @@ def test_migrate_to_something_that_is_not_postgresql_is_exit_2(filled: list[Path
     result = lore("store", "migrate", "--to", "sqlite:///tmp/x.db")
     assert result.returncode == 2
     assert result.stderr.strip().startswith("error:") and "postgresql://" in result.stderr
+
+
+BOOK_LISTINGS = (
+    ("books", "list", "--json"),
+    ("books", "search", "1", "Who poisoned the colonel?", "--json"),  # capped at chapter 3
+    ("books", "search", "1", "a letter from the lodge", "-k", "8", "--json"),
+    ("books", "characters", "1", "--json"),
+)
+
+
+def test_a_moved_library_lists_and_searches_the_same(mystery_epub: Path, target: str) -> None:
+    """Books, passages and their vectors move: the listing, capped searches (words and vectors
+    under the reader's position) and the characters read the same from the database."""
+    from lore.books import library
+
+    book = library.add_book(mystery_epub)
+    library.set_progress(book.id, 3, passage=2)
+    forget_stores()
+    before = {args: lore(*args) for args in BOOK_LISTINGS}
+    assert all(r.returncode == 0 for r in before.values()), [r.stderr for r in before.values()]
+    assert json.loads(before[BOOK_LISTINGS[2]].stdout)["hits"], "the capped search found nothing to compare"
+
+    moved = {
+        t["name"]: t for t in json.loads(lore("store", "migrate", "--to", target, "--json").stdout)["tables"]
+    }
+    assert moved["book_passages"]["copied"] == moved["book_passages"]["source_rows"] > 0
+    assert moved["core_vectors"]["copied"] == moved["book_passages"]["source_rows"]  # one vector per passage
+    assert moved["book_positions"]["copied"] == 1
+
+    for args, was in before.items():
+        now = lore(*args, url=target)
+        assert now.returncode == 0, now.stderr
+        assert "does not run on PostgreSQL" not in now.stderr  # the library is read from the database
+        assert json.loads(now.stdout) == json.loads(was.stdout), args
