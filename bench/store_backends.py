@@ -22,11 +22,17 @@ one the tests use) on a unix socket, so the figures include a real client/server
   pgvector), and, on PostgreSQL only, the HNSW index build, the walk with the cap inside it and
   its recall@10 against the exact scan.
 
+- books: a shared book imported (passages, names, vectors; one transaction), then the labelled
+  reader questions (`bench/data/book_questions.jsonl`) on three shared books asked at their
+  positions: capped search p50/p95, the search's top-3, and the word ranking alone: BM25 from
+  the capped counts (what both backends run) and, on PostgreSQL, `ts_rank_cd` (the measure
+  behind keeping BM25).
+
 History ingest does not run on PostgreSQL yet (see docs/store.md); the run says so instead of
 printing a figure. `--parts vectors` (or any comma-separated subset) runs some parts alone.
 
     .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--nodes 20000]
-        [--vectors 20000] [--repeat 3] [--parts rules,writers,graph,vectors]
+        [--vectors 20000] [--repeat 3] [--parts rules,writers,graph,vectors,books]
 """
 
 from __future__ import annotations
@@ -291,6 +297,87 @@ def vector_figures(count: int, repeat: int) -> dict[str, float]:
     return out
 
 
+BOOK_FILES = ("a-study-in-scarlet.epub", "the-sign-of-the-four.epub", "alice-pg11.epub")
+SHARED_BOOKS = ROOT.parent / "shared" / "data" / "books"
+
+
+def _rank_cd_order(db: Any, caps: list[Any], groups: list[tuple[str, ...]], limit: int) -> list[int]:
+    """The alternative measured against BM25 on PostgreSQL: the visible passages holding any of
+    the question's words, ordered by PostgreSQL's own `ts_rank_cd` (cover density, normalised by
+    length). It reads no statistics past the cap either (it scores each passage alone)."""
+    from lore.books.store import _cap_cte, visible
+
+    words = [w for group in groups for w in group]
+    if not words:
+        return []
+    cte, params = _cap_cte(caps)
+    query = " || ".join("phraseto_tsquery('lore_books', ?)" for _ in words)
+    rows = db.store.connect().execute(
+        f"{cte} SELECT p.id FROM book_passages p JOIN cap ON {visible('p')} WHERE p.tsv @@ ({query})"
+        f" ORDER BY ts_rank_cd(p.tsv, ({query}), 1) DESC, p.id LIMIT ?",
+        (*params, *words, *words, limit),
+    )
+    return [r[0] for r in rows]
+
+
+def book_figures(repeat: int) -> dict[str, float]:
+    """A shared book imported, then the labelled questions asked at their positions (capped
+    searches): latency p50/p95, the full search's top-3, and the word ranking alone (BM25 from
+    the capped counts; on PostgreSQL also `ts_rank_cd`), top-3 over the `found` questions."""
+    import book_questions as labels
+    from lore.books import library, search
+    from lore.books.query import parse
+    from lore.books.question import understand
+    from support.books import make_epub, mystery_book
+
+    files = [SHARED_BOOKS / name for name in BOOK_FILES if (SHARED_BOOKS / name).exists()]
+    if not files:
+        print(f"  books skipped: no shared books in {SHARED_BOOKS}", file=sys.stderr)
+        return {}
+    out: dict[str, float] = {}
+    db = library.open_books()
+    # a small book first, so the timed import pays no first-use costs (modules, the embedder)
+    warm = Path(tempfile.mkdtemp(prefix="lore-books-warm-")) / "warm.epub"
+    library.remove_book(library.add_book(make_epub(warm, mystery_book())).id)
+    ids = {}
+    for i, path in enumerate(files):
+        t = ms(lambda path=path: ids.__setitem__(path.name, library.add_book(path).id))
+        if i == 0:
+            out[f"books: import {path.name} (passages, names, vectors) ms"] = t
+    layouts = {name: labels.layout(db, book_id) for name, book_id in ids.items()}
+    questions = [q for q in labels.load() if q.book in ids]
+    timings: list[float] = []
+    lexical_hits = {"bm25": 0, "ts_rank_cd": 0}
+    postgres = db.store.dialect == "postgres"
+
+    def ask(book: Any, q: Any, position: tuple[int, int | None]) -> tuple[str, list[int]]:
+        library.set_progress(book.book_id, position[0], position[1])
+        for _ in range(repeat):
+            timings.append(ms(lambda: search.search_book(book.book_id, q.question, k=5)))
+        result = search.search_book(book.book_id, q.question, k=5)
+        if q.expect == "found":
+            caps = library.caps_for([library.get_book(book.book_id)])
+            groups = understand(q.question).groups or parse(q.question).groups
+            answers = labels.answer_passages(book, q)
+            bm25 = search._lexical(db, caps, groups, search.CANDIDATES)["order"]
+            lexical_hits["bm25"] += bool(answers & set(bm25[:3]))
+            if postgres:
+                rank_cd = _rank_cd_order(db, caps, groups, 3)
+                lexical_hits["ts_rank_cd"] += bool(answers & set(rank_cd))
+        return result.verdict, [h.passage_id for h in result.hits]
+
+    scores = labels.score(labels.run(questions, layouts, ask))
+    out[f"books: capped search ({len(questions)} questions x {repeat}) p50 ms"] = pct(timings, 0.5)
+    out["books: capped search p95 ms"] = pct(timings, 0.95)
+    out[f"books: search top-3, {scores.found} found questions (share)"] = scores.top3_rate
+    out["books: words only (BM25 from capped counts) top-3 (share)"] = lexical_hits["bm25"] / scores.found
+    if postgres:
+        out["pg only: books: words only (ts_rank_cd) top-3 (share)"] = (
+            lexical_hits["ts_rank_cd"] / scores.found
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=int, default=10_000)
@@ -298,7 +385,9 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--vectors", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--parts", default="rules,writers,graph,vectors", help="comma-separated parts to run")
+    parser.add_argument(
+        "--parts", default="rules,writers,graph,vectors,books", help="comma-separated parts to run"
+    )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     os.environ["LORE_EMBED"] = "hash"
@@ -319,6 +408,7 @@ def main() -> None:
                     f"vectors at {args.vectors:,}",
                     lambda: vector_figures(args.vectors, args.repeat),
                 ),
+                ("books", "books", lambda: book_figures(args.repeat)),
             ):
                 if part in parts:
                     use_backend(server.fresh_database() if name == "postgres" else None)
