@@ -307,8 +307,7 @@ def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], lim
     scores: dict[int, float] = {}
     weights: list[float] = []
     holders: list[set[int]] = []
-    for group in groups:
-        rows = db.term_hits(caps, group)
+    for rows in db.group_hits(caps, groups):
         df = len(rows)
         holders.append({r.id for r in rows})
         weights.append(math.log(1.0 + total / (df + 0.5)))
