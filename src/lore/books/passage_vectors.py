@@ -28,8 +28,8 @@ from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 
 COLLECTION = "book_passages"
 BATCH = 256
-# On PostgreSQL the cap goes into pgvector's exact scan (the same top-k as in memory): a shared
-# library's vectors are read by the server, not loaded into every member's process for a search.
+# On PostgreSQL the search is pgvector's exact scan with the cap in its WHERE (the same top-k as
+# in memory): the server reads a shared library's vectors, the process gets k keys back.
 _SEARCH_PATH = {"sqlite": "numpy", "postgres": "pgvector"}
 
 _embedders: dict[str, Embedder] = {}

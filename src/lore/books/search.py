@@ -5,7 +5,8 @@ story may use for it, "killer": murderer, murdered, slain..., and for "who is th
 role a passage must give someone by name) and `question.understand` (its answer type, the names
 it uses, its cue words). Two rankings of the visible passages are fused with reciprocal-rank
 fusion:
-- BM25 over the passages SQLite FTS5 finds (porter-stemmed words), scored from the statistics
+- BM25 over the passages the full-text index finds (stemmed words: SQLite's FTS5, or the
+  `tsvector` column on PostgreSQL), scored from the statistics
   of the visible passages only (FTS5's own `bm25()` counts every passage of every book), and
 - cosine similarity from the passage vectors (filters applied inside the scan);
 then each candidate is raised when it (or the passage before it) names the question's

@@ -2,7 +2,10 @@
 
 Every read that can return book content (passages, mentions, entities, relations) joins a
 `cap(book_id, ch, ps)` table built from the caller's caps, so a row past the reader's position
-is filtered by SQLite itself and never reaches Python. `visible(alias)` is that one condition.
+is filtered by the database itself (SQLite or PostgreSQL) and never reaches Python.
+`visible(alias)` is that one condition. The statements are one text for both engines where they
+mean the same (see `lore.core.store.dialect`); where they differ (full-text search, case-folding,
+byte-wise order) the method picks by `store.dialect`.
 """
 
 from __future__ import annotations
