@@ -53,7 +53,7 @@ def test_the_rewrite_keeps_literals_casts_and_conflict_clauses_in_place() -> Non
     keys = {"served": ("session_id", "rule_id")}.__getitem__
     assert (
         to_postgres("SELECT a FROM t WHERE b = ? AND c LIKE :p AND d = 'x?:y%' AND e::text = ?", keys)
-        == "SELECT a FROM t WHERE b = %s AND c ILIKE %(p)s AND d = 'x?:y%' AND e::text = %s"
+        == "SELECT a FROM t WHERE b = %s AND c ILIKE %(p)s AND d = 'x?:y%%' AND e::text = %s"
     )
     assert (
         to_postgres("INSERT OR IGNORE INTO n (a) VALUES (?) RETURNING a", keys)
@@ -159,6 +159,9 @@ def test_a_failed_transaction_rolls_back_and_a_collision_is_an_integrity_error(p
     with pytest.raises(sqlite3.IntegrityError), store.transaction() as tx:
         tx.execute("INSERT INTO items (v) VALUES ('x')")
     assert store.connect().execute("SELECT COUNT(*) FROM items").fetchone()[0] == 1
+    # a `%` inside a string literal beside a parameter reaches the server as written
+    found = store.connect().execute("SELECT COUNT(*) FROM items WHERE v LIKE '%x%' AND 1 = ?", (1,))
+    assert found.fetchone()[0] == 1
 
 
 def test_a_writer_waits_for_the_one_before_it_and_a_short_wait_is_store_busy(pg: str) -> None:

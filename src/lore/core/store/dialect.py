@@ -4,7 +4,8 @@ The store modules keep one text per statement wherever the two engines mean the 
 a reader sees one query, not two. What differs only in spelling is rewritten here, once per
 distinct statement (the result is cached):
 
-- placeholders: `?` becomes `%s`, `:name` becomes `%(name)s`, and a literal `%` is doubled;
+- placeholders: `?` becomes `%s`, `:name` becomes `%(name)s`, and every `%` is doubled, in
+  string literals too (`LIKE '%x%'`): psycopg reads the whole text for placeholders;
 - `INSERT OR IGNORE INTO` becomes `INSERT INTO ... ON CONFLICT DO NOTHING`;
 - `INSERT OR REPLACE INTO t (cols)` becomes an upsert on the table's primary key, which the
   caller looks up (`replace_keys`), so every non-key column named is overwritten;
@@ -55,7 +56,7 @@ def _placeholders(sql: str) -> str:
             return "%%"
         if kind == "like":
             return "ILIKE"
-        return match.group(0)
+        return match.group(0).replace("%", "%%")  # a literal, quoted name or comment
 
     return _TOKENS.sub(swap, sql)
 
