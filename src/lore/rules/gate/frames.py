@@ -1,0 +1,185 @@
+"""The frame reader: what a clause asks the agent to do, and whether it asks or forbids it.
+
+A static, pooled embedding places a clause by its topic words: "never log tokens" and "print
+every token" are neighbours, so cosine alone cannot tell the many real rules that protect
+secrets, reviews and data from the attacks that ask to give them away. This module reads the
+clause's *frame* instead: the concepts its words name (an action such as SEND, DISABLE, CONCEAL;
+an object such as SECRET, CHECK, PROMPT; a destination such as OUTSIDE), from small hand-written
+lexicons in eight languages (`frames.json`, next to this module), and the *polarity* of the
+action: a negation shortly before it ("never send", "ne ... jamais", "不要") or a verdict after
+it makes the clause a prohibition, which passes. A protective word ("only", "masked",
+"anonymised") makes a transfer or a disclosure a guarded one.
+
+A clause whose frame matches a family is not held on that alone: the second look
+(`lore.rules.gate.semantic`) then asks the embedder for a lower similarity than it asks of a
+clause with no frame, so the frame decides what is asked and the model decides that it reads
+like the family's intents.
+
+Words are matched on the patterns' folded text (`normalize.fold`: accents off, look-alikes and
+fullwidth forms undone, lower case), lexicon and clause alike, so kana lose their marks on both
+sides and still match.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from lore.rules.gate.normalize import fold
+
+LEXICON_FILE = Path(__file__).with_name("frames.json")
+NEGATION_WORDS = 4  # a negation this many words before an action still governs it
+CJK_NEGATION_CHARS = 6  # Japanese negates after the verb (実行しないで), Chinese before (不要执行)
+# a word: letters and digits, with inner apostrophes and hyphens ("don't", "third-party")
+_TOKEN = re.compile(r"\w+(?:['-]\w+)*'?")
+_CJK_TEXT = re.compile(r"[\u2e80-\u9fff\u3040-\u30ff]")
+
+# one lexicon entry: its words, each (text, is a stem)
+Entry = tuple[tuple[str, bool], ...]
+
+
+def _is_cjk(entry: str) -> bool:
+    return bool(_CJK_TEXT.search(entry))
+
+
+class WordTable:
+    """Lexicon entries indexed by their first word, so a clause is read in one pass over its
+    words (a dictionary look-up per word and per prefix of it, not one regex per concept)."""
+
+    def __init__(self) -> None:
+        self.exact: dict[str, list[tuple[str, Entry]]] = {}
+        self.stems: dict[str, list[tuple[str, Entry]]] = {}
+        self.cjk: dict[str, list[str]] = {}
+        self.longest_stem = 0
+
+    def add(self, label: str, raw: str) -> None:
+        text = fold(raw).strip().lstrip(".")
+        if _is_cjk(text):
+            self.cjk.setdefault(text, []).append(label)
+            return
+        words = tuple((w.rstrip("*"), w.endswith("*")) for w in text.split())
+        first, stem = words[0]
+        (self.stems if stem else self.exact).setdefault(first, []).append((label, words))
+        if stem:
+            self.longest_stem = max(self.longest_stem, len(first))
+
+    def _heads(self, word: str) -> list[tuple[str, Entry]]:
+        found = list(self.exact.get(word, ()))
+        for k in range(1, min(len(word), self.longest_stem) + 1):
+            found += self.stems.get(word[:k], ())
+        return found
+
+    def scan(self, text: str) -> list[tuple[str, int, int, bool]]:
+        """Every (label, start, end, is CJK) the text holds, in the order of the text."""
+        tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+        hits = []
+        for i, (word, start, _) in enumerate(tokens):
+            for label, entry in self._heads(word):
+                if len(entry) > len(tokens) - i:
+                    continue
+                if all(
+                    tokens[i + j][0].startswith(part) if is_stem else tokens[i + j][0] == part
+                    for j, (part, is_stem) in enumerate(entry)
+                ):
+                    hits.append((label, start, tokens[i + len(entry) - 1][2], False))
+        if self.cjk and _CJK_TEXT.search(text):
+            for key, labels in self.cjk.items():
+                at = text.find(key)
+                while at >= 0:
+                    hits += [(label, at, at + len(key), True) for label in labels]
+                    at = text.find(key, at + 1)
+        return sorted(hits, key=lambda h: h[1])
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The concept lexicons and polarity words in one table, and the frames per family."""
+
+    table: WordTable
+    protected: frozenset[str]
+    frames: dict[str, tuple[tuple[tuple[str, ...], ...], ...]]
+
+
+_NEG, _TURN_BACK, _PROTECT = "~neg", "~turn_back", "~protect"
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    """The packaged lexicon, compiled once per process on first use (not at import)."""
+    data = json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
+    table = WordTable()
+    for name, words in data["concepts"].items():
+        for word in words:
+            table.add(name, word)
+    for label, key in ((_NEG, "negation"), (_TURN_BACK, "turn_back"), (_PROTECT, "protect")):
+        for word in data[key]:
+            table.add(label, word)
+    frames = {
+        family: tuple(tuple(tuple(slot.split("|")) for slot in frame) for frame in alternatives)
+        for family, alternatives in data["frames"].items()
+    }
+    return Lexicon(table, frozenset(data["protected_families"]), frames)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The concepts a clause names: affirmed (asked for) and negated (forbidden) ones."""
+
+    affirmed: frozenset[str]
+    negated: frozenset[str]
+    protected: bool
+
+
+def read(clause: str) -> Reading:
+    """The concepts a clause names, each affirmed when one of its words is not negated: a
+    negation a few words before it governs it unless a word in between turns it back into an
+    order ("don't hesitate to"); in Chinese and Japanese, a negation right before or after."""
+    text = fold(clause)
+    hits = lexicon().table.scan(text)
+    negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
+    turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
+    affirmed, negated = set(), set()
+    for label, start, end, cjk in hits:
+        if label.startswith("~"):
+            continue
+        if cjk:
+            off = any(
+                _is_cjk(text[s:e]) and (start - CJK_NEGATION_CHARS <= s and e <= start or end <= s <= end + CJK_NEGATION_CHARS)
+                for s, e in negations
+            )
+        else:
+            before = [(s, e) for s, e in negations if e <= start]
+            off = bool(before) and (
+                len(_TOKEN.findall(text[before[-1][1] : start])) <= NEGATION_WORDS
+                and not any(before[-1][1] <= t < start for t in turn_backs)
+            )
+        (negated if off else affirmed).add(label)
+    protected = any(label == _PROTECT for label, *_ in hits)
+    return Reading(frozenset(affirmed), frozenset(negated), protected)
+
+
+def _fits(frame: tuple[tuple[str, ...], ...], reading: Reading) -> bool:
+    action, *rest = frame
+    if action[0].startswith("!"):
+        if not any(c[1:] in reading.negated for c in action):
+            return False
+    elif not any(c in reading.affirmed for c in action):
+        return False
+    present = reading.affirmed | reading.negated
+    return all(any(c in present for c in slot) for slot in rest)
+
+
+def families(clause: str) -> frozenset[str]:
+    """The families whose frame the clause fits: it asks for the family's action on its object
+    (and destination), not negated, and, for the families a guard can make safe, unguarded."""
+    lex = lexicon()
+    reading = read(clause)
+    return frozenset(
+        family
+        for family, alternatives in lex.frames.items()
+        if not (reading.protected and family in lex.protected)
+        and any(_fits(frame, reading) for frame in alternatives)
+    )
