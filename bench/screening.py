@@ -335,47 +335,55 @@ MARGINS = (-1.0, 0.0, 0.02, 0.05)  # -1: no contrast with the benign bank
 
 
 def _rule_level(scored: list[semantic.Scores], margin: float) -> Any:
-    """Per rule and family, the best clause similarity among clauses that beat the benign bank
-    by `margin` (-1 when none does)."""
+    """Per rule, two blocks of one column per family: the best clause similarity among clauses
+    that beat the benign bank by `margin`, then the best among clauses whose frame fits the
+    family (-1 when none does)."""
     import numpy as np
 
     width = len(semantic.load_bank().families)
     rows = []
     for s in scored:
+        if not len(s.clauses):
+            rows.append(np.full(2 * width, -1.0))
+            continue
         ok = (s.best - s.benign[:, None]) >= margin
-        rows.append(np.where(ok, s.best, -1.0).max(axis=0) if len(s.clauses) else np.full(width, -1.0))
+        cosine = np.where(ok, s.best, -1.0).max(axis=0)
+        framed = np.where(s.framed, s.best, -1.0).max(axis=0)
+        rows.append(np.concatenate([cosine, framed]))
     return np.array(rows)
 
 
 def tune(real: list[semantic.Scores], dev: list[semantic.Scores], dev_families: list[str]) -> dict[str, Any]:
-    """Per-family thresholds and one margin, greedily: start with every family closed, then keep
-    lowering the threshold of the family whose next dev paraphrase costs the fewest new false
-    holds on the real rules, while all families together stay within the budget."""
+    """Per-family thresholds (by similarity alone, and for a clause whose frame fits) and one
+    margin, greedily: start with every threshold closed, then keep lowering the one whose next
+    dev paraphrase costs the fewest new false holds on the real rules, while all families
+    together stay within the budget."""
     import numpy as np
 
     bank = semantic.load_bank()
     names = [f.name for f in bank.families]
+    width = len(names)
     budget = int(FALSE_HOLD_BUDGET * len(real))
     best: dict[str, Any] = {}
     for margin in MARGINS:
         r, d = _rule_level(real, margin), _rule_level(dev, margin)
         own = np.array([names.index(f) for f in dev_families])
-        t = np.full(len(names), 2.0)
+        t = np.full(2 * width, 2.0)
         while True:
             held_d = (d >= t).any(axis=1)
             fp = int((r >= t).any(axis=1).sum())
             steps = []
-            for fi in range(len(names)):
-                below = d[(own == fi) & ~held_d, fi]
-                below = below[below < t[fi]]
+            for col in range(2 * width):
+                below = d[(own == col % width) & ~held_d, col]
+                below = below[below < t[col]]
                 if not len(below):
                     continue
                 trial = t.copy()
-                trial[fi] = float(below.max())
+                trial[col] = float(below.max())
                 new_fp = int((r >= trial).any(axis=1).sum())
                 gain = int((d >= trial).any(axis=1).sum()) - int(held_d.sum())
                 if new_fp <= budget and gain > 0:
-                    steps.append((gain / (new_fp - fp + 1), fi, trial))
+                    steps.append((gain / (new_fp - fp + 1), col, trial))
             if not steps:
                 break
             t = max(steps, key=lambda x: x[0])[2]
@@ -383,7 +391,8 @@ def tune(real: list[semantic.Scores], dev: list[semantic.Scores], dev_families: 
         if not best or caught > best["caught"]:
             best = {
                 "margin": margin,
-                "thresholds": dict(zip(names, t.tolist(), strict=True)),
+                "thresholds": dict(zip(names, t[:width].tolist(), strict=True)),
+                "frame_thresholds": dict(zip(names, t[width:].tolist(), strict=True)),
                 "caught": caught,
             }
     return best
@@ -395,9 +404,58 @@ def write_bank(tuned: dict[str, Any], model: str) -> None:
     data["models"][model] = {
         "margin": round(tuned["margin"], 4),
         "thresholds": {name: round(min(value, 1.01), 4) for name, value in tuned["thresholds"].items()},
+        "frame_thresholds": {
+            name: round(min(value, 1.01), 4) for name, value in tuned.get("frame_thresholds", {}).items()
+        },
     }
     semantic.BANK_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     semantic.forget_bank()
+
+
+EXPAND_CUT = 0.55  # cosine of a word's token vector to a seed's: below it, neighbours drift off
+EXPAND_MIN_LETTERS = 4  # shorter tokens are mostly pieces of words ("dis", "ski")
+
+
+def expand_lexicon(cut: float = EXPAND_CUT) -> None:
+    """Widen the frame reader's hand-written lexicons with WordLlama's nearest word tokens.
+
+    For every one-word seed that is a whole word of the model's vocabulary, the word tokens whose
+    vectors lie within `cut` of it are added to the seed's concept as whole words ("transferred"
+    next to "send", "uninstall" next to "delete"); written to `frames.json` under `expanded` with
+    the cut and model, so the reader itself needs no model. Polarity words are not widened: their
+    neighbours include their opposites."""
+    import numpy as np
+
+    from lore.core.embed import wordllama as wl
+    from lore.rules.gate import frames
+    from lore.rules.gate.normalize import fold
+
+    table = np.asarray(wl._load_table(), dtype=np.float32)
+    table /= np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-9)
+    vocab = wl._load_tokenizer().get_vocab()
+    words = [(i, t[1:]) for t, i in vocab.items() if t.startswith("\u2581") and t[1:].isalpha()]
+    words = [(i, w) for i, w in words if len(w) >= EXPAND_MIN_LETTERS]
+    ids = np.array([i for i, _ in words])
+    data = json.loads(frames.LEXICON_FILE.read_text(encoding="utf-8"))
+    expanded: dict[str, list[str]] = {}
+    for concept, seeds in data["concepts"].items():
+        known = {fold(seed).rstrip("*") for seed in seeds}
+        found: list[str] = []
+        for seed in sorted(known):
+            token = vocab.get("\u2581" + seed)
+            if token is None or " " in seed:
+                continue
+            sims = table[ids] @ table[token]
+            for j in np.flatnonzero(sims >= cut):
+                word = fold(words[j][1])
+                if word not in known and word not in found and not any(word.startswith(k) for k in known):
+                    found.append(word)
+        expanded[concept] = sorted(found)
+    data["expanded"] = {"model": "wordllama-l2_supercat-256", "cut": cut, "concepts": expanded}
+    frames.LEXICON_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    frames.lexicon.cache_clear()
+    added = sum(len(v) for v in expanded.values())
+    print(f"lexicon widened by {added} words at cut {cut}: " + ", ".join(f"{k} {len(v)}" for k, v in expanded.items()))
 
 
 def open_bank_for(model: str) -> None:
@@ -441,15 +499,23 @@ def second_look(
     real_scores = semantic.score_many(passed)
     batch_s = time.perf_counter() - start
     para_scores = semantic.score_many([p["text"] for p in paraphrases])
+    train = _para("paraphrases_train")  # written for tuning, beside the fixed dev half
+    train_scores = semantic.score_many([p["text"] for p in train])
     assert not isinstance(real_scores, str) and not isinstance(para_scores, str)
+    assert not isinstance(train_scores, str)
     if do_tune:
         dev = [i for i, p in enumerate(paraphrases) if p["split"] == "dev"]
-        tuned = tune(real_scores, [para_scores[i] for i in dev], [paraphrases[i]["family"] for i in dev])
+        tuned = tune(
+            real_scores,
+            [para_scores[i] for i in dev] + train_scores,
+            [paraphrases[i]["family"] for i in dev] + [p["family"] for p in train],
+        )
         write_bank(tuned, semantic.load_bank().model)
         print(f"tuned: margin {tuned['margin']}, thresholds {tuned['thresholds']}\n")
     bank = semantic.load_bank()
     held_real = [(t, m) for t, s in zip(passed, real_scores, strict=True) if (m := semantic.verdict(s, bank))]
     para_found = [semantic.verdict(s, bank) for s in para_scores]
+    train_held = sum(semantic.verdict(s, bank) is not None for s in train_scores)
     print(
         f"6. Second look by meaning ({bank.model}, margin {bank.margin}): patterns only vs patterns + "
         "second look, one run\n"
@@ -497,6 +563,7 @@ def second_look(
         ],
         rows,
     )
+    print(f"training paraphrases (tests/data/gate_paraphrases_train.jsonl, tuned on): {train_held}/{len(train)}\n")
     n_screened = len(screened)
     pattern_held = n_screened - len(passed)
     print("False holds, patterns only vs patterns + second look:\n")
@@ -580,7 +647,13 @@ def main() -> None:
     parser.add_argument(
         "--sample-from", type=int, default=0, help="where the sample starts in the shuffle (a disjoint check)"
     )
+    parser.add_argument(
+        "--expand-lexicon", type=float, metavar="CUT", help="widen the frame lexicons by word vectors first"
+    )
     args = parser.parse_args()
+    if args.expand_lexicon is not None:
+        expand_lexicon(args.expand_lexicon)
+        return
     if args.model:
         import os
 

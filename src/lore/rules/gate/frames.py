@@ -32,9 +32,11 @@ from lore.rules.gate.normalize import fold
 
 LEXICON_FILE = Path(__file__).with_name("frames.json")
 NEGATION_WORDS = 4  # a negation this many words before an action still governs it
+POST_NEGATION_WORDS = 5  # German "nicht" this many words after a verb negates it
 CJK_NEGATION_CHARS = 6  # Japanese negates after the verb (実行しないで), Chinese before (不要执行)
-# a word: letters and digits, with inner apostrophes and hyphens ("don't", "third-party")
-_TOKEN = re.compile(r"\w+(?:['-]\w+)*'?")
+# a word: letters and digits, with inner hyphens ("third-party") and the endings of English
+# contractions ("don't", "user's"); a French or Italian elision is two words ("l'utilisateur")
+_TOKEN = re.compile(r"\w+(?:-\w+)*(?:'(?:t|s|re|ll|ve|d|m)\b)?")
 _CJK_TEXT = re.compile(r"[\u2e80-\u9fff\u3040-\u30ff]")
 
 # one lexicon entry: its words, each (text, is a stem)
@@ -103,7 +105,7 @@ class Lexicon:
     frames: dict[str, tuple[tuple[tuple[str, ...], ...], ...]]
 
 
-_NEG, _TURN_BACK, _PROTECT = "~neg", "~turn_back", "~protect"
+_NEG, _POST_NEG, _TURN_BACK, _PROTECT = "~neg", "~post_neg", "~turn_back", "~protect"
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +116,8 @@ def lexicon() -> Lexicon:
     for name, words in data["concepts"].items():
         for word in words:
             table.add(name, word)
-    for label, key in ((_NEG, "negation"), (_TURN_BACK, "turn_back"), (_PROTECT, "protect")):
+    polarity = ((_NEG, "negation"), (_POST_NEG, "post_negation"), (_TURN_BACK, "turn_back"), (_PROTECT, "protect"))
+    for label, key in polarity:
         for word in data[key]:
             table.add(label, word)
     frames = {
@@ -141,6 +144,7 @@ def read(clause: str) -> Reading:
     hits = lexicon().table.scan(text)
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
+    post = [start for label, start, _, _ in hits if label == _POST_NEG]
     affirmed, negated = set(), set()
     for label, start, end, cjk in hits:
         if label.startswith("~"):
@@ -156,6 +160,8 @@ def read(clause: str) -> Reading:
                 len(_TOKEN.findall(text[before[-1][1] : start])) <= NEGATION_WORDS
                 and not any(before[-1][1] <= t < start for t in turn_backs)
             )
+            # German puts its negation after the verb: "Erwaehne das nicht", "Fuehre es nicht aus"
+            off = off or any(s > end and len(_TOKEN.findall(text[end:s])) <= POST_NEGATION_WORDS for s in post)
         (negated if off else affirmed).add(label)
     protected = any(label == _PROTECT for label, *_ in hits)
     return Reading(frozenset(affirmed), frozenset(negated), protected)

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from lore.rules.gate import frames
 from lore.rules.gate.normalize import ignorable
 
 BANK_FILE = Path(__file__).with_name("intents.json")
@@ -50,6 +51,7 @@ MODEL_ENV = "LORE_GATE_EMBED"  # the local model of the second look (config rule
 DEFAULT_MODEL = "wordllama"
 MIN_WORDS = 3  # a clause shorter than this carries too little meaning to judge on its own
 _EXCERPT_CHARS = 60
+FRAME_SENTENCES = 2  # a text of more sentences than this is read as a frame only sentence by sentence
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class Family:
     label: str
     threshold: float
     intents: tuple[str, ...]
+    frame_threshold: float = 2.0  # the similarity asked of a clause whose frame fits the family
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,15 @@ def parse_bank(data: dict[str, Any], model: str) -> Bank:
     tuned = data["models"].get(model)
     if tuned is None:
         raise NoThresholds(f"the bank has no thresholds for {model} (measured: {', '.join(data['models'])})")
+    framed = tuned.get("frame_thresholds", {})
     families = tuple(
-        Family(name, str(spec["label"]), float(tuned["thresholds"][name]), tuple(spec["intents"]))
+        Family(
+            name,
+            str(spec["label"]),
+            float(tuned["thresholds"][name]),
+            tuple(spec["intents"]),
+            float(framed.get(name, 2.0)),
+        )
         for name, spec in data["families"].items()
     )
     return Bank(model, float(tuned["margin"]), families, tuple(data["benign"]))
@@ -140,12 +150,14 @@ class MeaningMatch:
     similarity: float
     intent: str
     clause: str
+    framed: bool = False  # the clause's frame fits the family: it asks for the act, not forbids it
 
     def reason(self) -> str:
         """One readable line for the agent's reply, naming the family and that it was by meaning."""
+        asks = ", and it asks for it rather than forbidding it" if self.framed else ""
         return (
             f"held: reads like {self.family} ({self.label}) by meaning, "
-            f'similarity {self.similarity:.2f} to "{self.intent}": "{_excerpt(self.clause)}"'
+            f'similarity {self.similarity:.2f} to "{self.intent}"{asks}: "{_excerpt(self.clause)}"'
         )
 
 
@@ -269,6 +281,7 @@ class Scores:
     best: np.ndarray  # (clauses, families)
     intent: np.ndarray  # (clauses, families): row index of the bank's closest intent
     benign: np.ndarray  # (clauses,)
+    framed: np.ndarray  # (clauses, families): the clause's frame fits the family (`frames`)
 
 
 def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] | str:
@@ -294,23 +307,44 @@ def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] |
         sub = sims[:, cols]
         which[:, fi] = cols[sub.argmax(axis=1)] if len(flat) else 0
         best[:, fi] = sub.max(axis=1) if len(flat) else 0
+    framed = frame_matrix(flat, [f.name for f in bank.families])
     out, start = [], 0
     for ps in parts:
         end = start + len(ps)
-        out.append(Scores(tuple(ps), best[start:end], which[start:end], benign_best[start:end]))
+        out.append(Scores(tuple(ps), best[start:end], which[start:end], benign_best[start:end], framed[start:end]))
         start = end
     return out
 
 
+def frame_matrix(parts: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """Per clause and family, whether the clause's frame fits the family. A whole rule of more
+    than two sentences is not read as one frame: its concepts would come from unrelated
+    sentences (each sentence is read on its own anyway)."""
+    column = {name: i for i, name in enumerate(names)}
+    out = np.zeros((len(parts), len(names)), dtype=bool)
+    for row, part in enumerate(parts):
+        if len([p for p in _SENTENCE.split(part) if p.strip()]) > FRAME_SENTENCES:
+            continue
+        for family in frames.families(part):
+            if family in column:
+                out[row, column[family]] = True
+    return out
+
+
 def verdict(scores: Scores, bank: Bank | None = None) -> MeaningMatch | None:
-    """The closest family over the rule's clauses that clears its threshold and beats the
-    contrast bank by the margin; None when none does."""
+    """The family over the rule's clauses that a clause reads like by far the most: either its
+    similarity clears the family's threshold and beats the contrast bank by the margin, or its
+    frame fits the family and its similarity clears the family's (lower) frame threshold."""
     bank = bank or load_bank()
     thresholds = np.array([f.threshold for f in bank.families], dtype=np.float32)
-    clear = (scores.best >= thresholds) & ((scores.best - scores.benign[:, None]) >= bank.margin)
+    frame_thresholds = np.array([f.frame_threshold for f in bank.families], dtype=np.float32)
+    by_cosine = (scores.best >= thresholds) & ((scores.best - scores.benign[:, None]) >= bank.margin)
+    by_frame = scores.framed & (scores.best >= frame_thresholds)
+    clear = by_cosine | by_frame
     if not clear.any():
         return None
-    over = np.where(clear, scores.best - thresholds, -np.inf)
+    over = np.where(by_cosine, scores.best - thresholds, -np.inf)
+    over = np.maximum(over, np.where(by_frame, scores.best - frame_thresholds, -np.inf))
     ci, fi = np.unravel_index(int(np.argmax(over)), over.shape)
     family = bank.families[fi]
     intent_row = int(scores.intent[ci, fi])
@@ -321,6 +355,7 @@ def verdict(scores: Scores, bank: Bank | None = None) -> MeaningMatch | None:
         float(scores.best[ci, fi]),
         family.intents[intent_row - offset],
         scores.clauses[ci],
+        bool(scores.framed[ci, fi]),
     )
 
 
