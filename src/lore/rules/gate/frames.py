@@ -32,6 +32,7 @@ from lore.rules.gate.normalize import fold
 
 LEXICON_FILE = Path(__file__).with_name("frames.json")
 NEGATION_WORDS = 4  # a negation this many words before an action still governs it
+OPENING_WORDS = 1  # a negation among a clause's first words forbids the whole clause ("Please never")
 POST_NEGATION_WORDS = 5  # German "nicht" this many words after a verb negates it
 CJK_NEGATION_CHARS = 6  # Japanese negates after the verb (実行しないで), Chinese before (不要执行)
 # a word: letters and digits, with inner hyphens ("third-party") and the endings of English
@@ -134,6 +135,23 @@ class Reading:
     affirmed: frozenset[str]
     negated: frozenset[str]
     protected: bool
+    negated_near: frozenset[str] = frozenset()  # negated by a word next to it, not by the opening
+
+
+def _opening_negation(text: str, negations: list[tuple[int, int]], turn_backs: list[int]) -> int | None:
+    """Where a clause that opens with a prohibition ("Never ...", "Do not ...", "Avoid ...")
+    starts forbidding: everything it names after that is forbidden, however far from the
+    negation; None when it does not open so, or when the next word turns the order back
+    ("Never forget to ...", "Don't hesitate to ...")."""
+    if not negations:
+        return None
+    start, end = negations[0]
+    if len(_TOKEN.findall(text[:start])) > OPENING_WORDS:
+        return None
+    following = _TOKEN.findall(text[end:])[:2]
+    if any(t for t in turn_backs if t >= end and len(_TOKEN.findall(text[end:t])) < 2) or not following:
+        return None
+    return end
 
 
 def read(clause: str) -> Reading:
@@ -145,10 +163,13 @@ def read(clause: str) -> Reading:
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
     post = [start for label, start, _, _ in hits if label == _POST_NEG]
-    affirmed, negated = set(), set()
+    affirmed, negated, near = set(), set(), set()
+    opening = _opening_negation(text, negations, turn_backs)
     for label, start, end, cjk in hits:
         if label.startswith("~"):
             continue
+        if opening is not None and start >= opening:
+            negated.add(label)
         if cjk:
             off = any(
                 _is_cjk(text[s:e]) and (start - CJK_NEGATION_CHARS <= s and e <= start or end <= s <= end + CJK_NEGATION_CHARS)
@@ -162,15 +183,18 @@ def read(clause: str) -> Reading:
             )
             # German puts its negation after the verb: "Erwaehne das nicht", "Fuehre es nicht aus"
             off = off or any(s > end and len(_TOKEN.findall(text[end:s])) <= POST_NEGATION_WORDS for s in post)
-        (negated if off else affirmed).add(label)
+        if off:
+            near.add(label)
+        elif opening is None or start < opening:
+            affirmed.add(label)
     protected = any(label == _PROTECT for label, *_ in hits)
-    return Reading(frozenset(affirmed), frozenset(negated), protected)
+    return Reading(frozenset(affirmed), frozenset(negated | near), protected, frozenset(near))
 
 
 def _fits(frame: tuple[tuple[str, ...], ...], reading: Reading) -> bool:
     action, *rest = frame
     if action[0].startswith("!"):
-        if not any(c[1:] in reading.negated for c in action):
+        if not any(c[1:] in reading.negated_near for c in action):
             return False
     elif not any(c in reading.affirmed for c in action):
         return False
