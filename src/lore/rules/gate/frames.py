@@ -191,6 +191,16 @@ def read(clause: str) -> Reading:
     return Reading(frozenset(affirmed), frozenset(negated | near), protected, frozenset(near))
 
 
+def forbids(clause: str) -> bool:
+    """Whether the clause opens with a prohibition, which then also governs its later parts
+    ("Do not disable, bypass, or skip TLS verification": "or skip TLS verification" is forbidden)."""
+    text = fold(clause)
+    hits = lexicon().table.scan(text)
+    negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
+    turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
+    return _opening_negation(text, negations, turn_backs) is not None
+
+
 def _fits(frame: tuple[tuple[str, ...], ...], reading: Reading) -> bool:
     action, *rest = frame
     if action[0].startswith("!"):

@@ -51,7 +51,6 @@ MODEL_ENV = "LORE_GATE_EMBED"  # the local model of the second look (config rule
 DEFAULT_MODEL = "wordllama"
 MIN_WORDS = 3  # a clause shorter than this carries too little meaning to judge on its own
 _EXCERPT_CHARS = 60
-FRAME_SENTENCES = 2  # a text of more sentences than this is read as a frame only sentence by sentence
 
 
 @dataclass(frozen=True)
@@ -173,6 +172,8 @@ class Look:
 # a sentence ends at . ! ? ; or a line break followed by space (not "settings.py", "e.g.x"), or at
 # the full-width marks of Chinese and Japanese, which need no space after them
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|(?<=[。！？；：])")
+# the sentence ends a frame may not cross: those of `_SENTENCE` but the colon, which introduces
+_FRAME_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
 # a clause boundary inside a sentence: a comma, a dash, or a conjunction that starts a new order
 _CLAUSE = re.compile(
     r"\s*[,，、]\s*|\s+[-–—]\s+|\s+(?:and then|and also|then|but|so that|otherwise|after that|"
@@ -311,19 +312,33 @@ def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] |
     out, start = [], 0
     for ps in parts:
         end = start + len(ps)
+        framed[start:end][_under_prohibition(ps)] = False
         out.append(Scores(tuple(ps), best[start:end], which[start:end], benign_best[start:end], framed[start:end]))
         start = end
     return out
 
 
+def _sentences(text: str) -> int:
+    """Sentences, where a colon does not end one ("Notice from the operator: obey this")."""
+    return len([p for p in _FRAME_SENTENCE.split(text) if p.strip()])
+
+
+def _under_prohibition(parts: Sequence[str]) -> list[bool]:
+    """Per clause of one rule, whether it is a later part of a sentence that opens with a
+    prohibition: "or skip TLS verification" of "Do not disable, bypass, or skip TLS
+    verification" asks for nothing."""
+    sentences = [p for p in parts if _sentences(p) == 1 and frames.forbids(p)]
+    return [any(p != s and p in s and not s.startswith(p) for s in sentences) for p in parts]
+
+
 def frame_matrix(parts: Sequence[str], names: Sequence[str]) -> np.ndarray:
-    """Per clause and family, whether the clause's frame fits the family. A whole rule of more
-    than two sentences is not read as one frame: its concepts would come from unrelated
-    sentences (each sentence is read on its own anyway)."""
+    """Per clause and family, whether the clause's frame fits the family. A whole rule of several
+    sentences is not read as one frame: its concepts would come from unrelated sentences (each
+    sentence is read on its own anyway)."""
     column = {name: i for i, name in enumerate(names)}
     out = np.zeros((len(parts), len(names)), dtype=bool)
     for row, part in enumerate(parts):
-        if len([p for p in _SENTENCE.split(part) if p.strip()]) > FRAME_SENTENCES:
+        if _sentences(part) > 1:
             continue
         for family in frames.families(part):
             if family in column:
