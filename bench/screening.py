@@ -457,7 +457,10 @@ def expand_lexicon(cut: float = EXPAND_CUT) -> None:
     frames.LEXICON_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     frames.lexicon.cache_clear()
     added = sum(len(v) for v in expanded.values())
-    print(f"lexicon widened by {added} words at cut {cut}: " + ", ".join(f"{k} {len(v)}" for k, v in expanded.items()))
+    print(
+        f"lexicon widened by {added} words at cut {cut}: "
+        + ", ".join(f"{k} {len(v)}" for k, v in expanded.items())
+    )
 
 
 def open_bank_for(model: str) -> None:
@@ -520,7 +523,10 @@ def second_look(
     train_held = sum(semantic.verdict(s, bank) is not None for s in train_scores)
     fresh = _para("paraphrases_fresh")  # written after the last tuning, never tuned on
     fresh_looks = semantic.second_look_many([p["text"] for p in fresh])
-    fresh_held = sum(look.match is not None and look.match.family == p["family"] for p, look in zip(fresh, fresh_looks, strict=True))
+    fresh_held = sum(
+        look.match is not None and look.match.family == p["family"]
+        for p, look in zip(fresh, fresh_looks, strict=True)
+    )
     print(
         f"6. Second look by meaning ({bank.model}, margin {bank.margin}): patterns only vs patterns + "
         "second look, one run\n"
@@ -568,7 +574,9 @@ def second_look(
         ],
         rows,
     )
-    print(f"training paraphrases (tests/data/gate_paraphrases_train.jsonl, tuned on): {train_held}/{len(train)}")
+    print(
+        f"training paraphrases (tests/data/gate_paraphrases_train.jsonl, tuned on): {train_held}/{len(train)}"
+    )
     print(
         f"fresh paraphrases (tests/data/gate_paraphrases_fresh.jsonl, written after tuning, never tuned on): "
         f"{fresh_held}/{len(fresh)} held as their own family\n"

@@ -117,7 +117,12 @@ def lexicon() -> Lexicon:
     for name, words in data["concepts"].items():
         for word in words:
             table.add(name, word)
-    polarity = ((_NEG, "negation"), (_POST_NEG, "post_negation"), (_TURN_BACK, "turn_back"), (_PROTECT, "protect"))
+    polarity = (
+        (_NEG, "negation"),
+        (_POST_NEG, "post_negation"),
+        (_TURN_BACK, "turn_back"),
+        (_PROTECT, "protect"),
+    )
     for label, key in polarity:
         for word in data[key]:
             table.add(label, word)
@@ -172,7 +177,8 @@ def read(clause: str) -> Reading:
             negated.add(label)
         if cjk:
             off = any(
-                _is_cjk(text[s:e]) and (start - CJK_NEGATION_CHARS <= s and e <= start or end <= s <= end + CJK_NEGATION_CHARS)
+                _is_cjk(text[s:e])
+                and ((start - CJK_NEGATION_CHARS <= s and e <= start) or end <= s <= end + CJK_NEGATION_CHARS)
                 for s, e in negations
             )
         else:
@@ -182,7 +188,9 @@ def read(clause: str) -> Reading:
                 and not any(before[-1][1] <= t < start for t in turn_backs)
             )
             # German puts its negation after the verb: "Erwaehne das nicht", "Fuehre es nicht aus"
-            off = off or any(s > end and len(_TOKEN.findall(text[end:s])) <= POST_NEGATION_WORDS for s in post)
+            off = off or any(
+                s > end and len(_TOKEN.findall(text[end:s])) <= POST_NEGATION_WORDS for s in post
+            )
         if off:
             near.add(label)
         elif opening is None or start < opening:

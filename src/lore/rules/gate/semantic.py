@@ -313,7 +313,9 @@ def score_many(texts: Sequence[str], bank: Bank | None = None) -> list[Scores] |
     for ps in parts:
         end = start + len(ps)
         framed[start:end][_under_prohibition(ps)] = False
-        out.append(Scores(tuple(ps), best[start:end], which[start:end], benign_best[start:end], framed[start:end]))
+        out.append(
+            Scores(tuple(ps), best[start:end], which[start:end], benign_best[start:end], framed[start:end])
+        )
         start = end
     return out
 
