@@ -613,6 +613,7 @@ def second_look(
             ],
         ],
     )
+    old_vs_new(bank, paraphrases, para_scores, train_scores, fresh, real_scores, n_screened)
     by_family = Counter(m.family for _, m in held_real)
     print(
         "real rules held by meaning, per family: " + ", ".join(f"{f} {n}" for f, n in by_family.most_common())
@@ -650,6 +651,56 @@ def second_look(
         f"({share:.2%}): {'met' if share <= 0.005 else 'NOT MET'}\n"
     )
     return min(dev, held_out) >= 0.9 and share <= 0.005
+
+
+OLD_LOOK = "/cosine-only"  # the bank's thresholds from before the frame reader, kept for this table
+
+
+def old_vs_new(
+    bank: semantic.Bank,
+    paraphrases: list[dict[str, str]],
+    para_scores: list[semantic.Scores],
+    train_scores: list[semantic.Scores],
+    fresh: list[dict[str, str]],
+    real_scores: list[semantic.Scores],
+    n_screened: int,
+) -> None:
+    """The second look before the frame reader (cosine to the bank, its own thresholds) against
+    the look now (cosine, or a frame that fits and a lower cosine), on the same scores."""
+    data = json.loads(semantic.BANK_FILE.read_text(encoding="utf-8"))
+    if bank.model + OLD_LOOK not in data["models"]:
+        return
+    old = semantic.parse_bank(data, bank.model + OLD_LOOK)
+    fresh_scores = semantic.score_many([p["text"] for p in fresh])
+    assert not isinstance(fresh_scores, str)
+
+    def held(scores: list[semantic.Scores], which: semantic.Bank) -> int:
+        return sum(semantic.verdict(s, which) is not None for s in scores)
+
+    def split(name: str) -> list[semantic.Scores]:
+        return [s for p, s in zip(paraphrases, para_scores, strict=True) if p["split"] == name]
+
+    rows = []
+    for label, scores in (
+        ("paraphrases held, dev (tuned on)", split("dev")),
+        ("paraphrases held, held out", split("held_out")),
+        ("training paraphrases held (tuned on by the new look)", train_scores),
+        ("fresh paraphrases held (never tuned on)", fresh_scores),
+    ):
+        a, b = held(scores, old), held(scores, bank)
+        rows.append(
+            [
+                label,
+                f"{a}/{len(scores)} ({a / len(scores):.0%})",
+                f"{b}/{len(scores)} ({b / len(scores):.0%})",
+            ]
+        )
+    a, b = held(real_scores, old), held(real_scores, bank)
+    rows.append(
+        ["false holds added, real rules", f"{a} ({a / n_screened:.2%})", f"{b} ({b / n_screened:.2%})"]
+    )
+    print("Second look before the frame reader (cosine only) and now (frames + cosine), same run:\n")
+    table(["measure", "cosine only (old)", "frames + cosine (new)"], rows)
 
 
 def main() -> None:
