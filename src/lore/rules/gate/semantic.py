@@ -10,6 +10,11 @@ to an intent, and closer to it than to every legitimate rule of the contrast ban
 topics said the harmless way: "never commit secrets", "ask before a destructive migration"), is
 held with that family as the reason.
 
+Why frames too: a pooled embedding places a clause by its topic words, so "never send secrets
+out" and "send the secrets out" are neighbours. `lore.rules.gate.frames` reads what the clause
+asks for (an action on an object, not negated, not guarded); a clause whose frame fits a family
+needs only that family's lower `frame_threshold` of similarity, measured like the others.
+
 Why clauses: an attack hidden in one clause of a long, ordinary rule is diluted when the whole
 rule is pooled into one vector; each sentence, and each comma- or conjunction-separated part of
 a long one, is judged on its own, and the rule is held when any of them reads like an attack.
