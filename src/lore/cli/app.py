@@ -9,7 +9,10 @@ from __future__ import annotations
 import typer
 
 from lore import __version__
+from lore.cli import coercion
 from lore.cli.lazy import LazyGroup
+
+coercion.install()  # plain values skip pydantic (see lore.cli.coercion)
 
 app = typer.Typer(
     name="lore",
