@@ -27,6 +27,10 @@ config `rules.embed: "minilm-onnx"` (or `LORE_RULES_EMBED`) picks all-MiniLM-L6-
 (`pip install 'lore-mem[onnx]'`), measured better on the labelled rules set but far slower to
 embed (docs/models.md). A project's matrix belongs to one model: when the choice changes, its
 rules are embedded again with the new one before any comparison.
+
+numpy is imported by the functions that compute, not by the module: every index keeps its rules'
+texts here, but a `spec` selection never makes a vector, and importing numpy is a quarter of
+what a `lore review resolve --mode spec` costs (`tests/rules/test_resolve_imports.py`).
 """
 
 from __future__ import annotations
@@ -37,13 +41,13 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
-
 from lore.core.errors import NeedsModel
 from lore.core.text import STOPWORDS, split_words
 from lore.rules.models import Rule
 
 if TYPE_CHECKING:  # the embedder package pulls in the model layer: loaded on first use
+    import numpy as np
+
     from lore.core.embed.base import Embedder
 
 _PATH_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -156,6 +160,8 @@ def blocked_product(rows: np.ndarray, asked: np.ndarray) -> np.ndarray:
     cost far more than the sums: 15-25 ms against under half a millisecond in blocks below its
     threshold for the word match, 6 ms against 1.7 ms for one query against 10,000 rules
     (measured on 2 shared cores). The numbers are the same."""
+    import numpy as np
+
     block = VECTOR_BLOCK if asked.ndim == 1 else PRODUCT_BLOCK
     other = asked.T
     if len(rows) <= block:
@@ -174,6 +180,8 @@ class Similarities:
 
     def mask(self, among: list[str] | None) -> np.ndarray:
         """True for the rows of `among` (None: every active rule)."""
+        import numpy as np
+
         if among is None:
             return self.alive
         mask = np.zeros(len(self.values), dtype=bool)
@@ -182,7 +190,10 @@ class Similarities:
 
 
 class RuleMeaning:
-    """One project's rule vectors, rows of one matrix; filled lazily, read under the index lock."""
+    """One project's rule vectors, rows of one matrix; filled lazily, read under the index lock.
+
+    The arrays are made by the first `_catch_up` (a new model, as every first use is), so an
+    index that only ever serves `spec` never loads numpy."""
 
     def __init__(self, vault: VectorVault | None = None) -> None:
         self.vault = vault
@@ -192,12 +203,12 @@ class RuleMeaning:
         self._pending: dict[str, str] = {}
         self._row: dict[str, int] = {}
         self._ids: list[str | None] = []
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
-        self._alive = np.zeros(0, dtype=bool)
+        self._matrix: np.ndarray  # these three: from the first `_catch_up` on
+        self._alive: np.ndarray
         # word vectors of the matrix's model, for `word_match`: a row per word seen, and per rule
         # the rows of its words
+        self._word_matrix: np.ndarray
         self._vocab: dict[str, int] = {}
-        self._word_matrix = np.zeros((0, 0), dtype=np.float32)
         self._rule_word_rows: dict[str, np.ndarray] = {}
         self.embedded = 0  # rules this index embedded itself (not read back from the vault)
 
@@ -223,6 +234,8 @@ class RuleMeaning:
 
         With `feedback` the query is first moved towards its `feedback` nearest rules of `among`
         (None: all): the mean of their vectors is added to it once."""
+        import numpy as np
+
         self._catch_up(embedder)
         vector = embedder.embed([query], no_cache=True, progress=False)[0]
         if not len(self._matrix):
@@ -244,6 +257,8 @@ class RuleMeaning:
 
         Word vectors are rows of one matrix, made once per word; each rule keeps the rows of its
         words, so a call is one product and one segmented maximum over the candidates' words."""
+        import numpy as np
+
         if embedder.cacheable or self._model != embedder.name or not rule_ids:
             return None
         query_words = content_words(query)
@@ -270,6 +285,8 @@ class RuleMeaning:
 
     def _word_rows_of(self, embedder: Embedder, words: tuple[str, ...]) -> np.ndarray:
         """The matrix rows of these words, embedding the ones never seen."""
+        import numpy as np
+
         missing = [w for w in words if w not in self._vocab]
         if missing:
             start = len(self._vocab)
@@ -280,6 +297,8 @@ class RuleMeaning:
         return np.array([self._vocab[w] for w in words], dtype=np.int64)
 
     def _catch_up(self, embedder: Embedder) -> None:
+        import numpy as np
+
         if self._model != embedder.name:  # another model: its vectors are not comparable, start over
             self._row, self._ids = {}, []
             self._matrix = np.zeros((0, 0), dtype=np.float32)
@@ -305,6 +324,8 @@ class RuleMeaning:
     def _vectors(self, embedder: Embedder, ids: list[str]) -> np.ndarray:
         """The pending rules' vectors: those the vault holds for this text and model, the rest
         embedded (and handed to the vault)."""
+        import numpy as np
+
         keys = {rid: vector_key(self._pending[rid]) for rid in ids}
         found = self.vault.rule_vectors(embedder.name, keys) if self.vault is not None else {}
         out = np.zeros((len(ids), embedder.dim), dtype=np.float32)
@@ -325,6 +346,8 @@ class RuleMeaning:
         return out
 
     def _compact(self) -> None:
+        import numpy as np
+
         keep = [n for n, rule_id in enumerate(self._ids) if rule_id is not None]
         self._matrix = self._matrix[keep]
         self._ids = [self._ids[n] for n in keep]

@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from lore.core.errors import InvalidInput
 from lore.core.globs import is_glob
 from lore.core.text import Tokenizer, estimate_tokens
@@ -335,6 +333,8 @@ def fuse(
     eligible rules, not the raw value, says which stand out; BM25 is scaled by its best. Only the
     best are kept: the rest are never sent or listed, and ordering thousands would cost more than
     choosing. `among` None means every rule is eligible."""
+    import numpy as np  # only a hybrid selection or a search by meaning gets here: spec never does
+
     mask = sims.mask(among)
     if not mask.any():
         return lexical
