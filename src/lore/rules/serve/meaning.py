@@ -30,7 +30,7 @@ rules are embedded again with the new one before any comparison.
 
 numpy is imported by the functions that compute, not by the module: every index keeps its rules'
 texts here, but a `spec` selection never makes a vector, and importing numpy is a quarter of
-what a `lore review resolve --mode spec` costs (`tests/rules/test_resolve_imports.py`).
+what a `lore review resolve --mode spec` costs (`tests/cli/test_resolve_imports.py`).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from lore.core.errors import InvalidInput
@@ -29,6 +30,8 @@ from lore.rules.serve.index import ProjectIndex
 from lore.rules.serve.meaning import RuleMeaning, Similarities, task_text
 
 if TYPE_CHECKING:  # the embedder package pulls in the model layer: loaded on first use
+    import numpy as np
+
     from lore.core.embed.base import Embedder
 
 SPEC, HYBRID = "spec", "hybrid"
@@ -332,7 +335,12 @@ def fuse(
     Cosines of one model sit in a narrow band that moves with the task, so the spread among the
     eligible rules, not the raw value, says which stand out; BM25 is scaled by its best. Only the
     best are kept: the rest are never sent or listed, and ordering thousands would cost more than
-    choosing. `among` None means every rule is eligible."""
+    choosing. `among` None means every rule is eligible.
+
+    The BM25 share and the lifts are added as arrays, not rule by rule: a task's words reach
+    thousands of rules of a large project, and adding them one numpy scalar at a time was a
+    quarter of a selection at 10,000 rules. Each sum is the float32 one it was (the share is
+    computed in double precision, rounded to float32, then added), so the scores are the same."""
     import numpy as np  # only a hybrid selection or a search by meaning gets here: spec never does
 
     mask = sims.mask(among)
@@ -341,15 +349,23 @@ def fuse(
     eligible = sims.values[mask]
     fused = (sims.values - float(eligible.mean())) / (float(eligible.std()) or 1.0)
     best = max(lexical.values(), default=0.0) or 1.0
-    for rid, value in lexical.items():
-        if (n := sims.row.get(rid)) is not None:
-            fused[n] += weight * value / best
-    for rid, value in (lift or {}).items():
-        if (n := sims.row.get(rid)) is not None:
-            fused[n] += value
+    rows, values = _rows_and_values(sims.row, lexical)
+    fused[rows] += (weight * values / best).astype(fused.dtype)
+    rows, values = _rows_and_values(sims.row, lift or {})
+    fused[rows] += values.astype(fused.dtype)
     fused[~mask] = -np.inf
     top = np.argpartition(-fused, keep)[:keep] if keep < len(fused) else np.arange(len(fused))
     return {sims.ids[n]: float(fused[n]) for n in top if mask[n]}
+
+
+def _rows_and_values(row: dict[str, int], by_rule: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The matrix rows of the rules in `by_rule` that have one, and their values (float64)."""
+    import numpy as np
+
+    found = np.fromiter(map(row.get, by_rule, repeat(-1)), dtype=np.int64, count=len(by_rule))
+    values = np.fromiter(by_rule.values(), dtype=np.float64, count=len(by_rule))
+    kept = found >= 0
+    return found[kept], values[kept]
 
 
 def _fill_share(
