@@ -43,7 +43,7 @@ def plain_kind(param: Any) -> type | None:
 if RuntimeParam is not None:
 
     @dataclass(frozen=True)
-    class QuickParam(RuntimeParam):  # type: ignore[misc,valid-type]
+    class QuickParam(RuntimeParam):
         """Returns a value already of the parameter's plain type (a list of strings for
         `list[str]`, as the adapter does); hands the rest to Typer's own coercion, which takes
         this one's place on first use so it is built once. Absent values never get here: the
