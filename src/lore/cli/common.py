@@ -1,5 +1,8 @@
 """Helpers shared by CLI commands: consoles, plain echo, JSON output, error translation.
 
+The consoles (`console`, `err_console`: `lore.cli.consoles`) are made when a command first uses
+one, so a command that prints plain text never imports rich.
+
 Everything the CLI prints (but Lore's own version string) passes through here, and every path
 runs stored text through `lore.core.terminal`: the consoles clean each string before markup and
 layout, each `Text` a command built before it is laid out, and, as a net under both, every
@@ -11,65 +14,44 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderableType
-from rich.segment import Segment
-from rich.text import Text
 
 from lore.core.errors import LoreError, NotFound
 from lore.core.terminal import safe_json, safe_text
 
+if TYPE_CHECKING:
+    from lore.cli.consoles import SafeConsole
 
-class SafeConsole(Console):
-    """A rich Console that cannot print terminal control sequences from the text it is given.
+    console: SafeConsole  # stdout; both made on first use (see `__getattr__`)
+    err_console: SafeConsole  # stderr
 
-    Its own styling (colours, a progress bar's cursor moves) is added after the text is
-    cleaned, so it keeps working. Its size is read when it prints, not when it is made: the
-    consoles live for the whole process, and `COLUMNS` may change after they were made."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if kwargs.get("width") is None:
-            self._width = None
-        if kwargs.get("height") is None:
-            self._height = None
-
-    def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
-        return super().render_str(safe_text(text), *args, **kwargs)
-
-    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
-        if isinstance(renderable, Text) and safe_text(renderable.plain) != renderable.plain:
-            renderable = _safe_copy(renderable, self)
-        return super().render(renderable, options)
-
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        return super()._render_buffer(
-            segment if segment.control else Segment(safe_text(segment.text), segment.style)
-            for segment in buffer
-        )
+_CONSOLES = {"console": {}, "err_console": {"stderr": True}}
 
 
-def _safe_copy(text: Text, console: Console) -> Text:
-    """A `Text` built by a command, cleaned before layout with its styles kept: each styled
-    piece is cleaned on its own (rich has already dropped BEL, so an OSC title sequence runs
-    to the end of its piece and goes with it)."""
-    pieces = (
-        (safe_text(segment.text), segment.style or "") for segment in text.render(console) if segment.text
-    )
-    copy = Text.assemble(
-        *pieces, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end
-    )
-    copy.tab_size = text.tab_size
-    return copy
+def __getattr__(name: str) -> Any:
+    """`console`, `err_console` and `SafeConsole`, made when a command first asks for them: a
+    command that prints plain text (`echo`, `print_json`) never imports rich."""
+    if name == "SafeConsole" or name in _CONSOLES:
+        from lore.cli import consoles
+
+        if name == "SafeConsole":
+            return consoles.SafeConsole
+        made = globals()[name] = consoles.SafeConsole(**_CONSOLES[name])
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-console = SafeConsole()
-err_console = SafeConsole(stderr=True)
+def esc(text: str) -> str:
+    """`text` with rich markup escaped, for a line printed through a console (rich loads then)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 

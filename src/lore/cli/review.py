@@ -1,14 +1,16 @@
-"""`lore review --name NAME ...`: the user's side of a project's rules."""
+"""`lore review --name NAME ...`: the user's side of a project's rules.
+
+Loaded by every `lore review` command, `resolve` above all, which prints plain text: rich (its
+tables, markup escaping, the consoles) is imported by the commands that print through it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
-from rich.markup import escape as esc
-from rich.table import Table
 
-from lore.cli.common import console, echo, err_console, handle_errors, print_json
+from lore.cli import common
+from lore.cli.common import echo, esc, handle_errors, print_json
 from lore.core.dates import local_minute
 from lore.core.errors import InvalidInput
 from lore.rules import service
@@ -57,6 +59,8 @@ def list_cmd(
     if as_json:
         print_json([r.to_dict() for r in rules])
         return
+    from rich.table import Table
+
     untagged = sum(not r.tagged for r in rules if r.status == "active")
     table = Table(
         "id", "status", "scope", "rule", "served", title=f"Rules of {project.name}", show_lines=details
@@ -73,8 +77,8 @@ def list_cmd(
                 body += f"\n[dim]evidence: {esc(str(ev))}[/dim]"
         pin = " (always)" if r.always else ""
         table.add_row(r.id, _status(r) + pin, esc(r.scope_text), body, str(r.served_count))
-    console.print(table)
-    console.print(f"{len(rules)} rule(s); {untagged} active rule(s) untagged.", highlight=False)
+    common.console.print(table)
+    common.console.print(f"{len(rules)} rule(s); {untagged} active rule(s) untagged.", highlight=False)
 
 
 @app.command("add")
@@ -97,7 +101,7 @@ def add(
     if as_json:
         print_json(rule.to_dict())
     else:
-        console.print(f"added {rule.id} \\[{esc(rule.scope_text)}] {esc(rule.label)}", highlight=False)
+        common.console.print(f"added {rule.id} \\[{esc(rule.scope_text)}] {esc(rule.label)}", highlight=False)
 
 
 def check_scope(project: Project, scope: str | None, force: bool) -> None:
@@ -120,7 +124,7 @@ def check_scope(project: Project, scope: str | None, force: bool) -> None:
         )
     for entry in empty:
         if not entry.endswith("/"):
-            err_console.print(
+            common.err_console.print(
                 f"warning: scope {entry!r} matches no file of {project.name} yet",
                 markup=False,
                 highlight=False,
@@ -148,7 +152,7 @@ def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> Non
         "pin": "pinned (sent on every request)",
         "unpin": "unpinned",
     }[action]
-    console.print(f"{result.id} {done}: {esc(result.label)}", highlight=False)
+    common.console.print(f"{result.id} {done}: {esc(result.label)}", highlight=False)
 
 
 def _action_command(action: str, help_text: str) -> None:
@@ -213,14 +217,16 @@ def usage(
             ]
         )
         return
+    from rich.table import Table
+
     table = Table("id", "served", "last served", "always", "rule", title=f"Usage in {project.name}")
     for r in rules:
         table.add_row(
             r.id, str(r.served_count), _when(r.last_served_at), "yes" if r.always else "", esc(r.label)
         )
-    console.print(table)
+    common.console.print(table)
     unused = sum(r.served_count == 0 for r in rules)
-    console.print(f"{unused} of {len(rules)} active rule(s) never served.", highlight=False)
+    common.console.print(f"{unused} of {len(rules)} active rule(s) never served.", highlight=False)
 
 
 @app.command("search")
@@ -254,7 +260,7 @@ def trust(
 
     project = _project(ctx)
     state = set_override(project.path, None if reset else "trust")
-    console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)
+    common.console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)
 
 
 @app.command("untrust")
@@ -265,4 +271,4 @@ def untrust(ctx: typer.Context) -> None:
 
     project = _project(ctx)
     state = set_override(project.path, "untrust")
-    console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)
+    common.console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)

@@ -4,11 +4,9 @@ token cost of always-rules. Exit code 1 when there is a warning, so it can gate 
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from lore.cli import review
-from lore.cli.common import console, handle_errors, print_json
+from lore.cli import common, review
+from lore.cli.common import esc, handle_errors, print_json
 
 
 @review.app.command("lint")
@@ -19,8 +17,10 @@ def lint(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Check the rules as a set: dead scopes, duplicates, contradictions, untagged, always cost."""
-    # imported here: the checks (contradictions, normalising) are not worth loading for every
-    # `lore review` command, `resolve` above all
+    # imported here: the checks (contradictions, normalising) and rich's tables are not worth
+    # loading for every `lore review` command, `resolve` above all
+    from rich.table import Table
+
     from lore.rules.lint import ALWAYS_BUDGET, lint_rules
 
     report = lint_rules(review._project(ctx), include_pending=pending)
@@ -31,9 +31,9 @@ def lint(
             table = Table("", "check", "finding", title=f"lint {report.project.name}")
             for f in report.findings:
                 mark = "[yellow]warning[/yellow]" if f.severity == "warning" else "[dim]info[/dim]"
-                table.add_row(mark, f.kind, escape(f.message))
-            console.print(table)
-        console.print(
+                table.add_row(mark, f.kind, esc(f.message))
+            common.console.print(table)
+        common.console.print(
             f"{report.rules} rule(s) checked; always-rules cost about {report.always_tokens} "
             f"tokens per request (budget {ALWAYS_BUDGET}); {len(report.warnings)} warning(s).",
             highlight=False,
