@@ -10,12 +10,23 @@ selection modes (`spec`: keywords, seed 003; `hybrid`: keywords and meaning). Fi
 both modes on the labelled set (bench/data/rules_tasks): must-recall, nice-recall, precision and
 tokens against send-all, per split.
 
-    .venv/bin/python bench/rules_select.py [--sizes 100,1000,10000]
+Selection times are wall clock (p50/p95) and the CPU time of the selecting thread (p50): on a
+shared machine the wall clock mostly measures the other work, the thread's CPU far less.
+
+    .venv/bin/python bench/rules_select.py [--sizes 100,1000,10000] [--compare OTHER/src]
+
+`--compare` puts another tree's selection (`OTHER/src/lore/rules/serve/selection.py`, for
+instance a `git archive` of `main`) beside this one in the same run: its labelled-set table from
+a child process with OTHER first on the path (the figures must match this tree's to the digit when
+only speed changed), and its `choose` timed on the same warm index, call for call interleaved
+with this tree's, with the count of replies that are identical. That tree's selection runs on
+this tree's index and vectors (`index.py`, `meaning.py`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import statistics
@@ -91,26 +102,38 @@ def make_repo(root: Path) -> Path:
     return root
 
 
-def time_mode(index, tok, project, task_list, repeat, embedder) -> dict:
-    """Selection times for one mode (index warm), and the tokens of its replies and of send-all."""
+def timed(choose, index, tok, project, task, embedder) -> tuple:
+    """(reply, wall ms, thread CPU ms) of one selection for the bench's change."""
+    w0, c0 = time.perf_counter(), time.thread_time()
+    reply = choose(
+        index, tok, project=project.name, paths=["src/api/orders.py"], sections=["src/api"], task=task,
+        embedder=embedder,
+    )  # fmt: skip
+    return reply, (time.perf_counter() - w0) * 1000, (time.thread_time() - c0) * 1000
+
+
+def time_mode(index, tok, project, task_list, repeat, embedder, before=None) -> dict:
+    """Selection times for one mode (index warm), and the tokens of its replies and of send-all;
+    with `before` (another tree's `choose`), its times too, each call beside one of this tree's."""
     from lore.core.text import estimate_tokens
     from lore.rules.serve.selection import choose
 
     paths = ["src/api/orders.py"]
-    select_ms, all_ms, sent_tokens, all_tokens = [], [], 0, 0
+    select_ms, select_cpu, all_ms, sent_tokens, all_tokens = [], [], [], 0, 0
+    before_ms, before_cpu, same = [], [], 0
     for task in task_list:
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            reply = choose(
-                index,
-                tok,
-                project=project.name,
-                paths=paths,
-                sections=["src/api"],
-                task=task,
-                embedder=embedder,
-            )
-            select_ms.append((time.perf_counter() - t0) * 1000)
+        for n in range(repeat):
+            if before is not None and n % 2:  # who goes first alternates: the second runs warmer
+                old, b_wall, b_cpu = timed(before, index, tok, project, task, embedder)
+            reply, wall, cpu = timed(choose, index, tok, project, task, embedder)
+            select_ms.append(wall)
+            select_cpu.append(cpu)
+            if before is not None:
+                if not n % 2:
+                    old, b_wall, b_cpu = timed(before, index, tok, project, task, embedder)
+                before_ms.append(b_wall)
+                before_cpu.append(b_cpu)
+                same += old.to_dict() == reply.to_dict()
             t0 = time.perf_counter()
             everything = choose(
                 index, tok, project=project.name, paths=paths, sections=["src/api"], task=None
@@ -118,13 +141,41 @@ def time_mode(index, tok, project, task_list, repeat, embedder) -> dict:
             all_ms.append((time.perf_counter() - t0) * 1000)
         sent_tokens += estimate_tokens(reply.render())
         all_tokens += estimate_tokens(everything.render())
-    return {
+    out = {
         "select p50": statistics.median(select_ms),
         "select p95": pct(select_ms, 0.95),
+        "select cpu p50": statistics.median(select_cpu),
         "send-all p50": statistics.median(all_ms),
         "tokens sent": sent_tokens / len(task_list),
         "tokens send-all": all_tokens / len(task_list),
     }
+    if before is not None:
+        out["before"] = {"p50": statistics.median(before_ms), "cpu p50": statistics.median(before_cpu),
+                         "same": same, "calls": len(before_ms)}  # fmt: skip
+    return out
+
+
+def other_choose(src: Path):
+    """The `choose` of another tree's selection module, loaded beside this tree's."""
+    path = src / "lore" / "rules" / "serve" / "selection.py"
+    spec = importlib.util.spec_from_file_location("compared_selection", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        sys.exit(f"--compare: no selection module at {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module.choose
+
+
+def compared_labelled_table(src: Path) -> None:
+    """The labelled-set table of another tree, from a child process with it first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(src.resolve())}
+    done = subprocess.run(
+        [sys.executable, __file__, "--labelled-only"], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        sys.exit(f"--compare: the other tree's labelled table failed: {done.stderr.strip()[-500:]}")
+    print(f"\nBEFORE ({src}):" + done.stdout.rstrip("\n"))
 
 
 def labelled_table() -> None:
@@ -146,7 +197,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--repeat", type=int, default=15, help="timed runs per task")
     parser.add_argument("--no-labelled", action="store_true", help="skip the labelled-set table")
+    parser.add_argument("--labelled-only", action="store_true", help="only the labelled-set table")
+    parser.add_argument("--compare", type=Path, help="another tree's src, timed and scored beside this one")
     args = parser.parse_args()
+    if args.labelled_only:
+        labelled_table()
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="lore-bench-"))
     os.environ["LORE_HOME"] = str(workdir / "home")
@@ -157,7 +213,11 @@ def main() -> None:
     from lore.rules.serve.meaning import semantic_embedder, task_text
     from lore.rules.store.rules import rules_store
 
+    before = other_choose(args.compare) if args.compare else None
     if not args.no_labelled:
+        if args.compare:
+            compared_labelled_table(args.compare)
+            print("\nAFTER (this tree):", end="")
         labelled_table()
     embedder = semantic_embedder()
     texts = rule_texts(max(sizes) + 1)
@@ -182,7 +242,7 @@ def main() -> None:
         index.meaning.similarities(embedder, task_text(TASKS[0], []))
         reread_s = time.perf_counter() - t0
         for mode, space in (("spec", None), ("hybrid", embedder)):
-            row = time_mode(index, tok, project, TASKS, args.repeat, space)
+            row = time_mode(index, tok, project, TASKS, args.repeat, space, before)
             t0 = time.perf_counter()
             for task in TASKS:
                 service.rules_for_change(project, ["src/api/orders.py"], task=task, mode=mode)
@@ -207,8 +267,8 @@ def main() -> None:
         )  # fmt: skip
 
     print(f"\nChoosing rules for {len(TASKS)} tasks x {args.repeat} runs (times in ms unless noted)\n")
-    head = ("rules", "mode", "select p50", "select p95", "send-all p50", "ratio", "service mean", "tokens sent",
-            "send-all tokens", "saved")  # fmt: skip
+    head = ("rules", "mode", "select p50", "select p95", "cpu p50", "send-all p50", "ratio", "service mean",
+            "tokens sent", "send-all tokens", "saved")  # fmt: skip
     print(" | ".join(f"{h:>13}" for h in head))
     for r in rows:
         vals = (
@@ -216,6 +276,7 @@ def main() -> None:
             r["mode"],
             f"{r['select p50']:.3f}",
             f"{r['select p95']:.3f}",
+            f"{r['select cpu p50']:.3f}",
             f"{r['send-all p50']:.3f}",
             f"{r['select p50'] / r['send-all p50']:.2f}x",
             f"{r['service p50']:.2f}",
@@ -224,8 +285,36 @@ def main() -> None:
             f"{1 - r['tokens sent'] / r['tokens send-all']:.1%}",
         )
         print(" | ".join(f"{v:>13}" for v in vals))
-    print("\nratio = selection time / send-all time (both index warm, same run); saved = tokens not sent.")
+    print("\nratio = selection time / send-all time (both index warm, same run); saved = tokens not sent;")
+    print("cpu = the selecting thread's CPU time (what the other work on the machine moves least).")
+    if args.compare:
+        print(f"\nAgainst {args.compare}'s selection, interleaved call for call on the same index (ms):\n")
+        head = (
+            "rules",
+            "mode",
+            "p50 before",
+            "p50 now",
+            "cpu before",
+            "cpu now",
+            "cpu ratio",
+            "same replies",
+        )
+        print(" | ".join(f"{h:>12}" for h in head))
+        for r in rows:
+            b = r["before"]
+            vals = (r["rules"], r["mode"], f"{b['p50']:.3f}", f"{r['select p50']:.3f}", f"{b['cpu p50']:.3f}",
+                    f"{r['select cpu p50']:.3f}", f"{b['cpu p50'] / r['select cpu p50']:.2f}x",
+                    f"{b['same']}/{b['calls']}")  # fmt: skip
+            print(" | ".join(f"{v:>12}" for v in vals))
+        print(
+            "cpu ratio = before / now (above 1: faster now); same replies = identical to_dict() of the two."
+        )
     print("Targets for hybrid: select p50 under 2 ms at 1,000 rules and 15 ms at 10,000.")
+    for r in rows:
+        if r["mode"] == "hybrid" and r["rules"] in (1000, 10000):
+            target = 2.0 if r["rules"] == 1000 else 15.0
+            print(f"  {r['rules']:>6} rules: p50 {r['select p50']:.2f} ms (want < {target:g}): "
+                  f"{'met' if r['select p50'] < target else 'MISSED'}")  # fmt: skip
     print(
         "add 1 rule = store insert + incremental index catch-up (with its vector); rebuild = BM25 re-index."
     )
@@ -236,6 +325,9 @@ def main() -> None:
                 f"{r['vectors s']:.2f} s (read back by a new index {r['reread s']:.2f} s), bulk insert {r['insert s']:.2f} s, add 1 rule "
                 f"{r['add 1 rule ms']:.2f} ms, rebuild {r['rebuild ms']:.1f} ms"
             )
+
+    load = os.getloadavg()
+    print(f"\nload average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

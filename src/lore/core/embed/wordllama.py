@@ -240,6 +240,15 @@ _words_home: str | None = None  # the LORE_HOME the memo was opened for
 MEMO_CHARS = 2_000  # batches up to this size go through WordIds; bulk embedding loads the tokenizer
 
 
+def use_memo(texts: list[str]) -> bool:
+    """Whether a batch is tokenised through `WordIds`: every text must fit, and the batch be short
+    or made of single words (what hybrid selection's word-by-word match embeds, hundreds at a
+    time: a known word is a lookup, so the tokenizer is read only for words never seen)."""
+    if not all(map(WordIds.fits, texts)):
+        return False
+    return sum(map(len, texts)) <= MEMO_CHARS or not any(" " in text for text in texts)
+
+
 def _word_ids() -> WordIds:
     """The process's memo, opened again only when LORE_HOME changes (tests switch it)."""
     global _words, _words_home
@@ -274,7 +283,7 @@ class WordLlamaEmbedder(Embedder):
             table = _load_table()
             last = len(table) - 1
             chosen = [texts[i] for i in rows]
-            if sum(map(len, chosen)) <= MEMO_CHARS and all(map(WordIds.fits, chosen)):
+            if use_memo(chosen):
                 token_ids = _word_ids().token_ids(chosen)
             else:
                 encodings = _load_tokenizer().encode_batch(chosen, add_special_tokens=False)

@@ -256,7 +256,10 @@ class RuleMeaning:
         rule; None when the model's word vectors are not cheap (a transformer, not a table).
 
         Word vectors are rows of one matrix, made once per word; each rule keeps the rows of its
-        words, so a call is one product and one segmented maximum over the candidates' words."""
+        words, so a call is one product and one segmented maximum over the candidates' words. The
+        words this call meets for the first time are embedded together and added to the matrix
+        in one copy (a copy per candidate, of a matrix that grows with every word seen, was most
+        of a selection's time while the vocabulary filled, and all of a one-shot `resolve`'s)."""
         import numpy as np
 
         if embedder.cacheable or self._model != embedder.name or not rule_ids:
@@ -264,9 +267,10 @@ class RuleMeaning:
         query_words = content_words(query)
         if not query_words:
             return None
-        rows = [self._word_rows(embedder, rid) for rid in rule_ids]
-        asked_rows = self._word_rows_of(embedder, query_words)  # may grow the matrix: read it after
-        asked = self._word_matrix[asked_rows]
+        new = (rid for rid in rule_ids if rid not in self._rule_word_rows)
+        self._learn_words(embedder, [*(w for rid in new for w in self._words.get(rid, ())), *query_words])
+        rows = [self._word_rows(rid) for rid in rule_ids]
+        asked = self._word_matrix[self._rows_of(query_words)]
         sizes = np.array([len(r) for r in rows])
         out = np.zeros(len(rule_ids), dtype=np.float32)
         present = np.flatnonzero(sizes)
@@ -277,24 +281,31 @@ class RuleMeaning:
             out[present] = np.maximum.reduceat(cosines, starts, axis=0).mean(axis=1)
         return out
 
-    def _word_rows(self, embedder: Embedder, rule_id: str) -> np.ndarray:
+    def _word_rows(self, rule_id: str) -> np.ndarray:
+        """The word-matrix rows of a rule's words (each learnt already)."""
         rows = self._rule_word_rows.get(rule_id)
         if rows is None:
-            rows = self._rule_word_rows[rule_id] = self._word_rows_of(embedder, self._words.get(rule_id, ()))
+            rows = self._rule_word_rows[rule_id] = self._rows_of(self._words.get(rule_id, ()))
         return rows
 
-    def _word_rows_of(self, embedder: Embedder, words: tuple[str, ...]) -> np.ndarray:
-        """The matrix rows of these words, embedding the ones never seen."""
+    def _rows_of(self, words: tuple[str, ...]) -> np.ndarray:
         import numpy as np
 
-        missing = [w for w in words if w not in self._vocab]
-        if missing:
-            start = len(self._vocab)
-            for offset, word in enumerate(missing):
-                self._vocab[word] = start + offset
-            made = embedder.embed(missing, no_cache=True, progress=False)
-            self._word_matrix = made if start == 0 else np.vstack([self._word_matrix, made])
         return np.array([self._vocab[w] for w in words], dtype=np.int64)
+
+    def _learn_words(self, embedder: Embedder, words: list[str]) -> None:
+        """Give each of these words never seen a row of the word matrix, in order of first
+        appearance: one embedding call and one copy of the matrix for all of them."""
+        import numpy as np
+
+        missing = list(dict.fromkeys(w for w in words if w not in self._vocab))
+        if not missing:
+            return
+        start = len(self._vocab)
+        for offset, word in enumerate(missing):
+            self._vocab[word] = start + offset
+        made = embedder.embed(missing, no_cache=True, progress=False)
+        self._word_matrix = made if start == 0 else np.vstack([self._word_matrix, made])
 
     def _catch_up(self, embedder: Embedder) -> None:
         import numpy as np

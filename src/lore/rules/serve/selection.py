@@ -235,12 +235,14 @@ def choose(
     hybrid = embedder is not None and bool(task) and total > SHORT_LIST
     if task:
         among = None if total == len(rules) else {rid for g in groups.values() for _, rid in g.members}
-        scores = index.rank.scores(tokenizer.tokens(task), among=among)
+        terms = tokenizer.tokens(task)
         if hybrid and embedder is not None:
             reply.mode = HYBRID
             scores = _hybrid_scores(
-                index, embedder, task, paths, groups, scores, among, already_sent, listed_before
+                index, embedder, task, terms, paths, groups, among, already_sent, listed_before
             )
+        else:
+            scores = index.rank.scores(terms, among=among)
 
     def order(rule_id: str) -> tuple:
         rule = rules[rule_id]
@@ -281,18 +283,24 @@ def _hybrid_scores(
     index: ProjectIndex,
     embedder: Embedder,
     task: str,
+    terms: list[str],
     paths: list[str],
     groups: dict,
-    lexical: dict,
     among: set[str] | None,
     already_sent: set[str] | frozenset[str],
     listed_before: set[str] | frozenset[str],
 ) -> dict[str, float]:
     """The fused scores of the best candidates: meaning (with feedback), words, the named-file
-    lift, then the word-by-word match among them."""
+    lift, then the word-by-word match among them.
+
+    BM25 comes as one array in the matrix's row order (`BM25Index.scores_by_slot`): the same
+    scores as the dict `spec` ranks with, without a dict of every rule sharing a word."""
     eligible = None if among is None else list(among)
     query = task_text(task, paths)
     sims = index.meaning.similarities(embedder, query, among=eligible, feedback=FEEDBACK)
+    mask = sims.mask(eligible)
+    if not mask.any():  # no vectors for these rules (not once caught up): words alone, as `fuse`
+        return by_words(index.meaning, embedder, query, index.rank.scores(terms, among=among))
     lift = {
         rid: NAMED_FILE_LIFT
         for scope in groups
@@ -300,7 +308,10 @@ def _hybrid_scores(
         for _, rid in groups[scope].members
     }
     keep = FUSED_KEPT + len(already_sent) + len(listed_before)
-    return by_words(index.meaning, embedder, query, fuse(lexical, sims, eligible, keep, lift=lift))
+    bm25 = index.rank.scores_by_slot(terms, sims.row, len(sims.values))
+    best = float(bm25[mask].max()) or 1.0
+    fused = _fused_top(sims, mask, BM25_WEIGHT * bm25 / best, lift, keep)
+    return by_words(index.meaning, embedder, query, fused)
 
 
 def names_a_file(scope: tuple[str, ...], paths: list[str]) -> bool:
@@ -346,12 +357,24 @@ def fuse(
     mask = sims.mask(among)
     if not mask.any():
         return lexical
+    best = max(lexical.values(), default=0.0) or 1.0
+    share = np.zeros(len(sims.values), dtype=np.float64)
+    rows, values = _rows_and_values(sims.row, lexical)
+    share[rows] = weight * values / best
+    return _fused_top(sims, mask, share, lift or {}, keep)
+
+
+def _fused_top(
+    sims: Similarities, mask: np.ndarray, share: np.ndarray, lift: dict[str, float], keep: int
+) -> dict[str, float]:
+    """`fuse` once the BM25 share of every row is known (0.0 where a rule shares no word: adding
+    it changes nothing)."""
+    import numpy as np
+
     eligible = sims.values[mask]
     fused = (sims.values - float(eligible.mean())) / (float(eligible.std()) or 1.0)
-    best = max(lexical.values(), default=0.0) or 1.0
-    rows, values = _rows_and_values(sims.row, lexical)
-    fused[rows] += (weight * values / best).astype(fused.dtype)
-    rows, values = _rows_and_values(sims.row, lift or {})
+    fused += share.astype(fused.dtype)
+    rows, values = _rows_and_values(sims.row, lift)
     fused[rows] += values.astype(fused.dtype)
     fused[~mask] = -np.inf
     top = np.argpartition(-fused, keep)[:keep] if keep < len(fused) else np.arange(len(fused))
