@@ -26,7 +26,9 @@ this tree's index and vectors (`index.py`, `meaning.py`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import io
 import os
 import re
 import statistics
@@ -167,7 +169,7 @@ def other_choose(src: Path):
     return module.choose
 
 
-def compared_labelled_table(src: Path) -> None:
+def compared_labelled_table(src: Path) -> str:
     """The labelled-set table of another tree, from a child process with it first on the path."""
     env = {**os.environ, "PYTHONPATH": str(src.resolve())}
     done = subprocess.run(
@@ -176,6 +178,7 @@ def compared_labelled_table(src: Path) -> None:
     if done.returncode != 0:
         sys.exit(f"--compare: the other tree's labelled table failed: {done.stderr.strip()[-500:]}")
     print(f"\nBEFORE ({src}):" + done.stdout.rstrip("\n"))
+    return done.stdout
 
 
 def labelled_table() -> None:
@@ -216,9 +219,15 @@ def main() -> None:
     before = other_choose(args.compare) if args.compare else None
     if not args.no_labelled:
         if args.compare:
-            compared_labelled_table(args.compare)
-            print("\nAFTER (this tree):", end="")
-        labelled_table()
+            before_table = compared_labelled_table(args.compare)
+            mine = io.StringIO()
+            with contextlib.redirect_stdout(mine):
+                labelled_table()
+            print("\nAFTER (this tree):" + mine.getvalue().rstrip("\n"))
+            same = "identical" if mine.getvalue() == before_table else "DIFFERENT"
+            print(f"\nthe two labelled-set tables are {same}")
+        else:
+            labelled_table()
     embedder = semantic_embedder()
     texts = rule_texts(max(sizes) + 1)
     rows = []
