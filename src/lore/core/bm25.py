@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -85,9 +85,7 @@ class BM25Index:
                 out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm)
         return out
 
-    def scores_by_slot(
-        self, query_terms: Iterable[str], slot: Mapping[Hashable, int], size: int
-    ) -> np.ndarray:
+    def scores_by_slot(self, query_terms: Iterable[str], slot: Mapping[Any, int], size: int) -> np.ndarray:
         """`scores` of every document as one array of `size` floats: document d's score at
         `slot[d]`, 0.0 where d shares no term (or has no slot).
 

@@ -300,7 +300,8 @@ def _hybrid_scores(
     sims = index.meaning.similarities(embedder, query, among=eligible, feedback=FEEDBACK)
     mask = sims.mask(eligible)
     if not mask.any():  # no vectors for these rules (not once caught up): words alone, as `fuse`
-        return by_words(index.meaning, embedder, query, index.rank.scores(terms, among=among))
+        lexical: dict = index.rank.scores(terms, among=among)
+        return by_words(index.meaning, embedder, query, lexical)
     lift = {
         rid: NAMED_FILE_LIFT
         for scope in groups
