@@ -28,11 +28,19 @@ one the tests use) on a unix socket, so the figures include a real client/server
   the capped counts (what both backends run) and, on PostgreSQL, `ts_rank_cd` (the measure
   behind keeping BM25).
 
-History ingest does not run on PostgreSQL yet (see docs/store.md); the run says so instead of
-printing a figure. `--parts vectors` (or any comma-separated subset) runs some parts alone.
+- history at `--commits` (the synthetic repository of bench/history_synth.py) and `--threads`
+  PRs with their issues (bench/history_why.py's loader): the git ingest and the thread ingest
+  (`ingest_threads`, the writer `ingest_github` uses), the why index, `why` without a model
+  (p50/p95 over the eval's drafted questions and bare paths), and the keyword arm alone:
+  recall@10 on those questions and its latency, as `why` ranks them (FTS5's BM25 on SQLite,
+  BM25 in Python over the rows the GIN index finds on PostgreSQL) and, on PostgreSQL, ranked by
+  its own `ts_rank_cd` (each length normalisation): the measure behind the choice.
+
+`--parts vectors` (or any comma-separated subset) runs some parts alone.
 
     .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--nodes 20000]
-        [--vectors 20000] [--repeat 3] [--parts rules,writers,graph,vectors,books]
+        [--vectors 20000] [--commits 20000] [--threads 2000] [--repeat 3]
+        [--parts rules,writers,graph,vectors,books,history]
 """
 
 from __future__ import annotations
@@ -385,15 +393,120 @@ def book_figures(repeat: int) -> dict[str, float]:
     return out
 
 
+def _keyword_units(repo: Any, db: Any, hits: list[int]) -> list[str]:
+    from lore.history.why.evaluate import _units_of
+
+    docs = db.docs_by_id(hits)
+    units = _units_of(repo, [docs[i] for i in hits if i in docs], db)
+    return list(dict.fromkeys(units[i] for i in hits if i in units))[:10]
+
+
+def _ts_rank_cd(db: Any, repo_id: int, normalisation: int) -> Callable[[str, float | None], list[int]]:
+    """The alternative on PostgreSQL: its own full-text search ranking the same candidates."""
+    from lore.history.why.keywords import words_of
+
+    conn = db.store.connect()
+
+    def search(match: str, as_of: float | None) -> list[int]:
+        query = " | ".join("'" + w.replace("'", "''") + "'" for w in words_of(match))
+        rows = conn.execute(
+            "SELECT d.id FROM history_why_docs d, (SELECT to_tsquery('english', ?) AS query) AS q"
+            " WHERE d.words @@ q.query AND d.repo_id = ? AND (CAST(? AS DOUBLE PRECISION) IS NULL OR d.at <= ?)"
+            " ORDER BY ts_rank_cd(d.words, q.query, ?) DESC, d.id LIMIT 50",
+            (query, repo_id, as_of, as_of, normalisation),
+        )
+        return [r[0] for r in rows]
+
+    return search
+
+
+def history_figures(commits: int, threads: int, repeat: int) -> dict[str, float]:
+    """History on the current backend: ingest, the why index, `why`, and the keyword arm."""
+    import random
+
+    from history_synth import synth_repo
+    from history_why import load_threads
+    from lore.core.dates import to_epoch
+    from lore.history.ingest.git import ingest_git
+    from lore.history.ingest.github import Thread, ingest_threads
+    from lore.history.repos import resolve_repo
+    from lore.history.why import evaluate, keywords
+    from lore.history.why import store as why_store
+    from lore.history.why.keywords import keyword_hits
+    from lore.history.why.retrieval import ensure_index, fts_expression
+    from lore.history.why.service import why
+    from support.fake_github import FakeGitHub
+
+    root = synth_repo(commits)
+    out: dict[str, float] = {}
+    report = ingest_git(root)
+    out[f"history: git ingest of {report.commits_added:,} commits ms"] = report.seconds * 1000
+    gh = FakeGitHub("bench", "synth")
+    load_threads(gh, root, threads)
+    gh.stop()  # never served: its payloads go straight to the ingest's writer
+    items = sorted(gh.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
+    loaded = [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in items]
+    t = time.perf_counter()
+    ingest_threads("bench/synth", loaded, clone=root)
+    out[f"history: thread ingest of {len(loaded):,} PRs and issues ms"] = (time.perf_counter() - t) * 1000
+    repo = resolve_repo("bench/synth")
+    out["history: why index (keywords + hash vectors) ms"] = ms(lambda: ensure_index(repo))
+
+    questions = evaluate.draft(repo)
+    paths = [f"src/mod{m:02d}/file{f:02d}.py" for m in range(0, 40, 3) for f in (2, 9)]
+    asks = [(q.question, to_epoch(q.as_of) if q.as_of else None) for q in questions] + [
+        (p, None) for p in paths
+    ]
+    random.Random(3).shuffle(asks)
+    why(repo, asks[0][0], as_of=asks[0][1], use_model=False)  # caches warm, as in a server
+    times = [ms(lambda a=a: why(repo, a[0], as_of=a[1], use_model=False)) for a in asks * repeat]
+    out["history: why without a model p50 ms"] = pct(times, 0.5)
+    out["history: why without a model p95 ms"] = pct(times, 0.95)
+
+    hybrid = [evaluate.recall(evaluate.hybrid_units(repo, q), q.truth) for q in questions]
+    out[f"history: why eval, hybrid recall@10 ({len(questions)} questions)"] = sum(hybrid) / max(
+        1, len(hybrid)
+    )
+
+    db = why_store.open_why()
+    asked = [(q, fts_expression(q.question), to_epoch(q.as_of) if q.as_of else None) for q in questions]
+    asked = [a for a in asked if a[1]]
+    n = max(1, len(asked))
+
+    def keyword_arm(label: str, search: Callable[[str, float | None], list[int]]) -> None:
+        found, took = 0.0, []
+        for q, match, as_of in asked:
+            t = time.perf_counter()
+            hits = search(match, as_of)
+            took.append((time.perf_counter() - t) * 1000)
+            found += evaluate.recall(_keyword_units(repo, db, hits), q.truth)
+        out[f"history: keywords alone, {label}, recall@10 ({n} questions)"] = found / n
+        out[f"history: keywords alone, {label}, p50 ms"] = pct(took, 0.5)
+
+    def store_search(match: str, as_of: float | None) -> list[int]:
+        return [h.doc_id for h in keyword_hits(db, repo.id, match, as_of, 50)]
+
+    keywords._indexes.clear()  # the statistics as a new process reads them, once
+    first = ms(lambda: keyword_hits(db, repo.id, asked[0][1], None, 50))
+    out["history: keywords, first search of a process (PostgreSQL: BM25 statistics read) ms"] = first
+    keyword_arm("as why ranks them", store_search)  # FTS5's BM25; on PostgreSQL BM25 in Python
+    if db.store.dialect == "postgres":
+        for norm in (0, 1, 2, 8, 32):
+            keyword_arm(f"pg only: ts_rank_cd normalisation {norm}", _ts_rank_cd(db, repo.id, norm))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", type=int, default=10_000)
     parser.add_argument("--writes", type=int, default=150)
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--vectors", type=int, default=20_000)
+    parser.add_argument("--commits", type=int, default=20_000)
+    parser.add_argument("--threads", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--parts", default="rules,writers,graph,vectors,books", help="comma-separated parts to run"
+        "--parts", default="rules,writers,graph,vectors,books,history", help="comma-separated parts to run"
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -416,6 +529,7 @@ def main() -> None:
                     lambda: vector_figures(args.vectors, args.repeat),
                 ),
                 ("books", "books", lambda: book_figures(args.repeat)),
+                ("history", "history", lambda: history_figures(args.commits, args.threads, args.repeat)),
             ):
                 if part in parts:
                     use_backend(server.fresh_database() if name == "postgres" else None)
@@ -435,10 +549,6 @@ def main() -> None:
     for key, b in results["postgres"].items():
         if key not in results["sqlite"]:
             print(f"| {key} | - | {b:,.2f} | - |")
-    print(
-        "\nhistory ingest of 20,000 commits: not on PostgreSQL yet "
-        "(that store stays in the embedded file; docs/store.md)"
-    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """`lore store migrate --to URL` and `lore store check` with the real command (issue 15.4).
 
-An embedded store with projects, rules, sessions and what they were served is moved into a
-fresh PostgreSQL database; every CLI listing then reads the same on both, a second run copies
+An embedded store with projects, rules, sessions and what they were served, an ingested git
+history with a decision and its why index (texts and vectors) is moved into a fresh PostgreSQL
+database; every CLI listing then reads the same on both, a second run copies
 nothing, a run cut short is completed without doubling a row, and new ids continue after the
 copied ones.
 """
@@ -16,9 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_repo
+from conftest import git, make_repo
 from lore.core.store import DB_NAME, forget_stores, open_database, open_store
 from lore.core.store.move import move
+from lore.history.decisions.store import NewDecision, open_decisions
+from lore.history.ingest.git import ingest_git
+from lore.history.repos import resolve_repo
+from lore.history.why.retrieval import ensure_index
 from lore.rules import service
 from lore.rules.agent import AgentSession
 from lore.rules.store.rules import rules_store
@@ -57,8 +62,47 @@ def filled(tmp_path: Path) -> list[Path]:
     session = AgentSession(str(repos[0]))
     session.get_rules(["src/api/orders.py"], task="add pagination")
     rules_store().set_trust_override(str(repos[1]), "untrust")
+    _history(repos[0])
     forget_stores()
     return repos
+
+
+def _history(repo: Path) -> None:
+    """The shop's git history ingested, one decision taken from a commit, the why index built."""
+    for i, why in enumerate(("paginate orders so the page stays fast", "cap the page size at 100")):
+        (repo / "src/api/orders.py").write_text(f"x = {i + 2}\n", encoding="utf-8")
+        git(repo, "commit", "-qam", f"Orders: {why}")
+    ingest_git(repo)
+    row = resolve_repo(str(repo))
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    quote = "cap the page size at 100"
+    open_decisions().add_decisions(
+        [
+            NewDecision(
+                row.id,
+                "Order pages hold at most 100 rows",
+                "",
+                "api",
+                ("src/api/orders.py",),
+                "commit",
+                None,
+                None,
+                None,
+                None,
+                commit,
+                None,
+                "Test User",
+                "committer",
+                quote,
+                8,
+                8 + len(quote),
+                1_700_000_000.0,
+                "test",
+                0.9,
+            )
+        ]
+    )
+    ensure_index(row)
 
 
 LISTINGS = (
@@ -66,6 +110,11 @@ LISTINGS = (
     ("review", "--name", "shop", "list", "--json"),
     ("review", "--name", "blog", "list", "--json", "--pending"),
     ("review", "--name", "shop", "usage", "--json"),
+    ("history", "repos", "--json"),
+    ("history", "stats", "--repo", "shop", "--json"),
+    ("history", "file", "src/api/orders.py", "--repo", "shop", "--json"),
+    ("history", "decisions", "--repo", "shop", "--json"),
+    ("history", "why", "why is the page size capped", "--repo", "shop", "--no-model", "--json"),
 )
 
 
@@ -74,6 +123,9 @@ def test_a_moved_store_lists_the_same_and_a_second_run_copies_nothing(
 ) -> None:
     before = {args: lore(*args) for args in LISTINGS}
     assert all(r.returncode == 0 for r in before.values()), [r.stderr for r in before.values()]
+    decided = json.loads(before[("history", "decisions", "--repo", "shop", "--json")].stdout)
+    asked = json.loads(before[LISTINGS[-1]].stdout)
+    assert len(decided) == 1 and asked["evidence"], "the history listings must have something to compare"
 
     first = lore("store", "migrate", "--to", target, "--json")
     assert first.returncode == 0, first.stderr
@@ -100,7 +152,8 @@ def test_a_moved_store_lists_the_same_and_a_second_run_copies_nothing(
     counts = {t["name"]: t["rows"] for t in check["tables"]}
     local = json.loads(lore("store", "check", "--json").stdout)
     assert local["backend"] == "sqlite"
-    for table in ("projects", "rules", "served", "session_notes", "sessions", "rule_tombstones"):
+    history = ("history_commits", "history_edges", "history_decisions", "history_why_docs", "core_vectors")
+    for table in ("projects", "rules", "served", "session_notes", "sessions", "rule_tombstones", *history):
         assert counts[table] == {t["name"]: t["rows"] for t in local["tables"]}[table], table
 
 

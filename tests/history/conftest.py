@@ -3,10 +3,12 @@ commit, a bot, PR numbers in subjects, a path reused after a rename, a PR ref.""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from lore.core.store import forget_stores
 from support.history_repo import BOB, CAROL, DEPENDABOT, HistoryRepo, lines, run_git
 
 
@@ -46,3 +48,25 @@ def history_repo(tmp_path: Path) -> HistoryRepo:
     rebased = r.commit("Rebased change", {"src/core.py": lines(15, "core") + "# fmt\n"}, CAROL)
     run_git(r.root, "update-ref", "refs/pull/16/head", rebased)
     return r
+
+
+@pytest.fixture
+def fresh_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Switch the test to a second, empty store on the same backend (a run to compare with):
+    a new `$LORE_HOME`, and on PostgreSQL a new database as well."""
+
+    def switch(name: str) -> None:
+        monkeypatch.setenv("LORE_HOME", str(tmp_path / name))
+        if os.environ.get("LORE_DATABASE_URL"):
+            server = request.getfixturevalue("postgres_server")
+            url = server.fresh_database()
+            monkeypatch.setenv("LORE_DATABASE_URL", url)
+
+            def drop() -> None:
+                forget_stores()
+                server.drop(url)
+
+            request.addfinalizer(drop)
+        forget_stores()
+
+    return switch

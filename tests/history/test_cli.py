@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from lore.cli.history import app
@@ -13,6 +14,8 @@ from lore.history.why.service import gather
 from lore.history.why.store import open_why
 from support.fake_github import FakeGitHub
 from support.history_graph import graph_snapshot
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 runner = CliRunner()
 

@@ -19,6 +19,8 @@ from support import decisions as data
 from support.fake_github import FakeGitHub
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def gh(monkeypatch):

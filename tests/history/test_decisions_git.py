@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import lore.cli.history_decisions  # noqa: F401  (adds the layer-2 commands to the group)
@@ -15,6 +16,8 @@ from lore.history.decisions.service import all_decisions
 from lore.history.ingest.git import ingest_git
 from support.fake_llm import FakeLLM, Request, fake_llm_fixture  # noqa: F401
 from support.history_repo import HistoryRepo
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 runner = CliRunner()
 MAINTAINER = ("Test User", "test@example.com")  # the committer of every commit here

@@ -19,6 +19,8 @@ from support import decisions as data
 from support.fake_github import FakeGitHub
 from support.fake_llm import FakeLLM, Request, fake_llm_fixture  # noqa: F401
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 JWT = "Use JWT tokens, not server sessions, for the public API"
 SESSIONS = "Use server sessions, not JWT tokens, for the public API"
 REFUSAL = "Do not support JSON-encoded complex types in query params"

@@ -13,6 +13,8 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from support.history_repo import BOB, HistoryRepo, lines
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def moved(tmp_path: Path):

@@ -15,6 +15,8 @@ from lore.history.ingest.gitlog import parse_log_stream
 from lore.history.ingest.identity import closing_refs, is_bot, person_key, pr_from_subject
 from lore.history.repos import resolve_repo
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 def _conn():
     return sql.open_history().store.connect()
@@ -62,7 +64,7 @@ def test_ingest_builds_the_graph(history_repo) -> None:
     assert sql.open_history().find_node(repo.id, "file", "docs/naïve file.md") is not None
     merge = (
         _conn()
-        .execute("SELECT parents, files FROM history_commits WHERE subject LIKE 'Merge pull request%'")
+        .execute("SELECT parents, files FROM history_commits WHERE subject LIKE ?", ("Merge pull request%",))
         .fetchone()
     )
     assert len(merge[0].split()) == 2 and merge[1] == 0

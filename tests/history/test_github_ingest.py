@@ -12,12 +12,13 @@ import pytest
 
 from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
-from lore.core.store import forget_stores
 from lore.history import store as sql
 from lore.history.ingest.github import Thread, ingest_github, ingest_threads
 from lore.history.reviews import review_comments
 from support.fake_github import FakeGitHub
 from support.history_graph import graph_snapshot, stale_degrees
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 MERGE = "a" * 40
 REFERENCING = "b" * 40
@@ -195,7 +196,7 @@ def test_bounded_run_with_a_clone_pins_git_too(gh: FakeGitHub, history_repo) -> 
     assert not gh.requests("/commits")  # a clone replaces the API for commits
 
 
-def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
+def test_injected_failure_then_clean_resume(gh: FakeGitHub, fresh_store) -> None:
     gh.trouble("/issues/6/timeline", "drop", times=50)
     client = GitHubClient(
         base_url=gh.url, store=sql.open_history().store, max_retries=2, backoff=0.01, sleep=lambda s, r: None
@@ -209,10 +210,10 @@ def test_injected_failure_then_clean_resume(gh: FakeGitHub, tmp_path, monkeypatc
     assert report.resumed_from_page == 2 and report.items == 6
     assert len(gh.requests("/pulls/2?")) + len(gh.requests("/pulls/2/")) == pulls_before
     _assert_complete_without_duplicates()
-    _assert_same_as_a_straight_run(gh, tmp_path, monkeypatch)
+    _assert_same_as_a_straight_run(gh, fresh_store)
 
 
-def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tmp_path, monkeypatch) -> None:
+def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, fresh_store) -> None:
     gh.trouble("/issues/6/timeline", "slow", seconds=30)
     env = {**os.environ, "LORE_GITHUB_API": gh.url, "LORE_HOME": str(lore_home)}
     code = "from lore.history.ingest.github import ingest_github; ingest_github('acme/widget')"
@@ -226,16 +227,15 @@ def test_killed_process_resumes_without_duplicates(gh: FakeGitHub, lore_home, tm
     report = ingest_github("acme/widget")
     assert report.resumed_from_page == 2
     _assert_complete_without_duplicates()
-    _assert_same_as_a_straight_run(gh, tmp_path, monkeypatch)
+    _assert_same_as_a_straight_run(gh, fresh_store)
 
 
-def _assert_same_as_a_straight_run(gh: FakeGitHub, tmp_path, monkeypatch) -> None:
+def _assert_same_as_a_straight_run(gh: FakeGitHub, fresh_store) -> None:
     """Degrees and edges after the resume equal those of an uninterrupted run in a fresh store
     (page 1's nodes were left at degree 0 before degrees were kept with the edges)."""
     assert stale_degrees() == 0
     resumed = graph_snapshot(1)
-    monkeypatch.setenv("LORE_HOME", str(tmp_path / "straight-home"))
-    forget_stores()
+    fresh_store("straight-home")
     ingest_github("acme/widget")
     assert stale_degrees() == 0
     assert graph_snapshot(1) == resumed
@@ -282,7 +282,7 @@ def test_bad_names_are_refused(gh: FakeGitHub) -> None:
 
 
 def test_threads_in_hand_make_the_same_graph_as_fetched_ones(
-    gh: FakeGitHub, history_repo, tmp_path, monkeypatch
+    gh: FakeGitHub, history_repo, fresh_store
 ) -> None:
     """`ingest_threads` (what the benchmark loads 5,000 threads with) writes what `ingest_github`
     writes for the same API payloads: nodes, edges, degrees, items and comments."""
@@ -296,8 +296,7 @@ def test_threads_in_hand_make_the_same_graph_as_fetched_ones(
         conn.execute("SELECT COUNT(*) FROM history_comments").fetchone(),
     )
     snapshot = graph_snapshot(1)
-    monkeypatch.setenv("LORE_HOME", str(tmp_path / "direct-home"))
-    forget_stores()
+    fresh_store("direct-home")
     payloads = sorted(gh.items.values(), key=lambda i: (i.data["created_at"], i.data["number"]))
     threads = [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in payloads]
     direct = ingest_threads("acme/widget", threads, clone=history_repo.root, page_size=4)

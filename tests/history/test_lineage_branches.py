@@ -12,6 +12,8 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import Repo, resolve_repo
 from support.history_repo import BOB, CAROL, HistoryRepo, git_commits_touching, lines, merge
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 def _commits_of(repo: Repo, path: str) -> list[str]:
     story = q.file_history(repo, path)

@@ -16,6 +16,8 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from support.history_repo import BOB, DEPENDABOT, HistoryRepo, lines, run_git
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 runner = CliRunner()
 
 

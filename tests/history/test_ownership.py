@@ -16,6 +16,8 @@ from lore.history.queries import Filters
 from lore.history.repos import resolve_repo
 from support.history_repo import BOB, CAROL, DEPENDABOT, HistoryRepo, lines, run_git
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 OLD_ADA = ("Ada L", "ada@old.example")
 ADA = ("Ada Lovelace", "ada@new.example")
 MAILMAP = "Ada Lovelace <ada@new.example> Ada L <ada@old.example>\n"

@@ -20,6 +20,8 @@ from lore.history.ingest.github import ingest_github
 from lore.history.repos import all_repos, resolve_repo
 from support.fake_github import FakeGitHub
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 runner = CliRunner()
 
 

@@ -10,11 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from lore.history import queries as q
 from lore.history import store as sql
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import Repo, resolve_repo
 from support.history_graph import graph_snapshot, stale_degrees
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 # Ingests in small batches and SIGKILLs itself right after the given number of commits is
 # committed to the store: a real process dying mid-run, no cleanup, no finally blocks.

@@ -17,6 +17,8 @@ from lore.history.ingest.gitlog import raw_path
 from lore.history.repos import remove_repo, resolve_repo
 from support.history_repo import BOB, HistoryRepo, lines, run_git
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 def _commit_bytes(root: Path, name: bytes, message: bytes, path: bytes) -> None:
     """A commit whose author, message and path are Latin-1 bytes (not UTF-8)."""

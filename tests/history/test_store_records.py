@@ -10,6 +10,8 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from support.records import records_only
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 def test_history_reads_return_records(history_repo) -> None:
     ingest_git(history_repo.root)

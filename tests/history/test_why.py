@@ -18,6 +18,8 @@ from support.fake_github import FakeGitHub
 from support.history_repo import DAY, T0, lines, run_git, write
 from support.history_why import WhyRepo, build_why_repo, load_threads
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lore.history.decisions.extract import extract
 from lore.history.decisions.service import all_decisions
 from lore.history.repos import resolve_repo
 from lore.history.why.service import gather
 from support.decisions import decide_commits, decided_repo
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 
 def test_why_cites_the_decision_behind_a_file_and_respects_as_of(tmp_path: Path, fake_llm: FakeLLM) -> None:

@@ -15,6 +15,8 @@ from lore.history.why import evaluate
 from support.fake_github import FakeGitHub
 from support.history_why import WhyRepo, build_why_repo, load_threads
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:

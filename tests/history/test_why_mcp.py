@@ -11,6 +11,8 @@ from lore.mcp.server import build_server
 from support.history_why import INJECTION, WhyRepo, build_why_repo
 from support.mcp_client import call, listing
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 
 @pytest.fixture
 def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:

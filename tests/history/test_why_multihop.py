@@ -19,6 +19,8 @@ from support.fake_github import FakeGitHub
 from support.history_repo import HistoryRepo, lines
 from support.history_why import when
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
 QUESTION = (
     "Which issue was behind the change to src/cache.py in the pull request 'Bound the buffer in the cache'?"
 )

@@ -35,7 +35,7 @@ def domain_migrations() -> dict[str, list[Migration]]:
         "rules": RULES + SESSION_MIGRATIONS,
         "history": HISTORY,
         "decisions": HISTORY + DECISIONS,
-        "why": WHY + VECTORS,
+        "why": HISTORY + WHY + VECTORS,  # why's reads join the history tables: one database
         "books": BOOKS + VECTORS,
         "model cache": CACHE_MIGRATIONS + USAGE_MIGRATIONS,
         "http cache": HTTP,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from decimal import Decimal
 from functools import lru_cache
@@ -167,6 +167,39 @@ class Connection:
     def commit(self) -> None:
         if self.in_transaction:
             self.execute("COMMIT")
+
+    def insert_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        rows: Iterable[Sequence[Any]],
+        *,
+        ignore_conflicts: bool = False,
+    ) -> None:
+        """Bulk rows through `COPY ... FROM STDIN`: one stream where `executemany` sends a
+        statement per row, which made a history ingest twice as slow as on SQLite.
+
+        `ignore_conflicts` is `INSERT OR IGNORE`: the rows go to a temporary copy of the table
+        first (emptied at commit) and on with `ON CONFLICT DO NOTHING` in the order given, so the
+        first of two rows with one key wins, as in SQLite. Run it inside a transaction.
+        """
+        names = ", ".join(columns)
+        target = f"lore_copy_{table}" if ignore_conflicts else table
+        with self.translated():  # PostgreSQL's own text: nothing here for the dialect to rewrite
+            if ignore_conflicts:
+                self.raw.execute(
+                    f"CREATE TEMP TABLE IF NOT EXISTS {target} (LIKE {table} INCLUDING DEFAULTS,"
+                    " lore_seq BIGINT GENERATED ALWAYS AS IDENTITY) ON COMMIT DELETE ROWS"
+                )
+            with self.raw.cursor().copy(f"COPY {target} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            if ignore_conflicts:
+                self.raw.execute(
+                    f"INSERT INTO {table} ({names}) SELECT {names} FROM {target} ORDER BY lore_seq"
+                    " ON CONFLICT DO NOTHING"
+                )
+                self.raw.execute(f"TRUNCATE {target}")
 
     @contextmanager
     def translated(self) -> Iterator[None]:

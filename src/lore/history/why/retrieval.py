@@ -20,6 +20,7 @@ from lore.core.vectors import VectorIndex
 from lore.history import queries
 from lore.history import store as layer1
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, best_sentence, fuse, terms
+from lore.history.why.keywords import keyword_hits
 from lore.history.why.store import Doc, WhyStore, open_why
 
 COLLECTION = "history_text"
@@ -141,7 +142,7 @@ def keyword_provider(db: WhyStore) -> Provider:
         match = fts_expression(q.question)
         if match is None:
             return []
-        hits = db.keyword_search(q.repo.id, match, q.as_of, POOL)
+        hits = keyword_hits(db, q.repo.id, match, q.as_of, POOL)
         ids = [h.doc_id for h in hits]
         return to_evidence(q.repo, _ordered(db.docs_by_id(ids), ids), db)
 
