@@ -112,6 +112,8 @@ def migrate(
             else f"{table.copied:,} copied" + (f", {table.already:,} already there" if table.already else "")
         )
         console.print(f"  {escape(table.name):<32} {table.source_rows:>10,} rows  {state}")
+    if report.rebuilt:
+        console.print(f"rebuilt by the database from the moved rows: {escape(', '.join(report.rebuilt))}")
     if report.left:
-        console.print(f"kept in the file (not on PostgreSQL yet): {escape(', '.join(report.left))}")
+        console.print(f"kept in your own file: {escape(', '.join(report.left))}")
     console.print(f"moved into {escape(report.target)}; set LORE_DATABASE_URL to use it")

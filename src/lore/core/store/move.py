@@ -59,6 +59,7 @@ class MoveReport:
     target: str
     tables: tuple[TableMove, ...]
     left: tuple[str, ...] = field(default=())  # tables the target has no schema for
+    rebuilt: tuple[str, ...] = field(default=())  # full-text indexes the target makes itself
 
 
 def table_names(store: Store) -> list[str]:
@@ -75,6 +76,17 @@ def table_names(store: Store) -> list[str]:
         " WHERE c.relkind = 'r' AND n.nspname = current_schema() ORDER BY c.oid"
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def full_text_indexes(store: Store) -> set[str]:
+    """The embedded store's FTS5 tables: not copied, since on PostgreSQL a generated `tsvector`
+    column of the moved rows takes their place."""
+    if store.dialect != "sqlite":
+        return set()
+    rows = store.connect().execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND upper(sql) LIKE 'CREATE VIRTUAL TABLE%'"
+    )
+    return {r[0] for r in rows}
 
 
 def count_rows(store: Store, table: str) -> int:
@@ -135,16 +147,18 @@ def move(
             " rows BIGINT NOT NULL, moved_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (source, table_name))"
         )
     there = set(table_names(target))
+    indexes = full_text_indexes(source)
     moved: list[TableMove] = []
     left: list[str] = []
     for table in table_names(source):
-        if table == "schema_migrations":
+        if table == "schema_migrations" or table in indexes:
             continue
         if table not in there:
             left.append(table)
             continue
         moved.append(_move_table(source, target, table, label, progress))
-    return MoveReport(label, getattr(target, "label", str(target.path)), tuple(moved), tuple(left))
+    target_label = getattr(target, "label", str(target.path))
+    return MoveReport(label, target_label, tuple(moved), tuple(left), tuple(sorted(indexes)))
 
 
 def _move_table(
