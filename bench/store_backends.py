@@ -262,46 +262,177 @@ def graph_figures(nodes: int, repeat: int) -> dict[str, float]:
     return out
 
 
-def vector_figures(count: int, repeat: int) -> dict[str, float]:
-    """Capped top-10 searches over `count` vectors on the current backend."""
-    import numpy as np
+EXACT_QUERIES = 20  # questions timed on the exact SQL scans (each reads every row it filters)
+EF_SWEEP = (40, 100, 200, 400, 800)  # hnsw.ef_search values the walk is measured at
 
-    from lore.core.store import open_store
-    from lore.core.vectors import VectorIndex, VectorSpace
 
-    rng = np.random.default_rng(3)
-    vectors = rng.normal(size=(count, 128)).astype(np.float32)
-    index = VectorIndex("bench", VectorSpace("bench-128", 128))
-    items = [(f"p{i}", vectors[i], {"chapter_seq": i % 50 + 1}) for i in range(count)]
+def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
+    """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out);
+    one book to 30% (the one with most passages): the searches a reader's question makes."""
+    from vector_corpus import RULES_FROM
+
+    books = [b for b, n in corpus.chapters.items() if b < RULES_FROM and n]
+
+    def upto(book: int) -> dict[str, Any]:
+        return {"book_id": book, "chapter_seq": ("<=", max(1, round(0.3 * corpus.chapters[book])))}
+
+    biggest = max(books, key=lambda b: int((corpus.book_id == b).sum()))
+    return [
+        ("uncapped", None),
+        ("reader's cap", [upto(b) for b in books]),
+        ("one book capped", upto(biggest)),
+    ]
+
+
+def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
+    """The two PostgreSQL write paths of `VectorStore` on the same rows: an INSERT per row
+    (what small writes use) against the binary COPY (what writes of `_COPY_ROWS` or more use)."""
+    import json
+
+    from lore.core.store.vector_store import VectorStore
+
+    store = VectorStore()
+    n = min(20_000, len(corpus.vectors))
+    rows = [
+        (
+            f"w{i}",
+            corpus.vectors[i].astype("<f4").tobytes(),
+            json.dumps(corpus.meta(i), separators=(",", ":")),
+        )
+        for i in range(n)
+    ]
     out: dict[str, float] = {}
-    out[f"add {count:,} vectors (one transaction) ms"] = ms(lambda: index.add(items))
-    cap = {"chapter_seq": ("<=", 5)}
-    queries = rng.normal(size=(10 * repeat, 128))
-    sql = "pgvector" if open_store().dialect == "postgres" else "sqlite-vec"
-    index.search(queries[0], k=10, where=cap)  # the matrix loaded once, as a server keeps it
-    for name, backend in (("numpy (in memory)", "numpy"), ("exact SQL scan", sql)):
+    for name, write in (("an INSERT per row", VectorStore._pg_insert), ("binary COPY", VectorStore._pg_copy)):
+        collection = f"bench-write-{name}"
+        t = time.perf_counter()
+        with store.store.transaction() as tx:
+            write(tx, collection, space.name, space.dim, rows)
+        out[f"pg only: write {n:,} vectors by {name} ms"] = (time.perf_counter() - t) * 1000
+        store.drop_collection(collection)
+    out["pg only: binary COPY / INSERT per row"] = (
+        out[f"pg only: write {n:,} vectors by binary COPY ms"]
+        / out[f"pg only: write {n:,} vectors by an INSERT per row ms"]
+    )
+    return out
+
+
+def vector_figures(count: int, repeat: int, kind: str = "real") -> dict[str, float]:
+    """Top-10 searches over `count` passage vectors on the current backend, three filters, each
+    path's p50 and p95 (and on PostgreSQL the HNSW walk's recall@10 against the exact top-10)."""
+    from lore.core import vectors as core_vectors
+    from lore.core.store import open_store, vector_store
+    from lore.core.vectors import VectorIndex, VectorSpace
+    from vector_corpus import random_corpus, real_corpus
+
+    corpus = real_corpus(count) if kind == "real" else random_corpus(count)
+    dim = corpus.vectors.shape[1]
+    space = VectorSpace(f"bench-{kind}-{dim}", dim)
+    pg = open_store().dialect == "postgres"
+    out: dict[str, float] = {}
+    table: list[tuple[str, str, float, float, str, float]] = []  # path, filter, p50, p95, recall, load
+    if pg:
+        out.update(_pg_write_paths(corpus, space))
+    index = VectorIndex("bench", space)
+    items = ((f"p{i}", corpus.vectors[i], corpus.meta(i)) for i in range(count))
+    out[f"add {count:,} {kind} vectors (one transaction) ms"] = ms(lambda: index.add(items))
+    queries = list(corpus.queries)
+    out["load the matrix (the first numpy search) ms"] = ms(lambda: index.search(queries[0], k=10))
+    filters = _vector_filters(corpus)
+    truth: dict[str, list[set[str]]] = {}
+    for name, where in filters:
+        share = index.count(where) / count
+        label = f"{name} ({share:.0%} kept)"
+        timings, found = [], []
+        for _ in range(repeat):
+            for q in queries:
+                t = time.perf_counter()
+                hits = index.search(q, k=10, where=where)
+                timings.append((time.perf_counter() - t) * 1000)
+                found.append({h.key for h in hits})
+        truth[name] = found[: len(queries)]
+        table.append(
+            ("numpy (in memory)", label, pct(timings, 0.5), pct(timings, 0.95), "exact", os.getloadavg()[0])
+        )
+        out[f"top-10, {label}, numpy, p50 ms"] = pct(timings, 0.5)
+        out[f"top-10, {label}, numpy, p95 ms"] = pct(timings, 0.95)
+        sql = index.rows.sql_path
         try:
             timings = [
-                ms(lambda q=q, b=backend: index.search(q, k=10, where=cap, backend=b)) for q in queries
+                ms(lambda q=q, w=where, b=sql: index.search(q, k=10, where=w, backend=b))
+                for q in queries[:EXACT_QUERIES]
             ]
         except Exception as exc:  # sqlite-vec missing here: say so, keep the rest
-            print(f"  {name} skipped: {exc}", file=sys.stderr)
+            print(f"  {sql} skipped: {exc}", file=sys.stderr)
             continue
-        out[f"capped top-10, {name}, p50 ms"] = pct(timings, 0.5)
-    if sql == "pgvector":
-        out["pg only: HNSW index build (the first walk) ms"] = ms(
-            lambda: index.search(queries[0], k=10, where=cap, backend="pgvector-hnsw")
+        table.append(
+            (
+                f"exact SQL scan ({sql})",
+                label,
+                pct(timings, 0.5),
+                pct(timings, 0.95),
+                "exact",
+                os.getloadavg()[0],
+            )
         )
-        found = 0
-        walks = []
-        for q in queries:
-            exact = {h.key for h in index.search(q, k=10, where=cap, backend="pgvector")}
-            t = time.perf_counter()
-            hits = index.search(q, k=10, where=cap, backend="pgvector-hnsw")
-            walks.append((time.perf_counter() - t) * 1000)
-            found += len(exact & {h.key for h in hits})
-        out["pg only: capped top-10, HNSW walk, p50 ms"] = pct(walks, 0.5)
-        out["pg only: HNSW recall@10"] = found / (10 * len(queries))
+        out[f"top-10, {label}, exact SQL scan, p50 ms"] = pct(timings, 0.5)
+        out[f"top-10, {label}, exact SQL scan, p95 ms"] = pct(timings, 0.95)
+    if pg:
+        conn = open_store().connect()
+        memory = conn.execute("SHOW maintenance_work_mem").fetchone()[0]
+        build = ms(lambda: index.search(queries[0], k=10, backend="pgvector-hnsw"))
+        out[
+            f"pg only: HNSW index build (the first walk; m {vector_store._HNSW_M},"
+            f" ef_construction {vector_store._HNSW_EF_CONSTRUCTION}) ms"
+        ] = build
+        sizes = conn.execute(
+            f"SELECT pg_total_relation_size('core_vectors'), pg_relation_size('core_vectors_hnsw_{dim}')"
+        ).fetchone()
+        print(
+            f"  HNSW build {build / 1000:,.1f} s (maintenance_work_mem {vector_store._BUILD_MEMORY} for the"
+            f" build, {memory} otherwise), index {sizes[1] / 2**20:,.0f} MiB, table with indexes"
+            f" {sizes[0] / 2**20:,.0f} MiB, load average {os.getloadavg()[0]:.1f}",
+            file=sys.stderr,
+        )
+        default_ef = vector_store._EF_SEARCH
+        try:
+            for ef in EF_SWEEP:
+                vector_store._EF_SEARCH = ef
+                for name, where in filters:
+                    label = next(r[1] for r in table if r[1].startswith(name + " ("))
+                    timings, got = [], 0
+                    for turn in range(repeat):
+                        for q, exact in zip(queries, truth[name], strict=True):
+                            t = time.perf_counter()
+                            hits = index.search(q, k=10, where=where, backend="pgvector-hnsw")
+                            timings.append((time.perf_counter() - t) * 1000)
+                            if turn == 0:
+                                got += len(exact & {h.key for h in hits})
+                    recall = got / sum(len(e) for e in truth[name])
+                    table.append(
+                        (
+                            f"HNSW walk, ef_search {ef}",
+                            label,
+                            pct(timings, 0.5),
+                            pct(timings, 0.95),
+                            f"{recall:.3f}",
+                            os.getloadavg()[0],
+                        )
+                    )
+                    if ef == default_ef:
+                        out[f"pg only: top-10, {label}, HNSW walk, p50 ms"] = pct(timings, 0.5)
+                        out[f"pg only: top-10, {label}, HNSW walk, p95 ms"] = pct(timings, 0.95)
+                        out[f"pg only: top-10, {label}, HNSW recall@10"] = recall
+        finally:
+            vector_store._EF_SEARCH = default_ef
+    print(
+        f"\n{'PostgreSQL' if pg else 'SQLite'}, {count:,} {kind} vectors of dimension {dim}, top-10,"
+        f" {len(queries)} questions ({EXACT_QUERIES} on the exact SQL scans), {repeat} passes\n"
+    )
+    print("| path | filter | p50 ms | p95 ms | recall@10 | load average |\n|---|---|---:|---:|---:|---:|")
+    for path, label, p50, p95, recall, load in table:
+        print(f"| {path} | {label} | {p50:,.2f} | {p95:,.2f} | {recall} | {load:.1f} |")
+    with core_vectors._loaded_lock:
+        core_vectors._loaded.clear()  # the next backend's run starts with the memory back
     return out
 
 
@@ -505,6 +636,22 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=20_000)
     parser.add_argument("--threads", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=3)
+    corpus = parser.add_mutually_exclusive_group()
+    corpus.add_argument(
+        "--real",
+        dest="corpus",
+        action="store_const",
+        const="real",
+        default="real",
+        help="vectors: real WordLlama passage embeddings (default; bench/vector_corpus.py)",
+    )
+    corpus.add_argument(
+        "--random",
+        dest="corpus",
+        action="store_const",
+        const="random",
+        help="vectors: random unit vectors with the same metadata (HNSW's worst case)",
+    )
     parser.add_argument(
         "--parts", default="rules,writers,graph,vectors,books,history", help="comma-separated parts to run"
     )
@@ -525,8 +672,8 @@ def main() -> None:
                 ("graph", "graph", lambda: graph_figures(args.nodes, args.repeat)),
                 (
                     "vectors",
-                    f"vectors at {args.vectors:,}",
-                    lambda: vector_figures(args.vectors, args.repeat),
+                    f"vectors at {args.vectors:,} ({args.corpus})",
+                    lambda: vector_figures(args.vectors, args.repeat, args.corpus),
                 ),
                 ("books", "books", lambda: book_figures(args.repeat)),
                 ("history", "history", lambda: history_figures(args.commits, args.threads, args.repeat)),

@@ -290,6 +290,58 @@ def test_the_hnsw_walk_keeps_filters_inside_and_returns_k(backend: str) -> None:
     assert len(index.search(query, k=100, where=cases[1][0], backend="pgvector-hnsw")) == 75
 
 
+def test_bulk_writes_keep_every_row_and_the_last_of_a_repeated_key(backend: str) -> None:
+    """Writes of a few hundred rows (one binary COPY on PostgreSQL: straight into a new
+    collection, through a scratch table into one that has rows) and a few rows (an INSERT each)
+    leave the same rows as a Python dict of the writes would: a repeated key keeps its last
+    vector and metadata, a rewrite replaces, another collection with the same keys is untouched,
+    and the cap, the book filter and the scores (from the stored `embedding` on PostgreSQL) come
+    out as brute force over the dict says, on every search path of the backend."""
+    rng = np.random.default_rng(12)
+    other = VectorIndex("other", SPACE)
+    other.add((f"k{i}", rng.normal(size=16), {"chapter_seq": 1, "book": "z"}) for i in range(250))
+    index = VectorIndex("bulk", SPACE)
+    expected: dict[str, tuple[np.ndarray, dict[str, object]]] = {}
+
+    def write(keys: list[int]) -> None:
+        batch = [
+            (
+                f"k{i}",
+                _unit(rng.normal(size=(1, 16)))[0],
+                {"chapter_seq": int(rng.integers(1, 20)), "book": "ab"[i % 2]},
+            )
+            for i in keys
+        ]
+        assert index.add(batch) == len(batch)
+        for key, vec, meta in batch:
+            expected[key] = (vec, meta)
+
+    write([*range(300), 7, 8])  # a new collection; two keys written twice in one batch
+    write(list(range(200, 450)))  # 100 keys rewritten, 150 new
+    write([1, 2, 460])  # a few rows
+    assert index.count() == len(expected) == 451
+    assert other.count(where={"book": "z"}) == 250
+    paths = ["numpy", _sql_path(backend)] if backend == "postgres" or _vec_available() else ["numpy"]
+    keys = sorted(expected)
+    matrix = np.stack([expected[k][0] for k in keys])
+    for where, allowed in (
+        (None, keys),
+        (
+            {"book": "a", "chapter_seq": ("<=", 6)},
+            [k for k in keys if expected[k][1]["book"] == "a" and expected[k][1]["chapter_seq"] <= 6],
+        ),
+    ):
+        for _ in range(4):
+            query = _unit(rng.normal(size=(1, 16)))[0]
+            scores = {k: float(matrix[keys.index(k)] @ query) for k in allowed}
+            oracle = sorted(allowed, key=lambda k: -scores[k])[:10]
+            for path in paths:
+                hits = index.search(query, k=10, where=where, backend=path)
+                assert [h.key for h in hits] == oracle, path
+                assert np.allclose([h.score for h in hits], [scores[k] for k in oracle], atol=1e-5)
+                assert [h.meta for h in hits] == [expected[k][1] for k in oracle]
+
+
 def test_a_store_moved_to_postgres_gives_the_same_neighbours(backend: str, tmp_path, postgres_server) -> None:
     """The same seeded vectors in an embedded file and, moved by `lore store migrate`'s copy
     (bytes only: PostgreSQL derives each pgvector value itself), in PostgreSQL: equal top-k
