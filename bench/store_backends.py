@@ -17,10 +17,13 @@ one the tests use) on a unix socket, so the figures include a real client/server
   the store runs it (one recursive CTE), and as a walk in Python over the indexed edges (one
   query per level), which must return the same nodes: the measure behind keeping the CTE.
 
-- vectors at `--vectors` (dimension 128, a reader's chapter cap keeping a tenth): adding them
-  (one transaction), the capped top-10 in memory (numpy) and as an exact SQL scan (sqlite-vec /
-  pgvector), and, on PostgreSQL only, the HNSW index build, the walk with the cap inside it and
-  its recall@10 against the exact scan.
+- vectors at `--vectors` (real WordLlama passage embeddings by default, `--random` for random
+  unit vectors; bench/vector_corpus.py builds and caches them): adding them (one transaction; on
+  PostgreSQL also an INSERT per row against the binary COPY on the same 20,000 rows), then top-10
+  for 122 reader questions uncapped, under a reader's cap and for one capped book, p50 and p95
+  of the in-memory path (numpy) and the exact SQL scan (sqlite-vec / pgvector), and on
+  PostgreSQL the HNSW build and the walk at several `hnsw.ef_search` values with its recall@10
+  against the exact top-10; each row of that part's table carries the load average.
 
 - books: a shared book imported (passages, names, vectors; one transaction), then the labelled
   reader questions (`bench/data/book_questions.jsonl`) on three shared books asked at their
@@ -39,7 +42,7 @@ one the tests use) on a unix socket, so the figures include a real client/server
 `--parts vectors` (or any comma-separated subset) runs some parts alone.
 
     .venv/bin/python bench/store_backends.py [--rules 10000] [--writes 150] [--nodes 20000]
-        [--vectors 20000] [--commits 20000] [--threads 2000] [--repeat 3]
+        [--vectors 20000] [--real | --random] [--commits 20000] [--threads 2000] [--repeat 3]
         [--parts rules,writers,graph,vectors,books,history]
 """
 
