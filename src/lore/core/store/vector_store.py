@@ -11,7 +11,8 @@ other filters choose the candidates and k rows come back whenever k match; being
 top-k equals the in-memory path's and SQLite's. The column has no fixed dimension because one
 table holds every embedder's vectors (a search only ever compares rows of one embedder, hence
 one dimension), so the approximate walk uses one partial HNSW index per dimension over the
-column cast to that dimension (docs/store.md, "Vectors on PostgreSQL").
+column cast to that dimension (docs/store.md, "Vectors on PostgreSQL"). Writes of many rows go
+to PostgreSQL as one binary COPY rather than an INSERT per row.
 """
 
 from __future__ import annotations
@@ -202,6 +203,30 @@ def _pg_vector(blob: bytes) -> str:
     return "[" + ",".join(map(str, np.frombuffer(blob, dtype="<f4").tolist())) + "]"
 
 
+def _copy_tuples(head: bytes, dim: int, chunk: Sequence[tuple[str, tuple[bytes, str]]]) -> bytes:
+    """Rows of a binary COPY stream: `head` (the field count and any fields fixed for the whole
+    write), then key, float32 bytes, the pgvector value and metadata, each after its length.
+    pgvector's binary value is its dimension, an unused int16 and the floats big-endian."""
+    vector_head = struct.pack(">hh", dim, 0)  # dimension, unused
+    big_endian = np.frombuffer(b"".join(blob for _, (blob, _) in chunk), dtype="<f4").astype(">f4")
+    parts = []
+    for i, (key, (blob, meta)) in enumerate(chunk):
+        key_bytes, meta_bytes = key.encode(), meta.encode()
+        parts += [
+            head,
+            struct.pack(">i", len(key_bytes)),
+            key_bytes,
+            struct.pack(">i", len(blob)),
+            blob,
+            struct.pack(">i", 4 + 4 * dim),
+            vector_head,
+            big_endian[i * dim : (i + 1) * dim].tobytes(),
+            struct.pack(">i", len(meta_bytes)),
+            meta_bytes,
+        ]
+    return b"".join(parts)
+
+
 class VectorStore:
     """The vector tables of one Store, for one collection and embedder at a time."""
 
@@ -305,33 +330,12 @@ class VectorStore:
             )
             target, fixed = "core_vectors_incoming (item_key, vector, embedding, meta)", []
         head = struct.pack(">h", len(fixed) + 4) + b"".join(struct.pack(">i", len(f)) + f for f in fixed)
-        vector_head = struct.pack(">hh", dim, 0)  # pgvector's binary form: dimension, unused
+        items = list(latest.items())
         with tx.translated(), tx.raw.cursor().copy(f"COPY {target} FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(_COPY_SIGNATURE)
-            items = list(latest.items())
             for start in range(0, len(items), _COPY_BATCH):
-                chunk = items[start : start + _COPY_BATCH]
-                big_endian = np.frombuffer(b"".join(blob for _, (blob, _) in chunk), dtype="<f4").astype(
-                    ">f4"
-                )
-                width = 4 * dim
-                parts = []
-                for i, (key, (blob, meta)) in enumerate(chunk):
-                    key_bytes, meta_bytes = key.encode(), meta.encode()
-                    parts += [
-                        head,
-                        struct.pack(">i", len(key_bytes)),
-                        key_bytes,
-                        struct.pack(">i", len(blob)),
-                        blob,
-                        struct.pack(">i", 4 + width),
-                        vector_head,
-                        big_endian[i * dim : (i + 1) * dim].tobytes(),
-                        struct.pack(">i", len(meta_bytes)),
-                        meta_bytes,
-                    ]
-                copy.write(b"".join(parts))
-            copy.write(struct.pack(">h", -1))
+                copy.write(_copy_tuples(head, dim, items[start : start + _COPY_BATCH]))
+            copy.write(struct.pack(">h", -1))  # the end of the stream
         if not empty:
             tx.execute(
                 "INSERT INTO core_vectors (collection, embedder, dim, item_key, vector, embedding, meta)"
