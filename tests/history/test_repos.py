@@ -127,3 +127,32 @@ def test_a_failed_first_github_ingest_registers_nothing(monkeypatch, tmp_path) -
         with pytest.raises(InvalidInput, match="no commits"):
             ingest_github("acme/widget", clone=empty)
     assert all_repos() == []
+
+
+def test_an_ingest_held_on_another_machine_refuses_a_second_and_the_first_stays_whole(tmp_path) -> None:
+    """On a shared database the lock row's process id means nothing to another machine, so the
+    ingest also holds the store's `exclusive` lock; a second store object (a separate pool, as
+    another member's process would have) stands in for the other machine."""
+    from lore.core.store import open_store
+    from lore.core.store.postgres import PgStore
+
+    app_dir = _app(tmp_path / "app", "a", 2)
+    ingest_git(app_dir)
+    repo = next(iter(all_repos()))
+    store = open_store()
+    if store.dialect != "postgres":
+        with store.exclusive("anything") as mine:
+            assert mine  # one machine's file: the process row is the whole lock
+        return
+    elsewhere = PgStore(store.url)
+    try:
+        with elsewhere.exclusive(f"history ingest {repo.id}") as theirs:
+            assert theirs
+            (app_dir / "main.py").write_text("# later\n", encoding="utf-8")
+            git(app_dir, "commit", "-qam", "later")
+            with pytest.raises(InvalidInput, match="another ingest of app is running on another machine"):
+                ingest_git(app_dir)
+            assert _subjects(repo) == {"initial", "a change 0"}
+        assert ingest_git(app_dir).commits_added == 1  # released: the next ingest runs
+    finally:
+        elsewhere.close()

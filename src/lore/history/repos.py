@@ -148,7 +148,9 @@ def _free_name(db: HistoryStore, base: str) -> str:
 
 @contextmanager
 def ingest_lock(repo: Repo) -> Iterator[None]:
-    """One ingest per repository at a time; a lock left by a killed process is taken over."""
+    """One ingest per repository at a time; a lock left by a killed process is taken over. On a
+    shared database the row names a process of one machine only, so the ingest also holds the
+    store's `exclusive` lock, which members on other machines see."""
     store = sql.open_history()
     me = os.getpid()
     with store.transaction() as db:
@@ -164,7 +166,10 @@ def ingest_lock(repo: Repo) -> Iterator[None]:
         yield
         return
     try:
-        yield
+        with store.store.exclusive(f"history ingest {repo.id}") as mine:
+            if not mine:  # a member on another machine, whose process this one cannot see
+                raise InvalidInput(f"another ingest of {repo.name} is running on another machine")
+            yield
     finally:
         with store.transaction() as db:
             db.release_lock(repo.id, me)

@@ -37,6 +37,7 @@ from lore.core.store.sqlite import Migration, Store, StoreBusy, StoreReadOnly, r
 
 # every writer takes this transaction-scoped advisory lock first (an arbitrary, fixed number)
 WRITE_LOCK = 0x4C6F7265  # "Lore"
+JOB_LOCKS = 0x4C6F72  # the namespace of `exclusive`'s keys (two-int advisory locks)
 CONNECT_TIMEOUT_S = 10
 POOL_SIZE = 16
 
@@ -429,6 +430,21 @@ class PgStore(Store):
 
     def applied_migrations(self) -> list[str]:
         return self._applied(self.connect())
+
+    @contextmanager
+    def exclusive(self, key: str) -> Iterator[bool]:
+        """`key` held by a session advisory lock on a connection of its own for as long as the
+        job runs: members on other machines see it taken, and a killed job's lock goes with its
+        connection, so nothing is left to clear by hand."""
+        with self._open_pool().connection() as raw:
+            got = raw.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (JOB_LOCKS, key)).fetchone()
+            if not (got and got[0]):
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                raw.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (JOB_LOCKS, key))
 
     def close(self) -> None:
         lease = getattr(self._local, "lease", None)

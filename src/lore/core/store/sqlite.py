@@ -206,6 +206,13 @@ class Store:
         rows = self.connect().execute("SELECT name FROM schema_migrations ORDER BY applied_at, name")
         return [r[0] for r in rows]
 
+    @contextmanager
+    def exclusive(self, key: str) -> Iterator[bool]:
+        """Hold `key` across processes and machines for a long job (an ingest), or yield False
+        if someone else holds it. An embedded file is one machine's: its users keep a row naming
+        their process, so there is nothing more to take here."""
+        yield True
+
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
