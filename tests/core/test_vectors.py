@@ -370,3 +370,49 @@ def test_a_store_moved_to_postgres_gives_the_same_neighbours(backend: str, tmp_p
     finally:
         forget_stores()
         postgres_server.drop(url)
+
+
+def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: str) -> None:
+    """An approximate search under a filter whose equalities the index narrows to few rows is
+    answered by the exact scan over them; a broad filter, or one with no equality to index,
+    walks the graph with `ef_search` raised for the share it keeps. Both give brute force's
+    top-k (600 rows: the walk at that size is exact too), and on every path a number stored as
+    3.0 matches a filter on 3 (jsonb containment and the filter agree). SQLite has no planner
+    to ask (`plan` is None) and its paths give the same top-k."""
+    index, vectors = _filled(600, seed=11)
+    index.add([("whole", np.eye(16)[1], {"n": 3}), ("float", np.eye(16)[2], {"n": 3.0})])
+    paths = ["numpy", index.rows.sql_path]
+    if backend == "sqlite":
+        assert index.plan(10, {"book": "a"}) is None
+    else:
+        paths.append("pgvector-hnsw")
+        index.rows.exact_rows = 300  # book "a" holds 300 rows: narrow enough, by this measure
+    book_a_early = [i for i in range(600) if i % 2 == 0 and i % 40 + 1 <= 4]
+    broad = [i for i in range(600) if i % 2 == 1 or i % 40 + 1 > 10]
+    cases = [
+        ({"book": "a", "chapter_seq": ("<=", 4)}, book_a_early, "exact"),
+        ([{"book": "b"}, {"chapter_seq": (">", 10)}], broad, "hnsw"),  # a clause with no equality
+        ([{"book": "a"}, {"book": "b"}], list(range(600)), "hnsw"),  # the index finds every row
+    ]
+    rng = np.random.default_rng(3)
+    for where, allowed, path in cases:
+        if backend == "postgres":
+            plan = index.plan(10, where)
+            assert plan is not None
+            assert plan.path == path, where
+            assert plan.kept == len(allowed)  # a table this small is sampled whole
+            assert plan.ef_search >= 400
+            if path == "hnsw" and len(allowed) < 600:
+                assert plan.ef_search > 400  # a smaller share walks wider
+        for _ in range(4):
+            query = rng.normal(size=16)
+            query /= np.linalg.norm(query)
+            exact = _oracle(vectors, query, allowed, 10)
+            for search_path in paths:
+                hits = index.search(query, k=10, where=where, backend=search_path)
+                assert [h.key for h in hits] == exact, (where, search_path)
+        assert len(index.search(LATE, k=50, where=where, backend=paths[-1])) == min(50, len(allowed))
+    for search_path in paths:
+        hits = index.search(np.eye(16)[1], k=5, where={"n": 3}, backend=search_path)
+        assert sorted(h.key for h in hits) == ["float", "whole"], search_path
+        assert [h.key for h in index.search(np.eye(16)[3], k=5, where={"n": 3.5}, backend=search_path)] == []

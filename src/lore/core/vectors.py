@@ -21,7 +21,8 @@ than exist under it. Two exact search paths give the same neighbours:
 One approximate path, on PostgreSQL: `pgvector-hnsw` walks the embedder's HNSW index (one
 partial index per dimension, cosine) with pgvector's iterative scan, the filters inside the
 walk; when the walk finds fewer than k it falls back to the exact scan, so k hits still come
-back whenever k match.
+back whenever k match. A filter whose equalities keep few rows (`VectorIndex.plan`) is not
+walked but scanned exactly over those rows, found by an index: faster there, and exact.
 
 Filter syntax (`where`): a mapping `{field: value}` (equality) or `{field: (op, value)}` with
 op one of `= != < <= > >= in "not in"`; all conditions of a mapping must hold. A list of
@@ -46,7 +47,7 @@ import numpy as np
 from lore.core.errors import InvalidInput
 from lore.core.store import Store
 from lore.core.store.vector_store import Condition as _Cond
-from lore.core.store.vector_store import VectorStore
+from lore.core.store.vector_store import Plan, VectorStore
 from lore.core.store.vector_store import sqlite_vec_status as sqlite_vec_status  # asked of this module
 
 BACKENDS = ("numpy", "sqlite-vec", "pgvector", "pgvector-hnsw")
@@ -348,6 +349,13 @@ class VectorIndex:
                 )
             return self._search_sql(unit, k, clauses, approximate=backend == "pgvector-hnsw")
         raise InvalidInput(f"unknown vector backend {backend!r}: use {' or '.join(BACKENDS)}")
+
+    def plan(self, k: int = 10, where: Where = None) -> Plan | None:
+        """How `search(..., backend="pgvector-hnsw")` would answer this filter: the exact scan
+        over the few rows it keeps, or the walk and at what `ef_search` (None: not PostgreSQL)."""
+        if self.rows.sql_path != "pgvector":
+            return None
+        return self.rows.plan(self.collection, self.model, self.dim, k, _parse_where(where))
 
     def _search_numpy(self, unit: np.ndarray, k: int, clauses: list[list[_Cond]] | None) -> list[Hit]:
         loaded = self._load()

@@ -17,6 +17,8 @@ to PostgreSQL as one binary COPY rather than an INSERT per row.
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
 import struct
 import threading
@@ -102,7 +104,14 @@ MIGRATIONS = [
         CREATE TRIGGER core_vectors_fill BEFORE INSERT OR UPDATE ON core_vectors
             FOR EACH ROW EXECUTE FUNCTION core_vectors_fill();
         """,
-    )
+    ),
+    # the rows a filter's equalities keep, found by the index instead of a read of the table: a
+    # selective filter is answered by an exact scan over them (`VectorStore.plan`)
+    Migration(
+        "core/vectors_0002_filter_index",
+        "SELECT 1",  # SQLite scans its file in one pass; an index there would only slow writes
+        postgres="CREATE INDEX core_vectors_meta_doc ON core_vectors USING gin (meta_doc jsonb_path_ops)",
+    ),
 ]
 
 _CHUNK = 500  # keys per IN (...) delete
@@ -114,6 +123,9 @@ _HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on `vector`; wider on
 _EF_SEARCH = 400  # candidates the walk keeps (pgvector's 40 recalls 0.34 on random 128-d data)
 _HNSW_M = 16  # links per node (pgvector's default)
 _HNSW_EF_CONSTRUCTION = 64  # candidates kept while linking a node (pgvector's default)
+_EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
+_EXACT_ROWS = 30_000  # rows an index finds for a filter, below which the exact scan answers
+_SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keeps
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
 _hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
 
@@ -144,6 +156,22 @@ class Collection:
     embedder: str
     dim: int
     vectors: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a filtered approximate search is answered, from a sample of the table.
+
+    `path` is `exact` (the scan over the rows the filter index finds: recall 1.0) or `hnsw`
+    (the walk, at `ef_search`); `found` is the estimate of rows the index yields for the
+    filter's equalities (None: some clause has none, so no index can narrow it), `kept` of rows
+    passing the whole filter, `rows` of the collection's rows."""
+
+    path: str
+    ef_search: int
+    rows: int
+    kept: int
+    found: int | None
 
 
 @dataclass(frozen=True)
@@ -198,6 +226,28 @@ def _pg_where(clauses: list[list[Condition]]) -> tuple[str, list[Any]]:
     return "(" + (" OR ".join(parts) or "FALSE") + ")", params
 
 
+def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None:
+    """A condition implied by the filter that the GIN index on `meta_doc` answers: per clause,
+    its equalities as one `meta_doc @> {...}`. None when a clause has no equality to index
+    (that clause alone could keep any row).
+
+    Only text and whole numbers below 2**53 go in: for those, jsonb's numeric equality and the
+    filter's double-precision one agree on every stored value, so the containment never drops a
+    row the filter keeps (a larger or fractional number stays in the filter only)."""
+    parts, params = [], []
+    for clause in clauses:
+        doc = {
+            c.field: (int(c.value) if c.numeric else c.value)
+            for c in clause
+            if c.op == "=" and (not c.numeric or (float(c.value).is_integer() and abs(c.value) < 2**53))
+        }
+        if not doc:
+            return None
+        parts.append("meta_doc @> CAST(? AS jsonb)")
+        params.append(json.dumps(doc, separators=(",", ":")))
+    return "(" + (" OR ".join(parts) or "FALSE") + ")", params
+
+
 def _pg_vector(blob: bytes) -> str:
     """Little-endian float32 bytes as pgvector's text form; each float32 prints exactly."""
     return "[" + ",".join(map(str, np.frombuffer(blob, dtype="<f4").tolist())) + "]"
@@ -233,6 +283,7 @@ class VectorStore:
     def __init__(self, store: Store | None = None):
         self.store = store or open_store_for(MIGRATIONS)
         self.store.migrate(MIGRATIONS)
+        self.exact_rows = _EXACT_ROWS  # see `plan`
 
     @property
     def sql_path(self) -> str:
@@ -422,14 +473,17 @@ class VectorStore:
         """The k nearest rows by cosine distance, computed in SQL by sqlite-vec or pgvector.
 
         Ties break by row id on both, and a vector without direction (all zeros) scores
-        distance 1, as the in-memory path does. `approximate` (PostgreSQL only) walks the
-        embedder's HNSW index instead of scanning.
+        distance 1, as the in-memory path does. `approximate` (PostgreSQL only) lets `plan`
+        choose: the exact scan over the few rows a selective filter keeps, else the walk of the
+        embedder's HNSW index.
         """
         if self.store.dialect == "postgres":
             if approximate:
-                hits = self._pg_hnsw(collection, embedder, query, k, clauses)
-                if hits is not None:
-                    return hits
+                plan = self.plan(collection, embedder, len(query) // 4, k, clauses)
+                if plan.path == "hnsw":
+                    hits = self._pg_hnsw(collection, embedder, query, k, clauses, plan.ef_search)
+                    if hits is not None:
+                        return hits
             return self._pg_nearest(collection, embedder, query, k, clauses)
         conn = sqlite_vec_connection(self.store.path)
         where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
@@ -442,10 +496,52 @@ class VectorStore:
         ).fetchall()
         return [ScoredRow(r[0], r[1], float(r[2])) for r in rows]
 
+    def plan(
+        self, collection: str, embedder: str, dim: int, k: int, clauses: list[list[Condition]] | None
+    ) -> Plan:
+        """Choose how an approximate search runs (PostgreSQL), from a sample of the table.
+
+        A walk tests the filter on what the graph yields, so a filter keeping 5 % of the rows
+        makes it pass twenty candidates per hit and stop at the first k that pass, not the best
+        k. When the rows the filter index finds for the filter's equalities are few (estimated
+        at most `exact_rows`), the exact scan over just those rows is both cheaper and exact.
+        Otherwise the walk runs with `ef_search` raised by the inverse square root of the share
+        kept (a filter keeping a quarter of the rows doubles it). The sample is about
+        `_SAMPLE_ROWS` rows (`TABLESAMPLE SYSTEM`, the same pages every time), so planning
+        costs a few milliseconds at any size.
+        """
+        base = min(_EF_MAX, max(_EF_SEARCH, 4 * k))
+        if clauses is None:
+            return Plan("hnsw", base, -1, -1, None)
+        conn = self.store.connect()
+        total = conn.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass('core_vectors')").fetchone()
+        percent = min(100.0, 100.0 * _SAMPLE_ROWS / total[0]) if total and total[0] > 0 else 100.0
+        where_sql, params = _pg_where(clauses)
+        contains = _pg_contains(clauses)
+        found_sql, found_params = contains if contains is not None else ("FALSE", [])
+        sampled = conn.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE {where_sql}), count(*) FILTER (WHERE {found_sql})"
+            " FROM core_vectors TABLESAMPLE SYSTEM (?) REPEATABLE (7)"
+            " WHERE dim = ? AND collection = ? AND embedder = ?",
+            (*params, *found_params, percent, dim, collection, embedder),
+        ).fetchone()
+        scale = 100.0 / percent
+        rows, kept = round(sampled[0] * scale), round(sampled[1] * scale)
+        found = round(sampled[2] * scale) if contains is not None else None
+        if found is not None and found <= self.exact_rows:
+            return Plan("exact", base, rows, kept, found)
+        share = max(sampled[1], 1) / max(sampled[0], 1)
+        return Plan("hnsw", min(_EF_MAX, max(base, round(base / math.sqrt(share)))), rows, kept, found)
+
     def _pg_nearest(
         self, collection: str, embedder: str, query: bytes, k: int, clauses: list[list[Condition]] | None
     ) -> list[ScoredRow]:
+        """The exact scan. The filter's equalities also go in as containment (`_pg_contains`),
+        which the GIN index on `meta_doc` answers, so a selective filter reads only its rows."""
         where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
+        contains = _pg_contains(clauses) if clauses is not None else None
+        if contains is not None:
+            where_sql, params = f"{contains[0]} AND {where_sql}", [*contains[1], *params]
         rows = (
             self.store.connect()
             .execute(
@@ -486,7 +582,13 @@ class VectorStore:
         return True
 
     def _pg_hnsw(
-        self, collection: str, embedder: str, query: bytes, k: int, clauses: list[list[Condition]] | None
+        self,
+        collection: str,
+        embedder: str,
+        query: bytes,
+        k: int,
+        clauses: list[list[Condition]] | None,
+        ef_search: int,
     ) -> list[ScoredRow] | None:
         """The HNSW walk, filters inside it (pgvector's iterative scan keeps walking until k
         rows pass them); None when it found fewer than k, so the exact scan decides whether
@@ -501,7 +603,7 @@ class VectorStore:
         conn.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
             " set_config('hnsw.ef_search', ?, false)",
-            (str(min(1000, max(_EF_SEARCH, 4 * k))),),
+            (str(ef_search),),
         )
         rows = conn.execute(
             "WITH hits AS MATERIALIZED ("
