@@ -271,7 +271,8 @@ EF_SWEEP = (40, 100, 200, 400, 800)  # hnsw.ef_search values the walk is measure
 
 def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
     """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out);
-    one book to 30% (the one with most passages): the searches a reader's question makes."""
+    one book to 30% (the one with most passages); that book's first chapter (equalities only,
+    which the filter index narrows to just its rows): the searches a reader's question makes."""
     from vector_corpus import RULES_FROM
 
     books = [b for b, n in corpus.chapters.items() if b < RULES_FROM and n]
@@ -284,6 +285,7 @@ def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
         ("uncapped", None),
         ("reader's cap", [upto(b) for b in books]),
         ("one book capped", upto(biggest)),
+        ("one chapter", {"book_id": biggest, "chapter_seq": 1}),
     ]
 
 
@@ -319,9 +321,29 @@ def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
     return out
 
 
-def vector_figures(count: int, repeat: int, kind: str = "real") -> dict[str, float]:
+def _timed_recall(
+    search: Any, queries: list[Any], truth: list[set[str]], repeat: int
+) -> tuple[float, float, str]:
+    """p50 and p95 ms of `search` over the questions, `repeat` passes, and recall@10 of the
+    first pass against the exact top-10s."""
+    timings, got = [], 0
+    for turn in range(repeat):
+        for q, exact in zip(queries, truth, strict=True):
+            t = time.perf_counter()
+            hits = search(q)
+            timings.append((time.perf_counter() - t) * 1000)
+            if turn == 0:
+                got += len(exact & {h.key for h in hits})
+    return pct(timings, 0.5), pct(timings, 0.95), f"{got / sum(len(e) for e in truth):.3f}"
+
+
+def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = False) -> dict[str, float]:
     """Top-10 searches over `count` passage vectors on the current backend, three filters, each
-    path's p50 and p95 (and on PostgreSQL the HNSW walk's recall@10 against the exact top-10)."""
+    path's p50 and p95; on PostgreSQL also the HNSW walk alone (at `_EF_SEARCH`, or each of
+    `EF_SWEEP` with `sweep`) and the path the store's planner chooses per filter, with their
+    recall@10 against the exact top-10."""
+    import numpy as np
+
     from lore.core import vectors as core_vectors
     from lore.core.store import open_store, vector_store
     from lore.core.vectors import VectorIndex, VectorSpace
@@ -396,37 +418,49 @@ def vector_figures(count: int, repeat: int, kind: str = "real") -> dict[str, flo
             f" {sizes[0] / 2**20:,.0f} MiB, load average {os.getloadavg()[0]:.1f}",
             file=sys.stderr,
         )
-        default_ef = vector_store._EF_SEARCH
-        try:
-            for ef in EF_SWEEP:
-                vector_store._EF_SEARCH = ef
-                for name, where in filters:
-                    label = next(r[1] for r in table if r[1].startswith(name + " ("))
-                    timings, got = [], 0
-                    for turn in range(repeat):
-                        for q, exact in zip(queries, truth[name], strict=True):
-                            t = time.perf_counter()
-                            hits = index.search(q, k=10, where=where, backend="pgvector-hnsw")
-                            timings.append((time.perf_counter() - t) * 1000)
-                            if turn == 0:
-                                got += len(exact & {h.key for h in hits})
-                    recall = got / sum(len(e) for e in truth[name])
-                    table.append(
-                        (
-                            f"HNSW walk, ef_search {ef}",
-                            label,
-                            pct(timings, 0.5),
-                            pct(timings, 0.95),
-                            f"{recall:.3f}",
-                            os.getloadavg()[0],
-                        )
-                    )
-                    if ef == default_ef:
-                        out[f"pg only: top-10, {label}, HNSW walk, p50 ms"] = pct(timings, 0.5)
-                        out[f"pg only: top-10, {label}, HNSW walk, p95 ms"] = pct(timings, 0.95)
-                        out[f"pg only: top-10, {label}, HNSW recall@10"] = recall
-        finally:
-            vector_store._EF_SEARCH = default_ef
+        labels = {name: next(r[1] for r in table if r[1].startswith(name + " (")) for name, _ in filters}
+        for ef in EF_SWEEP if sweep else (vector_store._EF_SEARCH,):
+            for name, where in filters:  # the walk alone at a fixed ef_search, as before the planner
+                clauses = core_vectors._parse_where(where)
+
+                def walk(q: Any, c: Any = clauses, e: int = ef) -> list[Any]:
+                    unit = (q / np.linalg.norm(q)).astype("<f4").tobytes()
+                    rows = index.rows._pg_hnsw(index.collection, index.model, unit, 10, c, e)
+                    # fewer than k found: the exact scan answers, as the walk's caller does
+                    return rows or index.rows._pg_nearest(index.collection, index.model, unit, 10, c)
+
+                p50, p95, recall = _timed_recall(walk, queries, truth[name], repeat)
+                table.append(
+                    (f"HNSW walk, ef_search {ef}", labels[name], p50, p95, recall, os.getloadavg()[0])
+                )
+                if ef == vector_store._EF_SEARCH:
+                    out[f"pg only: top-10, {labels[name]}, HNSW walk, p50 ms"] = p50
+                    out[f"pg only: top-10, {labels[name]}, HNSW walk, p95 ms"] = p95
+                    out[f"pg only: top-10, {labels[name]}, HNSW recall@10"] = float(recall)
+        for name, where in filters:  # what the store chooses (`VectorStore.plan`)
+            plan = index.plan(10, where)
+            assert plan is not None
+            print(f"  plan for {labels[name]}: {plan}", file=sys.stderr)
+            chosen = (
+                f"planned: exact scan of ~{plan.found:,} indexed rows"
+                if plan.path == "exact"
+                else f"planned: HNSW walk, ef_search {plan.ef_search}"
+            )
+            planning = []
+            for _ in range(20):  # the sampling query itself: the plan forgotten each time
+                vector_store._plans.clear()
+                planning.append(ms(lambda w=where: index.plan(10, w)))
+            out[f"pg only: plan a search (not remembered), {labels[name]}, p50 ms"] = pct(planning, 0.5)
+            p50, p95, recall = _timed_recall(
+                lambda q, w=where: index.search(q, k=10, where=w, backend="pgvector-hnsw"),
+                queries,
+                truth[name],
+                repeat,
+            )
+            table.append((chosen, labels[name], p50, p95, recall, os.getloadavg()[0]))
+            out[f"pg only: top-10, {labels[name]}, planned, p50 ms"] = p50
+            out[f"pg only: top-10, {labels[name]}, planned, p95 ms"] = p95
+            out[f"pg only: top-10, {labels[name]}, planned, recall@10"] = float(recall)
     print(
         f"\n{'PostgreSQL' if pg else 'SQLite'}, {count:,} {kind} vectors of dimension {dim}, top-10,"
         f" {len(queries)} questions ({EXACT_QUERIES} on the exact SQL scans), {repeat} passes\n"
@@ -658,6 +692,10 @@ def main() -> None:
     parser.add_argument(
         "--parts", default="rules,writers,graph,vectors,books,history", help="comma-separated parts to run"
     )
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated backends to run")
+    parser.add_argument(
+        "--ef-sweep", action="store_true", help=f"vectors: walk at each hnsw.ef_search of {EF_SWEEP}"
+    )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     os.environ["LORE_EMBED"] = "hash"
@@ -667,7 +705,7 @@ def main() -> None:
     server = TestServer()
     try:
         results: dict[str, dict[str, float]] = {}
-        for name in ("sqlite", "postgres"):
+        for name in args.backends.split(","):
             figures: dict[str, float] = {}
             for part, label, run in (
                 ("rules", f"rules at {args.rules:,}", lambda: rules_figures(args.rules, args.repeat)),
@@ -676,7 +714,7 @@ def main() -> None:
                 (
                     "vectors",
                     f"vectors at {args.vectors:,} ({args.corpus})",
-                    lambda: vector_figures(args.vectors, args.repeat, args.corpus),
+                    lambda: vector_figures(args.vectors, args.repeat, args.corpus, args.ef_sweep),
                 ),
                 ("books", "books", lambda: book_figures(args.repeat)),
                 ("history", "history", lambda: history_figures(args.commits, args.threads, args.repeat)),
@@ -692,12 +730,13 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"\nstore backends, one run ({os.cpu_count()} cores, load average {load:.1f})\n")
     print("| measure | SQLite | PostgreSQL | PG / SQLite |\n|---|---:|---:|---:|")
-    for key in results["sqlite"]:
-        if key in results["postgres"]:
-            a, b = results["sqlite"][key], results["postgres"][key]
+    sqlite, postgres = results.get("sqlite", {}), results.get("postgres", {})
+    for key in sqlite:
+        if key in postgres:
+            a, b = sqlite[key], postgres[key]
             print(f"| {key} | {a:,.2f} | {b:,.2f} | {b / a:.2f}x |")
-    for key, b in results["postgres"].items():
-        if key not in results["sqlite"]:
+    for key, b in postgres.items():
+        if key not in sqlite:
             print(f"| {key} | - | {b:,.2f} | - |")
 
 

@@ -18,10 +18,10 @@ to PostgreSQL as one binary COPY rather than an INSERT per row.
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 import struct
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,12 +105,21 @@ MIGRATIONS = [
             FOR EACH ROW EXECUTE FUNCTION core_vectors_fill();
         """,
     ),
-    # the rows a filter's equalities keep, found by the index instead of a read of the table: a
-    # selective filter is answered by an exact scan over them (`VectorStore.plan`)
+    # The rows a filter's equalities keep, found by an index instead of a read of the table, so
+    # a selective filter is answered by an exact scan over them (`VectorStore.plan`); and
+    # `embedding` kept in the row: a row holds both copies of the vector (2 kB at 256-d), over
+    # PostgreSQL's 2 kB limit, and by default the one moved out of line was `embedding`, so
+    # every distance fetched it from the TOAST table. Now the float32 bytes go out of line
+    # instead (read only by the in-memory path's bulk load). Rows already written keep their
+    # layout until rewritten.
     Migration(
         "core/vectors_0002_filter_index",
         "SELECT 1",  # SQLite scans its file in one pass; an index there would only slow writes
-        postgres="CREATE INDEX core_vectors_meta_doc ON core_vectors USING gin (meta_doc jsonb_path_ops)",
+        postgres="""
+        CREATE INDEX core_vectors_meta_doc ON core_vectors USING gin (meta_doc jsonb_path_ops);
+        ALTER TABLE core_vectors ALTER COLUMN embedding SET STORAGE MAIN;
+        ALTER TABLE core_vectors ALTER COLUMN vector SET STORAGE EXTERNAL;
+        """,
     ),
 ]
 
@@ -124,9 +133,10 @@ _EF_SEARCH = 400  # candidates the walk keeps (pgvector's 40 recalls 0.34 on ran
 _HNSW_M = 16  # links per node (pgvector's default)
 _HNSW_EF_CONSTRUCTION = 64  # candidates kept while linking a node (pgvector's default)
 _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
-_EXACT_ROWS = 30_000  # rows an index finds for a filter, below which the exact scan answers
+_EXACT_ROWS = 10_000  # rows the filter index finds, below which the exact scan answers (measured)
 _SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keeps
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
+_PLANS_KEPT = 256  # plans remembered per process (a reader asks many questions under one cap)
 _hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
 
 
@@ -172,6 +182,10 @@ class Plan:
     rows: int
     kept: int
     found: int | None
+
+
+_plans: OrderedDict[tuple[Any, ...], tuple[int, Plan]] = OrderedDict()
+_plans_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -246,6 +260,11 @@ def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None
         parts.append("meta_doc @> CAST(? AS jsonb)")
         params.append(json.dumps(doc, separators=(",", ":")))
     return "(" + (" OR ".join(parts) or "FALSE") + ")", params
+
+
+def _clauses_key(clauses: list[list[Condition]]) -> tuple[tuple[Condition, ...], ...]:
+    """The filter as a hashable value, to remember its plan by."""
+    return tuple(tuple(clause) for clause in clauses)
 
 
 def _pg_vector(blob: bytes) -> str:
@@ -505,16 +524,37 @@ class VectorStore:
         makes it pass twenty candidates per hit and stop at the first k that pass, not the best
         k. When the rows the filter index finds for the filter's equalities are few (estimated
         at most `exact_rows`), the exact scan over just those rows is both cheaper and exact.
-        Otherwise the walk runs with `ef_search` raised by the inverse square root of the share
-        kept (a filter keeping a quarter of the rows doubles it). The sample is about
+        Otherwise the walk runs with `ef_search` raised by the inverse fourth root of the share
+        kept (a filter keeping 1/16 of the rows doubles it; pgvector's ceiling is 1,000). The sample is about
         `_SAMPLE_ROWS` rows (`TABLESAMPLE SYSTEM`, the same pages every time), so planning
-        costs a few milliseconds at any size.
+        costs a few milliseconds at any size, and a plan is remembered until the collection's
+        generation moves (any write), so the next question under the same cap pays one read.
         """
         base = min(_EF_MAX, max(_EF_SEARCH, 4 * k))
         if clauses is None:
             return Plan("hnsw", base, -1, -1, None)
+        ident = (self.key, collection, embedder, dim, base, self.exact_rows, _clauses_key(clauses))
+        generation = self.generation(collection, embedder)
+        with _plans_lock:
+            known = _plans.get(ident)
+            if known is not None and known[0] == generation:
+                _plans.move_to_end(ident)
+                return known[1]
+        plan = self._sampled_plan(collection, embedder, dim, base, clauses)
+        with _plans_lock:
+            _plans[ident] = (generation, plan)
+            while len(_plans) > _PLANS_KEPT:
+                _plans.popitem(last=False)
+        return plan
+
+    def _sampled_plan(
+        self, collection: str, embedder: str, dim: int, base: int, clauses: list[list[Condition]]
+    ) -> Plan:
+        """`plan` without its memory: one sampling query (a few milliseconds)."""
         conn = self.store.connect()
-        total = conn.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass('core_vectors')").fetchone()
+        total = conn.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = to_regclass('core_vectors')"
+        ).fetchone()
         percent = min(100.0, 100.0 * _SAMPLE_ROWS / total[0]) if total and total[0] > 0 else 100.0
         where_sql, params = _pg_where(clauses)
         contains = _pg_contains(clauses)
@@ -531,7 +571,7 @@ class VectorStore:
         if found is not None and found <= self.exact_rows:
             return Plan("exact", base, rows, kept, found)
         share = max(sampled[1], 1) / max(sampled[0], 1)
-        return Plan("hnsw", min(_EF_MAX, max(base, round(base / math.sqrt(share)))), rows, kept, found)
+        return Plan("hnsw", min(_EF_MAX, max(base, round(base / share**0.25))), rows, kept, found)
 
     def _pg_nearest(
         self, collection: str, embedder: str, query: bytes, k: int, clauses: list[list[Condition]] | None
