@@ -373,9 +373,9 @@ def test_a_store_moved_to_postgres_gives_the_same_neighbours(backend: str, tmp_p
 
 
 def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: str) -> None:
-    """An approximate search under a filter whose equalities the index narrows to few rows is
-    answered by the exact scan over them; a broad filter, or one with no equality to index,
-    walks the graph with `ef_search` raised for the share it keeps. Both give brute force's
+    """An approximate search under a filter keeping few rows is answered by the exact scan over
+    them (found by a b-tree on the filter's fields, built by that first search); a broad
+    filter walks the graph with `ef_search` raised for the share it keeps. Both give brute force's
     top-k (600 rows: the walk at that size is exact too), and on every path a number stored as
     3.0 matches a filter on 3 (jsonb containment and the filter agree). SQLite has no planner
     to ask (`plan` is None) and its paths give the same top-k."""
@@ -400,6 +400,7 @@ def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: s
             plan = index.plan(10, where)
             assert plan is not None
             assert plan.path == path, where
+            assert plan.by == ("btree" if path == "exact" else ""), where  # its own b-tree
             assert plan.kept == len(allowed)  # a table this small is sampled whole
             assert plan.ef_search >= 400
             if path == "hnsw" and len(allowed) < 600:

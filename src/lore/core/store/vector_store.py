@@ -17,6 +17,7 @@ to PostgreSQL as one binary COPY rather than an INSERT per row.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import struct
@@ -136,8 +137,10 @@ _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 _EXACT_ROWS = 10_000  # rows the filter index finds, below which the exact scan answers (measured)
 _SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keeps
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
+_FILTER_INDEXES = 4  # b-trees one filter may build (one per shape of its clauses)
 _PLANS_KEPT = 256  # plans remembered per process (a reader asks many questions under one cap)
 _hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
+_filters_ready: set[tuple[str, str]] = set()  # (database, index name) of filter b-trees in place
 
 
 @dataclass(frozen=True)
@@ -172,16 +175,18 @@ class Collection:
 class Plan:
     """How a filtered approximate search is answered, from a sample of the table.
 
-    `path` is `exact` (the scan over the rows the filter index finds: recall 1.0) or `hnsw`
-    (the walk, at `ef_search`); `found` is the estimate of rows the index yields for the
-    filter's equalities (None: some clause has none, so no index can narrow it), `kept` of rows
-    passing the whole filter, `rows` of the collection's rows."""
+    `path` is `exact` (the scan over the rows an index finds: recall 1.0) or `hnsw` (the walk,
+    at `ef_search`); `by` names the index an exact scan reads (`btree`: the filter's own
+    b-trees, about `kept` rows; `gin`: its equalities, about `found` rows). `rows`, `kept` and
+    `found` are estimates of the collection's rows, the rows passing the filter and the rows
+    the GIN index yields for its equalities (None: a clause has none)."""
 
     path: str
     ef_search: int
     rows: int
     kept: int
     found: int | None
+    by: str = ""
 
 
 _plans: OrderedDict[tuple[Any, ...], tuple[int, Plan]] = OrderedDict()
@@ -213,31 +218,42 @@ def _sql_where(clauses: list[list[Condition]]) -> tuple[str, list[Any]]:
     return "(" + (" OR ".join(parts) or "0") + ")", params
 
 
-def _pg_where(clauses: list[list[Condition]]) -> tuple[str, list[Any]]:
-    """`_sql_where` for PostgreSQL: the same meaning over the JSONB copy of the metadata.
+def _pg_value(field: str, numeric: bool) -> str:
+    """A metadata field's value as SQL, NULL where the JSON type is not the one asked: a
+    number is cast only under the CASE that checked it (an AND may run its terms in any order),
+    and text compares byte-wise (`COLLATE "C"`), as SQLite's does. One spelling for the
+    filter and for the index on it (`_filter_index`), so PostgreSQL matches the two."""
+    if numeric:
+        return (
+            f"(CASE WHEN jsonb_typeof(meta_doc -> '{field}') = 'number'"
+            f" THEN CAST(meta_doc ->> '{field}' AS DOUBLE PRECISION) END)"
+        )
+    return f"(CASE WHEN jsonb_typeof(meta_doc -> '{field}') = 'string' THEN meta_doc ->> '{field}' END) COLLATE \"C\""
 
-    A number is cast only under a CASE that checked its JSON type (an AND may run its terms in
-    any order), and text compares byte-wise (`COLLATE "C"`), as SQLite's does.
-    """
+
+def _pg_where(clauses: list[list[Condition]]) -> tuple[str, list[Any]]:
+    """`_sql_where` for PostgreSQL: the same meaning over the JSONB copy of the metadata (a
+    field of the other type, or missing, is NULL, so its comparison never holds)."""
     parts, params = [], []
     for clause in clauses:
         terms = []
         for c in clause:
-            text = f"(meta_doc ->> '{c.field}')"
             marks = f"({in_marks(c.value)})" if c.op in ("IN", "NOT IN") else "?"
             params += list(c.value) if c.op in ("IN", "NOT IN") else [c.value]
-            if c.numeric:
-                terms.append(
-                    f"(CASE WHEN jsonb_typeof(meta_doc -> '{c.field}') = 'number'"
-                    f" THEN CAST({text} AS DOUBLE PRECISION) {c.op} {marks} ELSE FALSE END)"
-                )
-            else:
-                terms.append(
-                    f"(jsonb_typeof(meta_doc -> '{c.field}') = 'string'"
-                    f' AND {text} COLLATE "C" {c.op} {marks})'
-                )
+            terms.append(f"({_pg_value(c.field, c.numeric)} {c.op} {marks})")
         parts.append("(" + (" AND ".join(terms) or "TRUE") + ")")
     return "(" + (" OR ".join(parts) or "FALSE") + ")", params
+
+
+_INDEXABLE = ("=", "IN", "<", "<=", ">", ">=")  # what a b-tree on a field's value narrows by
+
+
+def _index_fields(clause: list[Condition]) -> tuple[tuple[str, bool], ...]:
+    """The columns of the b-tree that narrows this clause to its rows: equalities first (by
+    name), then the ranges, at most three."""
+    eq = sorted({(c.field, c.numeric) for c in clause if c.op in ("=", "IN")})
+    ranges = sorted({(c.field, c.numeric) for c in clause if c.op in _INDEXABLE} - set(eq))
+    return tuple([*eq, *ranges][:3])
 
 
 def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None:
@@ -522,8 +538,10 @@ class VectorStore:
 
         A walk tests the filter on what the graph yields, so a filter keeping 5 % of the rows
         makes it pass twenty candidates per hit and stop at the first k that pass, not the best
-        k. When the rows the filter index finds for the filter's equalities are few (estimated
-        at most `exact_rows`), the exact scan over just those rows is both cheaper and exact.
+        k. When the filter keeps few rows (estimated at most `exact_rows`) and every clause has
+        a term a b-tree narrows by, the exact scan over just those rows, found by the b-tree on
+        the clause's fields (`_filter_index`), is both cheaper and exact; failing that, when the
+        GIN index finds few rows for the equalities, the exact scan over those.
         Otherwise the walk runs with `ef_search` raised by the inverse fourth root of the share
         kept (a filter keeping 1/16 of the rows doubles it; pgvector's ceiling is 1,000). The sample is about
         `_SAMPLE_ROWS` rows (`TABLESAMPLE SYSTEM`, the same pages every time), so planning
@@ -568,8 +586,16 @@ class VectorStore:
         scale = 100.0 / percent
         rows, kept = round(sampled[0] * scale), round(sampled[1] * scale)
         found = round(sampled[2] * scale) if contains is not None else None
+        shapes = {_index_fields(clause) for clause in clauses}
+        if (
+            kept <= self.exact_rows
+            and all(shapes)
+            and len(shapes) <= _FILTER_INDEXES
+            and all([self._filter_index(fields) for fields in shapes])
+        ):
+            return Plan("exact", base, rows, kept, found, "btree")
         if found is not None and found <= self.exact_rows:
-            return Plan("exact", base, rows, kept, found)
+            return Plan("exact", base, rows, kept, found, "gin")
         share = max(sampled[1], 1) / max(sampled[0], 1)
         return Plan("hnsw", min(_EF_MAX, max(base, round(base / share**0.25))), rows, kept, found)
 
@@ -595,6 +621,27 @@ class VectorStore:
             .fetchall()
         )
         return [ScoredRow(r[0], r[1], float(r[2])) for r in rows]
+
+    def _filter_index(self, fields: tuple[tuple[str, bool], ...]) -> bool:
+        """The b-tree over (collection, embedder, these fields' values), built by the first
+        selective search of that shape, as the HNSW index is (a few seconds per million rows):
+        the filter's terms spell each value as the index does (`_pg_value`), so an exact scan
+        reads just the rows the filter keeps. False when it cannot be built (a read-only
+        store); the GIN index on `meta_doc` still narrows by the equalities then."""
+        name = "core_vectors_by_" + hashlib.sha1(repr(fields).encode()).hexdigest()[:16]
+        if (self.key, name) in _filters_ready:
+            return True
+        values = ", ".join(f"({_pg_value(field, numeric)})" for field, numeric in fields)
+        try:
+            with self.store.transaction() as tx:
+                tx.execute(
+                    f"CREATE INDEX IF NOT EXISTS {name} ON core_vectors (collection, embedder, {values})"
+                )
+                tx.execute("ANALYZE core_vectors")  # statistics of the new values, for the planner
+        except StoreError:
+            return False
+        _filters_ready.add((self.key, name))
+        return True
 
     def _hnsw_index(self, dim: int) -> bool:
         """Build the HNSW index for this dimension on the first walk that needs it: built over
