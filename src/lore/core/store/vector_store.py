@@ -12,7 +12,9 @@ top-k equals the in-memory path's and SQLite's. The column has no fixed dimensio
 table holds every embedder's vectors (a search only ever compares rows of one embedder, hence
 one dimension), so the approximate walk uses one partial HNSW index per dimension over the
 column cast to that dimension (docs/store.md, "Vectors on PostgreSQL"). Writes of many rows go
-to PostgreSQL as one binary COPY rather than an INSERT per row.
+to PostgreSQL as one binary COPY rather than an INSERT per row. A filtered approximate search is
+planned from a sample of the table (`VectorStore.plan`): a filter keeping few rows is scanned
+exactly through an index on its fields, a broad one walked with a wider `ef_search`.
 """
 
 from __future__ import annotations
