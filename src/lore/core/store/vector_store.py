@@ -136,7 +136,7 @@ _EF_SEARCH = 400  # candidates the walk keeps (pgvector's 40 recalls 0.34 on ran
 _HNSW_M = 16  # links per node (pgvector's default)
 _HNSW_EF_CONSTRUCTION = 64  # candidates kept while linking a node (pgvector's default)
 _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
-_EXACT_ROWS = 10_000  # rows the filter index finds, below which the exact scan answers (measured)
+_EXACT_ROWS = 10_000  # rows an index reads for a filter, up to which the exact scan answers (measured)
 _SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keeps
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
 _FILTER_INDEXES = 4  # b-trees one filter may build (one per shape of its clauses)
@@ -543,9 +543,9 @@ class VectorStore:
         k. When the filter keeps few rows (estimated at most `exact_rows`) and every clause has
         a term a b-tree narrows by, the exact scan over just those rows, found by the b-tree on
         the clause's fields (`_filter_index`), is both cheaper and exact; failing that, when the
-        GIN index finds few rows for the equalities, the exact scan over those.
-        Otherwise the walk runs with `ef_search` raised by the inverse fourth root of the share
-        kept (a filter keeping 1/16 of the rows doubles it; pgvector's ceiling is 1,000). The sample is about
+        GIN index finds few rows for the equalities, the exact scan over those. Otherwise the
+        walk runs with `ef_search` raised by the inverse fourth root of the share kept (a filter
+        keeping 1/16 of the rows doubles it; pgvector's ceiling is 1,000). The sample is about
         `_SAMPLE_ROWS` rows (`TABLESAMPLE SYSTEM`, the same pages every time), so planning
         costs a few milliseconds at any size, and a plan is remembered until the collection's
         generation moves (any write), so the next question under the same cap pays one read.
