@@ -696,6 +696,11 @@ def main() -> None:
     )
     parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated backends to run")
     parser.add_argument(
+        "--pg-memory",
+        metavar="SIZE",
+        help="PostgreSQL's shared_buffers (e.g. 4GB; default the server's 128MB): size it to the HNSW index",
+    )
+    parser.add_argument(
         "--ef-sweep", action="store_true", help=f"vectors: walk at each hnsw.ef_search of {EF_SWEEP}"
     )
     args = parser.parse_args()
@@ -705,6 +710,8 @@ def main() -> None:
     from support.postgres import TestServer
 
     server = TestServer()
+    if args.pg_memory:
+        server.configure(shared_buffers=args.pg_memory, effective_cache_size="16GB")
     try:
         results: dict[str, dict[str, float]] = {}
         for name in args.backends.split(","):

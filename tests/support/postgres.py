@@ -56,6 +56,18 @@ class TestServer:
         with self.admin() as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
+    def configure(self, **settings: str) -> None:
+        """Server settings that need a restart (`shared_buffers`): written with ALTER SYSTEM, then
+        the server restarted with the options it was started with (`pg_ctl restart` keeps them).
+        For the benchmarks, which size the server as a team's would be; the tests keep the
+        defaults."""
+        from pgserver._commands import pg_ctl
+
+        with self.admin() as conn:
+            for name, value in settings.items():
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        pg_ctl(["-w", "restart"], pgdata=self.server.pgdata, user=self.server.system_user)
+
     def stop(self) -> None:
         self.server.cleanup()
         shutil.rmtree(self.folder, ignore_errors=True)
