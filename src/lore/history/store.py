@@ -1307,6 +1307,20 @@ class HistoryStore:
         ).fetchone()
         return _node(row) if row else None
 
+    def find_nodes(
+        self, repo_id: int, kinds: Sequence[str], keys: Sequence[str]
+    ) -> dict[tuple[str, str], Node]:
+        """(kind, key) -> node for every node of these kinds and keys: `find_node` for many, in
+        one statement."""
+        if not kinds or not keys:
+            return {}
+        rows = self.store.connect().execute(
+            f"SELECT * FROM history_nodes WHERE repo_id = ? AND kind IN ({in_marks(kinds)})"
+            f" AND key IN ({in_marks(keys)})",
+            [repo_id, *kinds, *keys],
+        )
+        return {(n.kind, n.key): n for n in map(_node, rows)}
+
     def node_key(self, node_id: int) -> str | None:
         conn = self.store.connect()
         row = conn.execute("SELECT key FROM history_nodes WHERE id = ?", (node_id,)).fetchone()

@@ -51,7 +51,7 @@ def _statistics(db: WhyStore, repo_id: int) -> BM25Index:
     key = (str(db.store.path), repo_id)
     with _lock:
         held = _indexes.setdefault(key, _Repo())
-        state = db.doc_state(repo_id)
+        state = db.take_state(repo_id)
         if state == held.state:
             return held.index
         count, newest = held.state

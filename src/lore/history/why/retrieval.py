@@ -21,7 +21,7 @@ from lore.history import queries
 from lore.history import store as layer1
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, best_sentence, fuse, terms
 from lore.history.why.keywords import keyword_hits
-from lore.history.why.store import Doc, WhyStore, open_why
+from lore.history.why.store import Doc, Sourced, WhyStore, open_why
 
 COLLECTION = "history_text"
 DEPTH = 3  # hops of the walk from the named files
@@ -47,8 +47,9 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
 
     Checking every text for a vector reads all their ids; once a process has seen them complete,
-    two small reads (layer 1's fingerprint, the texts' count and newest id) stand for it, and
-    while nothing was committed to the store since the last call, not even those."""
+    one small read (layer 1's fingerprint, the texts' count and newest id: `WhyStore.look`)
+    stands for it, and while nothing was committed to the store since the last call, not even
+    that."""
     db = db or open_why()
     index = vector_index(db)
     memo = (str(db.store.path), repo.id, index.space.name)
@@ -56,10 +57,12 @@ def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
     if quiet and memo in _vectors_complete:
         return 0
     db.pruned = []
-    added = db.sync(repo.id)
+    look = db.look(repo.id)  # one statement says whether anything needs indexing
+    added = db.sync(repo.id, look)
     if db.pruned:
         index.delete(str(i) for i in db.pruned)
-    state = db.doc_state(repo.id)
+    state = look.docs if look.fresh else db.doc_state(repo.id)
+    db.seen[repo.id] = state
     if added == 0 and _vectors_complete.get(memo) == state:
         return 0
     have = index.keys()
@@ -92,11 +95,13 @@ def _unit(kind: str, ref: str, thread_kind: str | None, thread_number: int | Non
 def to_evidence(repo: layer1.Repo, docs: Sequence[Doc], db: WhyStore) -> list[Evidence]:
     """Evidence for indexed texts, in the order given; texts whose source is gone are skipped."""
     metas = db.source_meta(docs)
+    return evidence_of(repo, [(d, metas[d.id]) for d in docs if d.id in metas])
+
+
+def evidence_of(repo: layer1.Repo, sourced: Sequence[Sourced]) -> list[Evidence]:
+    """Evidence for indexed texts read with their sources (`WhyStore.sourced`), in that order."""
     out = []
-    for d in docs:
-        m = metas.get(d.id)
-        if m is None:
-            continue
+    for d, m in sourced:
         url = m.url
         if d.kind == "commit" and repo.github:
             url = f"https://github.com/{repo.github}/commit/{m.ref}"
@@ -123,8 +128,10 @@ def to_evidence(repo: layer1.Repo, docs: Sequence[Doc], db: WhyStore) -> list[Ev
     return out
 
 
-def _ordered(docs: dict[int, Doc], ids: Sequence[int]) -> list[Doc]:
-    return [docs[i] for i in ids if i in docs]
+def _by_ids(q: WhyQuery, db: WhyStore, ids: Sequence[int]) -> list[Evidence]:
+    """Evidence for these text ids, in their order: the texts and their sources in one read."""
+    found = db.sourced(ids)
+    return evidence_of(q.repo, [found[i] for i in ids if i in found])
 
 
 # -- the layer-1 providers -----------------------------------------------------------------------
@@ -144,7 +151,7 @@ def keyword_provider(db: WhyStore) -> Provider:
             return []
         hits = keyword_hits(db, q.repo.id, match, q.as_of, POOL)
         ids = [h.doc_id for h in hits]
-        return to_evidence(q.repo, _ordered(db.docs_by_id(ids), ids), db)
+        return _by_ids(q, db, ids)
 
     return provide
 
@@ -158,15 +165,15 @@ def vector_provider(db: WhyStore) -> Provider:
             where["at"] = ("<=", q.as_of)
         hits = vector_index(db).search(q.question, k=POOL, where=where)
         ids = [int(h.key) for h in hits]
-        return to_evidence(q.repo, _ordered(db.docs_by_id(ids), ids), db)
+        return _by_ids(q, db, ids)
 
     return provide
 
 
 def _node_docs(q: WhyQuery, db: WhyStore, node_ids: Sequence[int]) -> list[Evidence]:
-    docs = db.docs_by_source(q.repo.id, ("commit", "pr", "issue"), node_ids)
-    by_source = {d.source_id: d for d in docs}
-    return to_evidence(q.repo, [by_source[n] for n in node_ids if n in by_source], db)
+    found = db.sourced_by_source(q.repo.id, ("commit", "pr", "issue"), node_ids)
+    by_source = {d.source_id: (d, m) for d, m in found}
+    return evidence_of(q.repo, [by_source[n] for n in node_ids if n in by_source])
 
 
 def graph_provider(db: WhyStore) -> Provider:
@@ -241,11 +248,16 @@ def near_named(q: WhyQuery, ranked: dict[str, list[Evidence]]) -> list[Evidence]
                 candidates.setdefault(node, e)
     if not candidates:
         return []
-    graph = layer1.open_history()
-    changed = {other for _f, other, _r, _d in graph.links_of(list(q.files), ("MODIFIED",), q.as_of)}
+    # one read of both hops' edges: each edge comes back from the side of the asked node it
+    # touches, so the files' MODIFIED edges and the candidates' links are told apart by that side
+    files = set(q.files)
+    edges = layer1.open_history().links_of([*q.files, *candidates], ("MODIFIED", *NEAR_RELATIONS), q.as_of)
+    changed = {other for node, other, rel, _d in edges if node in files and rel == "MODIFIED"}
     one = [n for n in candidates if n in changed]
     rest = [n for n in candidates if n not in changed]
-    linked_to = {n for n, other, _r, _d in graph.links_of(rest, NEAR_RELATIONS, q.as_of) if other in changed}
+    linked_to = {
+        n for n, other, rel, _d in edges if n in candidates and rel in NEAR_RELATIONS and other in changed
+    }
     two = [n for n in rest if n in linked_to]
     return [
         *(replace(candidates[n], extra={**candidates[n].extra, "tier": 1}) for n in one),

@@ -24,7 +24,7 @@ from lore.history.why import answer as model
 from lore.history.why.blame import blame_line
 from lore.history.why.decisions_source import decision_evidence
 from lore.history.why.evidence import Evidence, Provider, WhyQuery
-from lore.history.why.retrieval import ensure_index, layer1_providers, retrieve, to_evidence
+from lore.history.why.retrieval import ensure_index, evidence_of, layer1_providers, retrieve
 from lore.history.why.store import open_why
 
 WITHOUT_MODEL = (
@@ -84,9 +84,11 @@ def _named(repo: Repo, question: str) -> tuple[list[int], list[int]]:
         node = _try_file(repo, match.group(0).strip(".,;:!?'\"`()"))
         if node is not None and node.id not in files:
             files.append(node.id)
-    for number in _NUMBER.findall(question):
+    numbers = _NUMBER.findall(question)
+    named = db.find_nodes(repo.id, ("pr", "issue"), numbers)  # every #N in one read
+    for number in numbers:
         for kind in ("pr", "issue"):
-            node = db.find_node(repo.id, kind, number)
+            node = named.get((kind, number))
             if node is not None:
                 nodes.append(node.id)
     for sha in _SHA.findall(question):
@@ -140,8 +142,8 @@ def gather(
     )
     pinned: list[Evidence] = []
     if sha is not None and q.nodes:
-        docs = db.docs_by_source(repo.id, ("commit",), list(q.nodes[:1]))
-        pinned = [replace(e, via=("blame",)) for e in to_evidence(repo, docs, db)]
+        found = db.sourced_by_source(repo.id, ("commit",), list(q.nodes[:1]))
+        pinned = [replace(e, via=("blame",)) for e in evidence_of(repo, found)]
     evidence = retrieve(q, chosen, limit=limit, pinned=pinned)
     return WhyReport(repo.name, target, mode, as_of, evidence, blamed=sha)
 

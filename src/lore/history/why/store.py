@@ -126,6 +126,22 @@ class SourceMeta:
 
 
 @dataclass(frozen=True)
+class Look:
+    """The index's freshness at one moment (`WhyStore.look`)."""
+
+    fingerprint: str  # layer 1 now
+    indexed: str | None  # layer 1 when the index was last brought up to date
+    docs: tuple[int, int]  # the texts' count and newest id (`doc_state`)
+
+    @property
+    def fresh(self) -> bool:
+        return self.indexed == self.fingerprint
+
+
+Sourced = tuple[Doc, SourceMeta]  # an indexed text with what a reader needs of its source
+
+
+@dataclass(frozen=True)
 class ChangeSize:
     commit_node: int
     lines: int
@@ -147,43 +163,94 @@ def _doc(row: Sequence) -> Doc:
     return Doc(*row)
 
 
+# A text with its source's columns: the commit (reachable only) and the PR it names, the PR or
+# issue, or the comment and its thread; one of the three groups is filled, by the text's kind.
+_SOURCED = (
+    "SELECT d.id, d.repo_id, d.kind, d.source_id, d.thread_id, d.at, d.text,"
+    " c.sha, c.subject, c.author_name, c.pr_number, ci.kind, ci.title,"
+    " i.number, i.kind, i.title, i.author, i.author_association, i.url,"
+    " m.id, m.author, m.author_association, m.url, mi.number, mi.kind, mi.title"
+    " FROM history_why_docs d"
+    " LEFT JOIN history_commits c ON d.kind = 'commit' AND c.node_id = d.source_id AND c.reachable = 1"
+    " LEFT JOIN history_items ci ON ci.repo_id = c.repo_id AND ci.number = c.pr_number"
+    " LEFT JOIN history_items i ON d.kind IN ('pr', 'issue') AND i.node_id = d.source_id"
+    " LEFT JOIN history_comments m ON d.kind IN ('issue_comment', 'review_comment')"
+    " AND m.kind = d.kind AND m.id = d.source_id"
+    " LEFT JOIN history_items mi ON mi.node_id = m.item_id"
+    " WHERE "
+)
+
+
+def _meta(d: Doc, r: Sequence[Any]) -> SourceMeta | None:
+    """The source meta of `_SOURCED`'s source columns, or None when the source is gone."""
+    if d.kind == "commit":
+        sha, subject, author, pr, thread_kind, thread_title = r[0:6]
+        if sha is None:
+            return None
+        return SourceMeta(
+            "commit", d.source_id, sha, subject, author, None, None, pr, thread_kind, thread_title
+        )
+    if d.kind in ("pr", "issue"):
+        number, kind, title, author, association, url = r[6:12]
+        if number is None:
+            return None
+        return SourceMeta(
+            kind, d.source_id, str(number), title, author, association, url, number, kind, title
+        )
+    cid, author, association, url, number, kind, title = r[12:19]
+    if cid is None:
+        return None
+    name = f"comment on {kind or 'thread'} #{number}" if number is not None else "comment"
+    return SourceMeta(d.kind, d.source_id, str(cid), name, author, association, url, number, kind, title)
+
+
 class WhyStore:
     """The keyword index and the reads of `why`, over the shared Store."""
 
     def __init__(self, store: Store):
         self.store = store
         self.pruned: list[int] = []  # texts the last `sync` forgot (their source is gone)
+        # repository -> the texts' state `ensure_index` just read, for the keyword arm's first
+        # look (`take_state`) in the same question, so it is not asked for twice
+        self.seen: dict[int, tuple[int, int]] = {}
 
     # -- the index ---------------------------------------------------------------------------
 
+    def look(self, repo_id: int) -> Look:
+        """Layer 1's fingerprint for the repository, the one the index was built at, and the
+        texts' state, in one statement: the whole freshness check of a question, one round trip
+        on PostgreSQL where it was five."""
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT c.n, c.newest, i.n, i.edited, i.chars, m.n, m.edited, m.chars, d.n, d.newest,"
+                " s.fingerprint FROM"
+                " (SELECT COUNT(*) AS n, MAX(node_id) AS newest FROM history_commits WHERE repo_id = :repo) c"
+                " CROSS JOIN (SELECT COUNT(*) AS n, MAX(updated_at) AS edited, SUM(length(body)) AS chars"
+                "  FROM history_items WHERE repo_id = :repo) i"
+                " CROSS JOIN (SELECT COUNT(*) AS n, MAX(updated_at) AS edited, SUM(length(body)) AS chars"
+                "  FROM history_comments WHERE repo_id = :repo) m"
+                " CROSS JOIN (SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS newest FROM history_why_docs"
+                "  WHERE repo_id = :repo) d"
+                " LEFT JOIN history_why_state s ON s.repo_id = :repo",
+                {"repo": repo_id},
+            )
+            .fetchone()
+        )
+        now = repr([tuple(row[0:2]), tuple(row[2:5]), tuple(row[5:8])])
+        return Look(now, row[10], (int(row[8]), int(row[9])))
+
     def fingerprint(self, repo_id: int) -> str:
         """What layer 1 holds for the repository, in a few numbers: unchanged means nothing to index."""
-        conn = self.store.connect()
-        parts = [
-            conn.execute(
-                "SELECT COUNT(*), MAX(node_id) FROM history_commits WHERE repo_id = ?", (repo_id,)
-            ).fetchone(),
-            conn.execute(
-                "SELECT COUNT(*), MAX(updated_at), SUM(length(body)) FROM history_items WHERE repo_id = ?",
-                (repo_id,),
-            ).fetchone(),
-            conn.execute(
-                "SELECT COUNT(*), MAX(updated_at), SUM(length(body)) FROM history_comments WHERE repo_id = ?",
-                (repo_id,),
-            ).fetchone(),
-        ]
-        return repr([tuple(p) for p in parts])
+        return self.look(repo_id).fingerprint
 
-    def sync(self, repo_id: int) -> int:
+    def sync(self, repo_id: int, look: Look | None = None) -> int:
         """Index every layer-1 text of the repository not indexed yet (or edited since), after
-        forgetting those whose source is gone (`pruned`)."""
-        conn = self.store.connect()
-        now = self.fingerprint(repo_id)
-        row = conn.execute(
-            "SELECT fingerprint FROM history_why_state WHERE repo_id = ?", (repo_id,)
-        ).fetchone()
-        if row is not None and row[0] == now:
+        forgetting those whose source is gone (`pruned`); `look` is this moment's, if read."""
+        look = look or self.look(repo_id)
+        if look.fresh:
             return 0
+        now = look.fingerprint
         self.pruned = self.prune(repo_id)
         added = 0
         fts = self.store.dialect == "sqlite"  # PostgreSQL keeps its words in a generated column
@@ -285,6 +352,11 @@ class WhyStore:
         )
         return (int(row[0]), int(row[1]))
 
+    def take_state(self, repo_id: int) -> tuple[int, int]:
+        """The state `ensure_index` read for this question if not used yet, else `doc_state`."""
+        seen = self.seen.pop(repo_id, None)
+        return seen if seen is not None else self.doc_state(repo_id)
+
     def doc_ids(self, repo_id: int) -> list[int]:
         rows = self.store.connect().execute("SELECT id FROM history_why_docs WHERE repo_id = ?", (repo_id,))
         return [r[0] for r in rows]
@@ -357,54 +429,34 @@ class WhyStore:
     def source_meta(self, docs: Sequence[Doc]) -> dict[int, SourceMeta]:
         """doc id -> the name, author and link of its source, and the thread it belongs to; a
         commit no ref reaches any more (rewritten history) has none, so it is never evidence."""
-        conn = self.store.connect()
-        out: dict[int, SourceMeta] = {}
-        commits = [d for d in docs if d.kind == "commit"]
-        if commits:
-            rows = conn.execute(
-                f"SELECT c.node_id, c.sha, c.subject, c.author_name, c.pr_number, i.kind, i.title"
-                f" FROM history_commits c LEFT JOIN history_items i"
-                f" ON i.repo_id = c.repo_id AND i.number = c.pr_number"
-                f" WHERE c.node_id IN ({in_marks(commits)}) AND c.reachable = 1",
-                [d.source_id for d in commits],
-            )
-            found = {r[0]: r for r in rows}
-            for d in commits:
-                r = found.get(d.source_id)
-                if r is not None:
-                    out[d.id] = SourceMeta(
-                        "commit", d.source_id, r[1], r[2], r[3], None, None, r[4], r[5], r[6]
-                    )
-        items = [d for d in docs if d.kind in ("pr", "issue")]
-        if items:
-            rows = conn.execute(
-                f"SELECT node_id, number, kind, title, author, author_association, url FROM history_items"
-                f" WHERE node_id IN ({in_marks(items)})",
-                [d.source_id for d in items],
-            )
-            found = {r[0]: r for r in rows}
-            for d in items:
-                r = found.get(d.source_id)
-                if r is not None:
-                    out[d.id] = SourceMeta(
-                        r[2], d.source_id, str(r[1]), r[3], r[4], r[5], r[6], r[1], r[2], r[3]
-                    )
-        comments = [d for d in docs if d.kind in ("issue_comment", "review_comment")]
-        if comments:
-            rows = conn.execute(
-                f"SELECT c.kind, c.id, c.author, c.author_association, c.url, i.number, i.kind, i.title"
-                f" FROM history_comments c LEFT JOIN history_items i ON i.node_id = c.item_id"
-                f" WHERE c.id IN ({in_marks(comments)})",
-                [d.source_id for d in comments],
-            )
-            found = {(r[0], r[1]): r for r in rows}
-            for d in comments:
-                r = found.get((d.kind, d.source_id))
-                if r is not None:
-                    title = f"comment on {r[6] or 'thread'} #{r[5]}" if r[5] is not None else "comment"
-                    out[d.id] = SourceMeta(
-                        d.kind, d.source_id, str(r[1]), title, r[2], r[3], r[4], r[5], r[6], r[7]
-                    )
+        return {i: meta for i, (_doc, meta) in self.sourced([d.id for d in docs]).items()}
+
+    def sourced(self, ids: Sequence[int]) -> dict[int, Sourced]:
+        """doc id -> the text and its source's meta, in one statement (the text and its source
+        were four reads); texts whose source is gone (see `source_meta`) are left out."""
+        if not ids:
+            return {}
+        return self._sourced(f"d.id IN ({in_marks(ids)})", list(ids))
+
+    def sourced_by_source(
+        self, repo_id: int, kinds: Sequence[str], source_ids: Sequence[int]
+    ) -> list[Sourced]:
+        """`docs_by_source` with each text's source meta, as `sourced` gives it."""
+        if not source_ids or not kinds:
+            return []
+        where = (
+            f"+d.repo_id = ? AND d.kind IN ({in_marks(kinds)}) AND d.source_id IN ({in_marks(source_ids)})"
+        )
+        return list(self._sourced(where, [repo_id, *kinds, *source_ids]).values())
+
+    def _sourced(self, where: str, params: list[Any]) -> dict[int, Sourced]:
+        rows = self.store.connect().execute(_SOURCED + where, params)
+        out: dict[int, Sourced] = {}
+        for r in rows:
+            doc = _doc(r[:7])
+            meta = _meta(doc, r[7:])
+            if meta is not None:
+                out[doc.id] = (doc, meta)
         return out
 
     def pr_commits(self, repo_id: int, numbers: Sequence[int]) -> dict[int, list[str]]:
