@@ -612,6 +612,24 @@ _FILE_STORY = _FILE_TIMELINE.replace(
 )
 
 
+# the id set and the relations of `links_of` and `links_two_hops`
+_LINK_SETS = "ids(id) AS (SELECT value FROM json_each(:ids)), rels(r) AS (SELECT value FROM json_each(:rels))"
+_LINK_WHEN = f"(CAST(:until AS DOUBLE PRECISION) IS NULL OR e.at IS NULL OR e.at <= :until) AND {_LIVE}"
+
+
+def _edges_of(nodes: str) -> str:
+    """(node, neighbour, rel, the neighbour's degree) for the live edges of `rels` that touch a
+    node of the set `nodes`, either way, not later than `:until`."""
+    return (
+        "SELECT e.src AS node, e.dst AS other, e.rel AS rel, n.degree AS degree FROM history_edges e"
+        f" JOIN history_nodes n ON n.id = e.dst WHERE e.src IN (SELECT id FROM {nodes})"
+        f" AND e.rel IN (SELECT r FROM rels) AND {_LINK_WHEN}"
+        " UNION ALL SELECT e.dst, e.src, e.rel, n.degree FROM history_edges e INDEXED BY history_edges_dst"
+        f" JOIN history_nodes n ON n.id = e.src WHERE e.dst IN (SELECT id FROM {nodes})"
+        f" AND e.rel IN (SELECT r FROM rels) AND {_LINK_WHEN}"
+    )
+
+
 def _on_postgres(sql: str) -> str:
     """A history read as PostgreSQL takes it: SQLite's index hints dropped (PostgreSQL's planner
     picks the `(dst, src)` index itself), a JSON array of ids unpacked with PostgreSQL's
@@ -1461,21 +1479,39 @@ class HistoryStore:
         commit's."""
         if not ids or not rels:
             return []
-        conn = self.store.connect()
-        when = f"(CAST(:until AS DOUBLE PRECISION) IS NULL OR e.at IS NULL OR e.at <= :until) AND {_LIVE}"
-        rows = conn.execute(
-            self._sql(
-                "WITH ids(id) AS (SELECT value FROM json_each(:ids)),"
-                " rels(r) AS (SELECT value FROM json_each(:rels))"
-                " SELECT e.src, e.dst, e.rel, n.degree FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
-                f" WHERE e.src IN (SELECT id FROM ids) AND e.rel IN (SELECT r FROM rels) AND {when}"
-                " UNION ALL SELECT e.dst, e.src, e.rel, n.degree FROM history_edges e INDEXED BY history_edges_dst"
-                " JOIN history_nodes n ON n.id = e.src"
-                f" WHERE e.dst IN (SELECT id FROM ids) AND e.rel IN (SELECT r FROM rels) AND {when}"
-            ),
+        rows = self.store.connect().execute(
+            self._sql(f"WITH {_LINK_SETS} {_edges_of('ids')}"),
             {"ids": json.dumps(list(ids)), "until": until, "rels": json.dumps(list(rels))},
         )
         return [(a, b, r, d) for a, b, r, d in rows]
+
+    def links_two_hops(
+        self, ids: Sequence[int], rels: Sequence[str], until: float | None, max_degree: int
+    ) -> tuple[list[tuple[int, int, str, int]], list[tuple[int, int, str, int]]]:
+        """`links_of(ids)`, and `links_of` the neighbours it found with at most `max_degree`
+        edges (hubs are reached, not gone through), in one statement where a walk of two hops
+        would make two round trips; a caller following only some of those neighbours keeps the
+        second list's edges from them."""
+        if not ids or not rels:
+            return [], []
+        rows = self.store.connect().execute(
+            self._sql(
+                f"WITH {_LINK_SETS}, one(node, other, rel, degree) AS ({_edges_of('ids')}),"
+                " near(id) AS (SELECT DISTINCT other FROM one WHERE degree <= :max_degree)"
+                f" SELECT 1, node, other, rel, degree FROM one"
+                f" UNION ALL SELECT 2, * FROM ({_edges_of('near')}) AS two"
+            ),
+            {
+                "ids": json.dumps(list(ids)),
+                "until": until,
+                "rels": json.dumps(list(rels)),
+                "max_degree": max_degree,
+            },
+        )
+        hops: tuple[list[tuple[int, int, str, int]], list[tuple[int, int, str, int]]] = ([], [])
+        for hop, a, b, r, d in rows:
+            hops[hop - 1].append((a, b, r, d))
+        return hops
 
     def commit_people_and_prs(self, ids: Sequence[int]) -> list[tuple[int, int, str]]:
         """(commit, other node, rel) for the authors (AUTHORED) and PRs (PART_OF) of commits."""

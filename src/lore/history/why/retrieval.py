@@ -271,7 +271,7 @@ SEEDS = 8  # best items of the first fusion whose links are followed
 # holds its discussion. A mention is only a pointer, and a popular issue collects many.
 LINK_WEIGHTS = {"CLOSES": 1.0, "PART_OF": 0.8, "MENTIONS": 0.3}
 LINK_RELATIONS = tuple(LINK_WEIGHTS)
-LINK_HOPS = 2
+LINK_HOPS = 2  # what `links_two_hops` reads in one statement
 
 
 def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evidence]]:
@@ -292,8 +292,10 @@ def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evi
             score[start] = max(score.get(start, 0.0), seed.score)
     reach = {start: {start: 1.0} for start in score}  # seed node -> node -> best path weight
     frontier = {start: {start} for start in reach}  # node -> seeds it was reached from this hop
-    for _hop in range(LINK_HOPS):
-        edges = graph.links_of(list(frontier), LINK_RELATIONS, q.as_of)
+    # both hops in one read: the second hop's edges are those of every non-hub neighbour, of
+    # which the loop follows the ones it reaches (edges from other nodes find no seed below)
+    hops = graph.links_two_hops(list(frontier), LINK_RELATIONS, q.as_of, MAX_DEGREE)
+    for edges in hops[:LINK_HOPS]:
         following: dict[int, set[int]] = {}
         for node, other, rel, degree in edges:
             for start in frontier.get(node, ()):
