@@ -34,7 +34,8 @@ one the tests use) on a unix socket, so the figures include a real client/server
 - history at `--commits` (the synthetic repository of bench/history_synth.py) and `--threads`
   PRs with their issues (bench/history_why.py's loader): the git ingest and the thread ingest
   (`ingest_threads`, the writer `ingest_github` uses), the why index, `why` without a model
-  (p50/p95 over the eval's drafted questions and bare paths), and the keyword arm alone:
+  (p50/p95 over the eval's drafted questions and bare paths, and the statements each sends:
+  round trips on PostgreSQL, `tests/support/statements.py` counts them), and the keyword arm alone:
   recall@10 on those questions and its latency, as `why` ranks them (FTS5's BM25 on SQLite,
   BM25 in Python over the rows the GIN index finds on PostgreSQL) and, on PostgreSQL, ranked by
   its own `ts_rank_cd` (each length normalisation): the measure behind the choice.
@@ -606,6 +607,7 @@ def history_figures(commits: int, threads: int, repeat: int) -> dict[str, float]
     from lore.history.why.retrieval import ensure_index, fts_expression
     from lore.history.why.service import why
     from support.fake_github import FakeGitHub
+    from support.statements import statements
 
     root = synth_repo(commits)
     out: dict[str, float] = {}
@@ -632,6 +634,13 @@ def history_figures(commits: int, threads: int, repeat: int) -> dict[str, float]
     times = [ms(lambda a=a: why(repo, a[0], as_of=a[1], use_model=False)) for a in asks * repeat]
     out["history: why without a model p50 ms"] = pct(times, 0.5)
     out["history: why without a model p95 ms"] = pct(times, 0.95)
+    counts = []
+    for a in asks:  # on PostgreSQL each statement is a round trip to the server
+        with statements(why_store.open_why().store) as sent:
+            why(repo, a[0], as_of=a[1], use_model=False)
+        counts.append(len(sent))
+    out["history: why statements per question, mean"] = sum(counts) / len(counts)
+    out["history: why statements per question, max"] = max(counts)
 
     hybrid = [evaluate.recall(evaluate.hybrid_units(repo, q), q.truth) for q in questions]
     out[f"history: why eval, hybrid recall@10 ({len(questions)} questions)"] = sum(hybrid) / max(

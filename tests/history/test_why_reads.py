@@ -3,16 +3,11 @@
 On PostgreSQL every statement is a round trip to the server, so `why` reads a text with its
 source in one statement, both hops of the links in one, and the index's freshness in one; these
 tests hold the folded reads to the plain ones they replace, and count the statements a question
-costs on the wire (libpq's own trace on PostgreSQL, SQLite's trace callback on the file).
+costs (`support.statements`).
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,6 +22,7 @@ from lore.history.why.store import open_why
 from support.fake_github import FakeGitHub
 from support.history_repo import DAY, T0, lines, run_git, write
 from support.history_why import WhyRepo, build_why_repo, load_threads
+from support.statements import statements
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -99,41 +95,16 @@ def test_the_freshness_look_moves_with_layer_one(why_repo: WhyRepo) -> None:
     assert after.fresh and after.docs == db.doc_state(repo.id) and after.docs[0] == look.docs[0] + 1
 
 
-@contextmanager
-def statements() -> Iterator[list[str]]:
-    """The statements this thread's store connection sends while the block runs: on PostgreSQL
-    the Sync messages libpq's trace shows (one per round trip), on SQLite the trace callback's."""
-    conn = open_why().store.connect()
-    seen: list[str] = []
-    if isinstance(conn, sqlite3.Connection):
-        # a line starting "--" is a statement run inside another (FTS5's own reads), not one sent
-        conn.set_trace_callback(lambda sql: None if sql.startswith("--") else seen.append(sql))
-        try:
-            yield seen
-        finally:
-            conn.set_trace_callback(None)
-        return
-    pgconn = conn.raw.pgconn  # type: ignore[attr-defined]
-    fd, name = tempfile.mkstemp(prefix="lore-trace-")
-    pgconn.trace(fd)
-    try:
-        yield seen
-    finally:
-        pgconn.untrace()
-        os.close(fd)
-        seen.extend(line for line in Path(name).read_text().splitlines() if "\tSync" in line)
-        os.unlink(name)
-
-
 def test_a_question_costs_the_same_statements_whatever_it_names(why_repo: WhyRepo) -> None:
     """Named items, texts and their sources are read in batches: naming three threads costs no
     more round trips than naming one."""
     repo = resolve_repo("acme/app")
     for _ in range(2):  # caches warm, as in a server, and the store quiet since the last look
         gather(repo, "why the implicit flow was replaced in #2")
-    with statements() as one:
+    store = open_why().store
+    with statements(store) as one:
         first = gather(repo, "why the implicit flow was replaced in #2")
-    with statements() as three:
+    with statements(store) as three:
         gather(repo, "why the implicit flow was replaced in #2, #1 and #3")
     assert first.evidence and one
     assert len(three) == len(one)
