@@ -248,16 +248,13 @@ def near_named(q: WhyQuery, ranked: dict[str, list[Evidence]]) -> list[Evidence]
                 candidates.setdefault(node, e)
     if not candidates:
         return []
-    # one read of both hops' edges: each edge comes back from the side of the asked node it
-    # touches, so the files' MODIFIED edges and the candidates' links are told apart by that side
-    files = set(q.files)
-    edges = layer1.open_history().links_of([*q.files, *candidates], ("MODIFIED", *NEAR_RELATIONS), q.as_of)
-    changed = {other for node, other, rel, _d in edges if node in files and rel == "MODIFIED"}
+    # two reads, not one: asked together, the candidates' own MODIFIED edges come too, and a
+    # sweep's run to thousands of rows (measured slower than the round trip it saves)
+    graph = layer1.open_history()
+    changed = {other for _f, other, _r, _d in graph.links_of(list(q.files), ("MODIFIED",), q.as_of)}
     one = [n for n in candidates if n in changed]
     rest = [n for n in candidates if n not in changed]
-    linked_to = {
-        n for n, other, rel, _d in edges if n in candidates and rel in NEAR_RELATIONS and other in changed
-    }
+    linked_to = {n for n, other, _r, _d in graph.links_of(rest, NEAR_RELATIONS, q.as_of) if other in changed}
     two = [n for n in rest if n in linked_to]
     return [
         *(replace(candidates[n], extra={**candidates[n].extra, "tier": 1}) for n in one),
