@@ -136,7 +136,8 @@ _EF_SEARCH = 400  # candidates the walk keeps (pgvector's 40 recalls 0.34 on ran
 _HNSW_M = 16  # links per node (pgvector's default)
 _HNSW_EF_CONSTRUCTION = 64  # candidates kept while linking a node (pgvector's default)
 _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
-_EXACT_ROWS = 10_000  # rows an index reads for a filter, up to which the exact scan answers (measured)
+_EXACT_ROWS = 20_000  # rows an index reads for a filter, up to which the exact scan answers (measured)
+_WALK_ROWS = 4  # the walk takes this many times k rows, the best k kept (relaxed order, filters)
 _SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keeps
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
 _FILTER_INDEXES = 4  # b-trees one filter may build (one per shape of its clauses)
@@ -701,8 +702,8 @@ class VectorStore:
             f" FROM core_vectors WHERE dim = {dim:d} AND collection = ? AND embedder = ? AND {where_sql}"
             " ORDER BY distance LIMIT ?)"
             " SELECT item_key, meta, COALESCE(NULLIF(distance, 'NaN'), 1.0) AS distance FROM hits"
-            " ORDER BY distance, id",  # relaxed order: the walk's rows sorted once more
-            (_pg_vector(query), collection, embedder, *params, k),
+            " ORDER BY distance, id LIMIT ?",  # relaxed order: the walk's rows sorted once more
+            (_pg_vector(query), collection, embedder, *params, min(_WALK_ROWS * k, ef_search), k),
         ).fetchall()
         if len(rows) < k:
             return None
