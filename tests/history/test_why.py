@@ -11,12 +11,10 @@ import pytest
 from lore.core.dates import to_epoch
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
-from lore.history.ingest.github import ingest_github
 from lore.history.repos import resolve_repo
 from lore.history.why.service import WITHOUT_MODEL, gather, units, why
-from support.fake_github import FakeGitHub
 from support.history_repo import DAY, T0, lines, run_git, write
-from support.history_why import WhyRepo, build_why_repo, load_threads
+from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -25,11 +23,7 @@ pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on Po
 def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
     monkeypatch.setenv("LORE_EMBED", "hash")
     built = build_why_repo(tmp_path / "app")
-    server = FakeGitHub("acme", "app")
-    load_threads(server, built)
-    with server:
-        monkeypatch.setenv("LORE_GITHUB_API", server.url)
-        ingest_github("acme/app", clone=built.root)
+    ingest_with_threads(built, monkeypatch)
     return built
 
 

@@ -14,14 +14,12 @@ import pytest
 
 from lore.history import store as layer1
 from lore.history.ingest.git import ingest_git
-from lore.history.ingest.github import ingest_github
 from lore.history.repos import resolve_repo
 from lore.history.why.retrieval import LINK_RELATIONS, MAX_DEGREE, ensure_index
 from lore.history.why.service import gather
 from lore.history.why.store import open_why
-from support.fake_github import FakeGitHub
 from support.history_repo import DAY, T0, lines, run_git, write
-from support.history_why import WhyRepo, build_why_repo, load_threads
+from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
 from support.statements import statements
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
@@ -31,11 +29,7 @@ pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on Po
 def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
     monkeypatch.setenv("LORE_EMBED", "hash")
     built = build_why_repo(tmp_path / "app")
-    server = FakeGitHub("acme", "app")
-    load_threads(server, built)
-    with server:
-        monkeypatch.setenv("LORE_GITHUB_API", server.url)
-        ingest_github("acme/app", clone=built.root)
+    ingest_with_threads(built, monkeypatch)
     ensure_index(resolve_repo("acme/app"))
     return built
 

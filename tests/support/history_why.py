@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from support.fake_github import FakeGitHub
 from support.history_repo import BOB, DAY, T0, HistoryRepo, lines
@@ -95,3 +96,15 @@ def load_threads(gh: FakeGitHub, repo: WhyRepo) -> None:
     gh.add_comment(
         3, "Later note: scopes are also cached per session now.", user="bob", association="MEMBER", at=when(9)
     )
+
+
+def ingest_with_threads(repo: WhyRepo, monkeypatch: Any) -> None:
+    """Ingest the repository through a fake GitHub that serves its threads, as `lore history
+    ingest acme/app` would: commits from the clone, PRs and issues from the API."""
+    from lore.history.ingest.github import ingest_github
+
+    server = FakeGitHub("acme", "app")
+    load_threads(server, repo)
+    with server:
+        monkeypatch.setenv("LORE_GITHUB_API", server.url)
+        ingest_github("acme/app", clone=repo.root)
