@@ -116,6 +116,36 @@ def test_in_not_in_text_ordering_and_missing_fields() -> None:
         index.search(base[0], where={"seq": ("in", [1, "x"])})
 
 
+def test_counting_asks_the_store_until_the_matrix_is_loaded_and_both_agree() -> None:
+    """`count` before any search is the database's count (nothing loaded: a collection that
+    pgvector searches in place is never pulled into memory just to be counted), and every
+    filter shape counts the same from the store as from the loaded matrix."""
+    from lore.core import vectors as core_vectors
+
+    index, _ = _filled()
+    base = np.eye(16, dtype=np.float32)
+    index.add([("t", base[0], {"chapter_seq": "3", "book": "a"}), ("m", base[1], {"book": 7})])
+    wheres = [
+        None,
+        {"chapter_seq": 3},
+        {"chapter_seq": "3"},
+        {"book": "a", "chapter_seq": ("<=", 4)},
+        [{"book": "a"}, {"book": "b", "chapter_seq": ("<=", 6)}],
+        {"chapter_seq": ("in", [1, 2, 40])},
+        {"chapter_seq": ("not in", [1])},
+        {"book": ("!=", "a")},
+        {"book": (">=", "b")},
+        [],
+    ]
+    core_vectors._loaded.clear()
+    from_store = [index.count(where) for where in wheres]
+    assert not core_vectors._loaded  # counted without loading the collection
+    index.search(base[0], k=1)  # loads it
+    assert core_vectors._loaded
+    assert [index.count(where) for where in wheres] == from_store
+    assert from_store[:4] == [402, 10, 1, 20]  # the text "3" is no number: not under the cap
+
+
 def test_models_never_mix_in_one_collection() -> None:
     a = VectorIndex("shared", VectorSpace("model-a", 4))
     b = VectorIndex("shared", VectorSpace("model-b", 4))

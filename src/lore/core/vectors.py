@@ -320,9 +320,16 @@ class VectorIndex:
         return set(self._load().keys)
 
     def count(self, where: Where = None) -> int:
-        loaded = self._load()
+        """The vectors matching `where`: from the matrix when this process holds it current,
+        else counted by the store, so asking how many (books check their vectors before a
+        search) never loads a collection that pgvector searches in place."""
         clauses = _parse_where(where)
-        return len(loaded.keys) if clauses is None else int(loaded.mask(clauses).sum())
+        ident = (self.rows.key, self.collection, self.model)
+        with _loaded_lock:
+            loaded = _loaded.get(ident)
+        if loaded is not None and loaded.generation == self.rows.generation(self.collection, self.model):
+            return len(loaded.keys) if clauses is None else int(loaded.mask(clauses).sum())
+        return self.rows.count(self.collection, self.model, clauses)
 
     def search(self, query: Any, k: int = 10, where: Where = None, *, backend: str = "numpy") -> list[Hit]:
         """The `k` nearest vectors among those matching `where` (best first).

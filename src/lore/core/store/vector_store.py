@@ -472,6 +472,26 @@ class VectorStore:
         )
         return int(row[0]) if row else 0
 
+    def count(self, collection: str, embedder: str, clauses: list[list[Condition]] | None) -> int:
+        """The rows of the collection for this embedder that the filter keeps, counted by the
+        database (the same filter SQL as the scans), so no process loads a matrix to count."""
+        if self.store.dialect == "postgres":
+            where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
+            implied = _pg_contains(clauses) if clauses is not None else None
+            if implied is not None:  # the GIN index narrows by the equalities, as in `_pg_nearest`
+                where_sql, params = f"{implied[0]} AND {where_sql}", [*implied[1], *params]
+        else:
+            where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
+        row = (
+            self.store.connect()
+            .execute(
+                f"SELECT count(*) FROM core_vectors WHERE collection = ? AND embedder = ? AND {where_sql}",
+                (collection, embedder, *params),
+            )
+            .fetchone()
+        )
+        return int(row[0])
+
     def load(self, collection: str, embedder: str) -> StoredVectors:
         """Every row of the collection for this embedder, in no particular order."""
         sql = "SELECT id, item_key, vector, meta FROM core_vectors WHERE collection = ? AND embedder = ?"
