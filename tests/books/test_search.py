@@ -170,3 +170,33 @@ def test_with_the_spoiler_hint_off_not_reached_and_not_in_book_read_the_same(mys
     assert ahead.as_dict().keys() == absent.as_dict().keys()
     library.set_progress(mystery.id, 5)  # what is visible is still found
     assert search.search_book(mystery.id, QUESTION).verdict == search.FOUND
+
+
+def test_accented_and_plain_spellings_find_the_same_passage(tmp_path: Path) -> None:
+    """Accents fold on both backends (FTS5's `remove_diacritics`, PostgreSQL's frozen
+    `lore_books_fold` before the stemmer): a reader typing "Elodie" or "cafe" finds the passage
+    that writes "Élodie" and "café", and the accented query finds a plain spelling too, with the
+    cap still inside."""
+    from lore.books.store import Cap, books_store
+
+    spec = mystery_book()
+    spec.title = "The Café"
+    spec.chapters[1].paragraphs.append(
+        "Élodie waited at the café on the Rue Saint-Honoré until Mr. Nguyễn came."
+    )
+    spec.chapters[3].paragraphs.append("Later the cafe was closed and Elodie went home.")
+    book = library.add_book(make_epub(tmp_path / "cafe.epub", spec))
+    db = books_store()
+    early, whole = [Cap(book.id, 2)], [Cap(book.id, 5)]
+
+    def texts(caps: list[Cap], words: list[str]) -> list[str]:
+        return sorted(p.text for p in db.passages_by_id(caps, [h.id for h in db.term_hits(caps, words)]))
+
+    accented = texts(early, ["élodie"])
+    assert len(accented) == 1 and "Élodie waited" in accented[0]
+    assert texts(early, ["elodie"]) == accented == texts(early, ["ELODIE"])
+    assert texts(early, ["cafe"]) == accented == texts(early, ["café"])
+    assert texts(early, ["honore"]) == accented == texts(early, ["nguyen"])
+    both = texts(whole, ["élodie"])
+    assert len(both) == 2 and texts(whole, ["elodie"]) == both  # "Elodie" past the cap, now visible
+    assert texts(early, ["closed"]) == []  # the cap holds for the folded words too

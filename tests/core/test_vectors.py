@@ -443,6 +443,13 @@ def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: s
                 hits = index.search(query, k=10, where=where, backend=search_path)
                 assert [h.key for h in hits] == exact, (where, search_path)
         assert len(index.search(LATE, k=50, where=where, backend=paths[-1])) == min(50, len(allowed))
+    if backend == "postgres":  # under `_WALK_SHARE` kept, the exact scan answers up to 4x exact_rows
+        index.rows.exact_rows = 10
+        small = index.plan(10, {"book": "a", "chapter_seq": ("<=", 3)})  # chapters 1, 3: 30 rows (5 %)
+        larger = index.plan(10, {"book": "a", "chapter_seq": ("<=", 5)})  # 45 rows: over 4 x 10
+        assert small is not None and (small.path, small.by, small.kept) == ("exact", "btree", 30)
+        assert larger is not None and larger.path == "hnsw"
+        index.rows.exact_rows = 300
     if backend == "postgres":  # a plan is remembered until a write moves the generation
         before = index.plan(10, {"n": 3})
         assert before is not None and (before.path, before.kept) == ("exact", 2)

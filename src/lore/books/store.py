@@ -447,6 +447,44 @@ def _reader_positions(conn: sqlite3.Connection) -> None:
         )
 
 
+# Accents folded before PostgreSQL's stemmer sees a word, as FTS5's `remove_diacritics 2` folds
+# them on SQLite, so "Élodie" and "elodie" are one word on both backends. The packaged server has
+# no `unaccent` (and a managed one may not either), so the folding is a frozen `translate` over
+# the Latin letters that decompose into a base letter and marks (NFD, U+00C0-U+024F and
+# U+1E00-U+1EFF), the ones FTS5 folds too (ø, ł, đ and ß stay as they are on both): one function,
+# used by the generated column and by every query that makes a tsvector or tsquery.
+# SQL concatenates adjacent literals only across a newline, which is how the lists are split.
+_PG_0007 = """
+    CREATE FUNCTION lore_books_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        RETURN translate(
+            $1,
+            'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆ'
+            'ćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐő'
+            'ŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžƠơƯưǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛ'
+            'ǜǞǟǠǡǦǧǨǩǪǫǬǭǰǴǵǸǹǺǻȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȪȫȬȭȮȯ'
+            'ȰȱȲȳḀḁḂḃḄḅḆḇḈḉḊḋḌḍḎḏḐḑḒḓḔḕḖḗḘḙḚḛḜḝḞḟḠḡḢḣḤḥḦḧḨḩḪḫḬḭḮḯḰḱḲḳḴḵḶḷ'
+            'ḸḹḺḻḼḽḾḿṀṁṂṃṄṅṆṇṈṉṊṋṌṍṎṏṐṑṒṓṔṕṖṗṘṙṚṛṜṝṞṟṠṡṢṣṤṥṦṧṨṩṪṫṬṭṮṯṰṱṲṳ'
+            'ṴṵṶṷṸṹṺṻṼṽṾṿẀẁẂẃẄẅẆẇẈẉẊẋẌẍẎẏẐẑẒẓẔẕẖẗẘẙẠạẢảẤấẦầẨẩẪẫẬậẮắẰằẲẳẴẵ'
+            'ẶặẸẹẺẻẼẽẾếỀềỂểỄễỆệỈỉỊịỌọỎỏỐốỒồỔổỖỗỘộỚớỜờỞởỠỡỢợỤụỦủỨứỪừỬửỮữỰự'
+            'ỲỳỴỵỶỷỸỹ',
+            'AAAAAACEEEEIIIINOOOOOUUUUYaaaaaaceeeeiiiinooooouuuuyyAaAaAaC'
+            'cCcCcCcDdEeEeEeEeEeGgGgGgGgHhIiIiIiIiIJjKkLlLlLlNnNnNnOoOoOo'
+            'RrRrRrSsSsSsSsTtTtUuUuUuUuUuUuWwYyYZzZzZzOoUuAaIiOoUuUuUuUuU'
+            'uAaAaGgKkOoOojGgNnAaAaAaEeEeIiIiOoOoRrRrUuUuSsTtHhAaEeOoOoOo'
+            'OoYyAaBbBbBbCcDdDdDdDdDdEeEeEeEeEeFfGgHhHhHhHhHhIiIiKkKkKkLl'
+            'LlLlLlMmMmMmNnNnNnNnOoOoOoOoPpPpRrRrRrRrSsSsSsSsSsTtTtTtTtUu'
+            'UuUuUuUuVvVvWwWwWwWwWwXxXxYyZzZzZzhtwyAaAaAaAaAaAaAaAaAaAaAa'
+            'AaEeEeEeEeEeEeEeEeIiIiOoOoOoOoOoOoOoOoOoOoOoOoUuUuUuUuUuUuUu'
+            'YyYyYyYy'
+        );
+    ALTER TABLE book_passages DROP COLUMN tsv;
+    ALTER TABLE book_passages ADD COLUMN tsv tsvector
+        GENERATED ALWAYS AS (to_tsvector('lore_books', lore_books_fold(text))) STORED;
+    CREATE INDEX book_passages_tsv ON book_passages USING gin (tsv);
+"""
+MIGRATIONS.append(Migration("books/0007_folded_accents", "SELECT 1", postgres=_PG_0007))
+
+
 # How far each reader has read stays in the reader's own file when the library is shared: one
 # member's position must never cap (or uncap) another's, and a position is what decides what
 # reaches a reader. Only applied to the member's embedded file (never to PostgreSQL).
@@ -1138,8 +1176,8 @@ class BooksStore:
         if not kept:
             return [[] for _ in groups]
         rows = ", ".join(
-            "(?, to_tsvector('lore_books', ?), "
-            + " || ".join("phraseto_tsquery('lore_books', ?)" for _ in words)
+            "(?, to_tsvector('lore_books', lore_books_fold(?)), "
+            + " || ".join("phraseto_tsquery('lore_books', lore_books_fold(?))" for _ in words)
             + ")"
             for _, words in kept
         )
