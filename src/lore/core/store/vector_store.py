@@ -262,6 +262,18 @@ def _index_fields(clause: list[Condition]) -> tuple[tuple[str, bool], ...]:
     return tuple([*eq, *ranges][:3])
 
 
+def _pg_narrowed(clauses: list[list[Condition]] | None) -> tuple[str, list[Any]]:
+    """The filter as PostgreSQL SQL with its implied containment first (`_pg_contains`), so the
+    GIN index on `meta_doc` narrows a selective filter to its rows; no filter: every row."""
+    if clauses is None:
+        return "TRUE", []
+    where_sql, params = _pg_where(clauses)
+    implied = _pg_contains(clauses)
+    if implied is None:
+        return where_sql, params
+    return f"{implied[0]} AND {where_sql}", [*implied[1], *params]
+
+
 def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None:
     """A condition implied by the filter that the GIN index on `meta_doc` answers: per clause,
     its equalities as one `meta_doc @> {...}`. None when a clause has no equality to index
@@ -476,10 +488,7 @@ class VectorStore:
         """The rows of the collection for this embedder that the filter keeps, counted by the
         database (the same filter SQL as the scans), so no process loads a matrix to count."""
         if self.store.dialect == "postgres":
-            where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
-            implied = _pg_contains(clauses) if clauses is not None else None
-            if implied is not None:  # the GIN index narrows by the equalities, as in `_pg_nearest`
-                where_sql, params = f"{implied[0]} AND {where_sql}", [*implied[1], *params]
+            where_sql, params = _pg_narrowed(clauses)
         else:
             where_sql, params = _sql_where(clauses) if clauses is not None else ("1", [])
         row = (
@@ -645,10 +654,10 @@ class VectorStore:
         `contains=False` when the filter's own b-tree finds them (`plan`): adding the GIN index
         then turns the b-tree's ordered read into a bitmap of both, measured 2.7x slower over
         46,000 rows of one book."""
-        where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
-        implied = _pg_contains(clauses) if clauses is not None and contains else None
-        if implied is not None:
-            where_sql, params = f"{implied[0]} AND {where_sql}", [*implied[1], *params]
+        if contains:
+            where_sql, params = _pg_narrowed(clauses)
+        else:
+            where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
         rows = (
             self.store.connect()
             .execute(  # the sort holds (id, distance) only; the k winners' keys and metadata after
