@@ -657,11 +657,12 @@ def _segments(db: HistoryStore, repo: Repo, found: lineage.Lineage) -> list[tupl
     by_name: dict[str, list[ChangeEvent]] = defaultdict(list)
     for ev in found.changes:
         by_name[ev.path].append(ev)
+    nodes = db.find_nodes(repo.id, ["file"], found.names)  # every name's node in one read
     segments = []
     until = _LATEST
     for name in found.names:
         evs = by_name.get(name, [])
-        node = db.find_node(repo.id, "file", name)
+        node = nodes.get(("file", name))
         if node is None or not evs:
             continue
         born = [e.at for e in evs if e.status in "ARC"]
@@ -669,7 +670,7 @@ def _segments(db: HistoryStore, repo: Repo, found: lineage.Lineage) -> list[tupl
         segments.append((node.id, since, until))
         until = since
     if not segments:  # known only from PRs' file lists: no commit to bound it
-        node = db.find_node(repo.id, "file", found.names[0])
+        node = nodes.get(("file", found.names[0])) if found.names else None
         if node is not None:
             segments.append((node.id, _EARLIEST, _LATEST))
     return segments
