@@ -30,10 +30,10 @@ COLLECTION = "book_passages"
 BATCH = 256
 # On PostgreSQL the server searches a shared library's vectors, the cap inside every statement,
 # and the process gets k keys back. The store's planner (`VectorStore.plan`) picks the way: a cap
-# keeping few rows or a small share (one book, as a reader asks) is the exact scan over just its
-# rows through a b-tree (the same top-k as in memory); a library-wide cap walks the HNSW index.
-# At 1,000,000 passages that is p95 16 ms for 15,000 rows where the GIN-narrowed exact scan took
-# 42, and 40 ms for a library-wide cap where it took 1.8 s (docs/store.md).
+# keeping few rows or a small share (a book, a series) is the exact scan over just its rows
+# through a b-tree (the same top-k as in memory); a cap keeping a large share walks the HNSW
+# index. At 1,000,000 passages that is p95 16 ms for 15,000 rows where the GIN-narrowed exact
+# scan took 42, and 40 ms for a cap over every book where it took 1.8 s (docs/store.md).
 _SEARCH_PATH = {"sqlite": "numpy", "postgres": "pgvector-hnsw"}
 
 _embedders: dict[str, Embedder] = {}

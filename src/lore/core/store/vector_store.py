@@ -580,9 +580,8 @@ class VectorStore:
         b-tree narrows by, the exact scan over just those rows, found by the b-tree on the
         clause's fields (`_filter_index`), is cheaper or exact where the walk is not (one book
         capped, 46,000 of 1,000,000 rows: exact p95 51 ms at recall 1.0, the walk 94 ms at
-        0.84); failing that, when the
-        GIN index finds few rows for the equalities, the exact scan over those. Otherwise the
-        walk runs, with `ef_search` raised by the inverse fourth root of the share kept below
+        0.84); failing that, when the GIN index finds few rows for the equalities, the exact
+        scan over those. Otherwise the walk runs, with `ef_search` raised by the inverse fourth root of the share kept below
         `_WALK_SHARE` (a filter keeping 1/16 of that share doubles it; pgvector's ceiling is
         1,000): above it the graph built at `ef_construction` 200 recalls 0.974-0.996 at the base
         400, where raising it to 686 cost 9 ms of p95 for 0.004 of recall (reader's cap, 14 %,
