@@ -146,6 +146,7 @@ class FakeLLM:
     delay: float = 0.0  # seconds before every answer
     max_in_flight: int = 0
     _in_flight: int = 0
+    _held: set[int] = field(default_factory=set)  # handlers counted in `_in_flight`
     requests: list[Request] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -257,12 +258,20 @@ class FakeLLM:
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        self._held.add(id(http))
         try:
             if self.delay:
                 self._closing.wait(self.delay)
             self._answer(http)
         finally:
-            with self._lock:
+            self._release(http)
+
+    def _release(self, http: BaseHTTPRequestHandler) -> None:
+        """The request stops counting as in flight once its reply starts: the client may send
+        its next one as soon as it has read this reply, before this thread returns."""
+        with self._lock:
+            if id(http) in self._held:
+                self._held.discard(id(http))
                 self._in_flight -= 1
 
     def _answer(self, http: BaseHTTPRequestHandler) -> None:
@@ -419,8 +428,8 @@ class FakeLLM:
     ) -> None:
         self._send_raw(http, request, status, json.dumps(body).encode(), headers)
 
-    @staticmethod
     def _send_raw(
+        self,
         http: BaseHTTPRequestHandler,
         request: Request,
         status: int,
@@ -428,6 +437,7 @@ class FakeLLM:
         headers: dict[str, str] | None = None,
     ) -> None:
         request.status = status
+        self._release(http)
         try:
             http.send_response(status)
             http.send_header("Content-Type", "application/json")
