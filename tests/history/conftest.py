@@ -10,6 +10,7 @@ import pytest
 
 from lore.core.store import forget_stores
 from support.history_repo import BOB, CAROL, DEPENDABOT, HistoryRepo, lines, run_git
+from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
 
 
 @pytest.fixture
@@ -70,3 +71,13 @@ def fresh_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyt
         forget_stores()
 
     return switch
+
+
+@pytest.fixture
+def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
+    """The why repository, its git history and its threads (through the fake GitHub) ingested;
+    modules that ingest the git history alone define their own."""
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    built = build_why_repo(tmp_path / "app")
+    ingest_with_threads(built, monkeypatch)
+    return built

@@ -14,17 +14,9 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from lore.history.why.service import WITHOUT_MODEL, gather, units, why
 from support.history_repo import DAY, T0, lines, run_git, write
-from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
+from support.history_why import WhyRepo
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
-
-
-@pytest.fixture
-def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
-    monkeypatch.setenv("LORE_EMBED", "hash")
-    built = build_why_repo(tmp_path / "app")
-    ingest_with_threads(built, monkeypatch)
-    return built
 
 
 def test_the_question_beats_recency(why_repo: WhyRepo) -> None:

@@ -8,8 +8,6 @@ costs (`support.statements`).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from lore.history import store as layer1
@@ -19,19 +17,17 @@ from lore.history.why.retrieval import LINK_RELATIONS, MAX_DEGREE, ensure_index
 from lore.history.why.service import gather
 from lore.history.why.store import open_why
 from support.history_repo import DAY, T0, lines, run_git, write
-from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
+from support.history_why import WhyRepo
 from support.statements import statements
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
 
 @pytest.fixture
-def why_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WhyRepo:
-    monkeypatch.setenv("LORE_EMBED", "hash")
-    built = build_why_repo(tmp_path / "app")
-    ingest_with_threads(built, monkeypatch)
+def why_repo(why_repo: WhyRepo) -> WhyRepo:
+    """conftest's why repository, with its why index built."""
     ensure_index(resolve_repo("acme/app"))
-    return built
+    return why_repo
 
 
 def test_a_text_read_with_its_source_is_the_text_and_its_source(why_repo: WhyRepo) -> None:
