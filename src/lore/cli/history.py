@@ -203,7 +203,7 @@ def repos(as_json: bool = JSON_OPT) -> None:
         return
     table = Table("name", "path", "github", title="Ingested repositories")
     for r in rows:
-        table.add_row(Text(r["name"]), Text(r["path"] or "-"), Text(r["github"] or "-"))
+        table.add_row(Text(r["name"] or "-"), Text(r["path"] or "-"), Text(r["github"] or "-"))
     console.print(table)
 
 

@@ -69,9 +69,11 @@ Where = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
 
 
 class Space(Protocol):
-    """Anything naming a vector space: every embedder is one."""
+    """Anything naming a vector space: every embedder is one (read-only, so a frozen
+    `VectorSpace` is one too)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def dim(self) -> int: ...

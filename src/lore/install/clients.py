@@ -20,6 +20,7 @@ same as them, so the round trip is byte for byte.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import platform
@@ -245,7 +246,7 @@ def install(
     command, env = server_command(), server_env()
     report = InstallReport(how, command, effective, dry_run=dry_run)
     for client in chosen:
-        report.changes.append(_plan(client, lambda data, c=client: _with_entry(c, data, command, env)))
+        report.changes.append(_plan(client, functools.partial(_with_entry, client, command=command, env=env)))
         if client.name == "copilot":
             report.changes.append(_plan_block(copilot_instructions_path(), instruction_block(effective)))
     block_file = copilot_instructions_path()
@@ -273,7 +274,7 @@ def uninstall(clients: list[str] | None = None, dry_run: bool = False) -> Instal
         dry_run=dry_run,
     )
     for client in chosen:
-        report.changes.append(_plan(client, lambda data, c=client: _without_entry(c, data), removing=True))
+        report.changes.append(_plan(client, functools.partial(_without_entry, client), removing=True))
         if client.name == "copilot":
             report.changes.append(_plan_block(copilot_instructions_path(), None))
     if not dry_run:
@@ -289,7 +290,7 @@ def _plan(client: Client, edit: Callable[[str], str], removing: bool = False) ->
         before = _read(path)
         if removing and before is None:
             return FileChange(client.name, path, None, None, "absent")
-        after = edit(before or "")
+        after: str | None = edit(before or "")
     except InvalidInput as exc:
         return FileChange(client.name, path, before, before, "error", str(exc))
     if removing and after is not None and _created_by_lore(path) and _is_empty(client, after):
@@ -511,7 +512,7 @@ def _is_empty(client: Client, text: str) -> bool:
     return data in ({}, {client.key: {}})
 
 
-def _with_entry(client: Client, text: str, command: list[str], env: dict[str, str]) -> str:
+def _with_entry(client: Client, text: str, *, command: list[str], env: dict[str, str]) -> str:
     entry = client.entry(command, env)
     if client.toml:
         return _toml_with_entry(client, text, entry)

@@ -245,13 +245,13 @@ class AgentSession:
             )
         resolved, _ = self._project_at(chosen_root)
         out = Resolution(resolved, assumed=assumed)
-        for full, root in roots:
+        for shown, root in roots:
             if root is None:
-                out.outside.append(full)
+                out.outside.append(shown)
             elif root == resolved.path:
-                out.inside.append(full)
+                out.inside.append(shown)
             else:
-                out.elsewhere.append(full)
+                out.elsewhere.append(shown)
         if not paths and folder is not None and proj.git_root(folder) == resolved.path:
             out.inside.append(str(folder))  # a folder stands for its files: its section applies
         return out
@@ -549,9 +549,10 @@ class AgentSession:
         if pinned:
             project = rules_store().project_by_id(pinned[0].project_id)
             names = "; ".join(f"{r.id} {r.label}" for r in pinned)
+            named = f"--name {project.name} " if project is not None else ""
             head += (
                 f" Marked always: {names}. Tell the user; they can undo one with "
-                f"`lore review --name {project.name} unpin ID`."
+                f"`lore review {named}unpin ID`."
             )
         else:
             head += " None marked always."

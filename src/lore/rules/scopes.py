@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from lore.core.errors import InvalidInput
 from lore.core.globs import compile_glob, is_glob, parse_patterns
@@ -51,7 +52,7 @@ def _relative_to(value: object, root: Path | None) -> object:
     """
     if root is None or value is None:
         return value
-    items = [value] if isinstance(value, str) else list(value)  # type: ignore[arg-type]
+    items = [value] if isinstance(value, str) else list(cast(Iterable[object], value))
     out = []
     for item in items:
         text = str(item).strip().strip("\"'`").strip()

@@ -144,7 +144,7 @@ def _metadata(reader: Any, lines: list[str], path: Path) -> tuple[str, list[str]
     meta = reader.metadata or {}
     title = str(meta.get("/Title") or "").strip()
     author = str(meta.get("/Author") or "").strip()
-    header = {}
+    header: dict[str, str] = {}
     for line in lines[:80]:
         match = re.match(r"^\s*(Title|Author):\s*(.+)$", line)
         if match:

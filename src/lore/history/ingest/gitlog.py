@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import queue
 import re
 import tempfile
@@ -113,7 +114,8 @@ def read_log(
         stop = threading.Event()
 
         def drain() -> None:
-            assert proc.stdout is not None
+            # a buffered pipe (Popen's default): read1 returns what is there, not a full chunk
+            assert isinstance(proc.stdout, io.BufferedReader)
             try:
                 while not stop.is_set():
                     data = proc.stdout.read1(_CHUNK)

@@ -788,12 +788,13 @@ def _family_match(family: str, seen: Views) -> str | None:
         elif entry.view == "commands":
             runs = [(entry.pattern, text) for text in seen.commands]
         else:
+            assert entry.loose is not None  # every "words" entry is compiled with its loose twin
             runs = [(entry.pattern, text) for text in seen.words]
             runs += [(entry.loose, text) for text in seen.squashed]
         for pattern, text in runs:
             if entry.needs is not None and not entry.needs.search(text):
                 continue
-            for m in pattern.finditer(text):  # type: ignore[union-attr]
+            for m in pattern.finditer(text):
                 if entry.blob and not _blob_like(m.group(0)):
                     continue
                 if family == "web_address" and _not_an_address(m.group(0)):

@@ -156,10 +156,10 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
         found = existing.get(key)
         if found is not None:
             known = list(found.evidence)
-            for i in given[key]:
-                places = [ev for ev in candidates[i].evidence if ev not in known]
-                result.outcomes[i] = "merged" if places else "known"
-                known += places
+            for i in places:
+                added = [ev for ev in candidates[i].evidence if ev not in known]
+                result.outcomes[i] = "merged" if added else "known"
+                known += added
             if len(known) == len(found.evidence):
                 continue
             updated = store.update_rule(found.id, {"evidence": known})
