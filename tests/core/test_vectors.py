@@ -88,6 +88,24 @@ def test_or_filters_express_per_book_caps() -> None:
     assert index.count(where) == len(allowed)
 
 
+def test_questions_under_one_cap_stay_exact_and_see_every_write() -> None:
+    """The rows a filter keeps, and for a narrow one their vectors, are remembered per loaded
+    matrix; each question is still the brute force's answer, and a write (a new matrix) is seen."""
+    index, vectors = _filled()
+    narrow = {"chapter_seq": ("<=", 3)}  # 30 of 400 rows: scored from a copy of its rows
+    broad = [{"book": "a"}, {"book": "b", "chapter_seq": ("<=", 30)}]  # most rows: scored in place
+    early = [i for i in range(len(vectors)) if i % 40 + 1 <= 3]
+    kept = [i for i in range(len(vectors)) if i % 2 == 0 or i % 40 + 1 <= 30]
+    for seed in range(6):
+        query = _unit(np.random.default_rng(seed).normal(size=(1, SPACE.dim)).astype(np.float32))[0]
+        assert [h.key for h in index.search(query, k=5, where=narrow)] == _oracle(vectors, query, early, 5)
+        assert [h.key for h in index.search(query, k=5, where=broad)] == _oracle(vectors, query, kept, 5)
+    # a new passage under the cap, pointing where the question points, is the next answer
+    index.add([("late-added", LATE, {"chapter_seq": 2, "book": "a"})])
+    assert index.search(LATE, k=1, where=narrow)[0].key == "late-added"
+    assert index.count(narrow) == len(early) + 1
+
+
 def test_in_not_in_text_ordering_and_missing_fields() -> None:
     index = VectorIndex("mixed", SPACE)
     base = np.eye(16, dtype=np.float32)

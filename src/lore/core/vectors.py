@@ -64,6 +64,7 @@ _OPS = {
     "not in": "NOT IN",
 }
 _CACHE_SIZE = 16  # collections kept in memory per process
+_MASKS_KEPT = 32  # filters whose rows each loaded matrix remembers (a bool per row each)
 
 Where = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
 
@@ -165,16 +166,24 @@ class _Loaded:
         self.keys = keys
         self.matrix = matrix
         self.metas = metas
-        self._numeric: dict[str, np.ndarray] = {}
+        self._numeric: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._text: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._masks: OrderedDict[tuple[tuple[_Cond, ...], ...], np.ndarray] = OrderedDict()
+        self._masks_lock = threading.Lock()
+        # a narrow filter's rows of the matrix, copied once: a reader asks many questions under
+        # one cap, and the copy (scattered rows) costs more than scoring it (`kept_rows`)
+        self._kept: OrderedDict[tuple[tuple[_Cond, ...], ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._kept_bytes = 0
 
-    def numeric(self, name: str) -> np.ndarray:
+    def numeric(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """The field as numbers (NaN where it is not one) and where it is one."""
         col = self._numeric.get(name)
         if col is None:
-            col = np.array(
+            values = np.array(
                 [float(v) if _is_number(v := m.get(name)) else np.nan for m in self.metas],
                 dtype=np.float64,
             )
+            col = (values, ~np.isnan(values))
             self._numeric[name] = col
         return col
 
@@ -189,18 +198,58 @@ class _Loaded:
         return col
 
     def mask(self, clauses: list[list[_Cond]]) -> np.ndarray:
+        """The rows the filter keeps (read-only: it may be shared by later calls).
+
+        Remembered per filter for this matrix (which is never changed: a write loads a new one),
+        because a reader asks many questions under one cap, and a cap over many books is many
+        passes over every row: at 1,000,000 rows eight OR clauses cost more than the scoring."""
+        key = tuple(tuple(clause) for clause in clauses)
+        with self._masks_lock:
+            found = self._masks.get(key)
+            if found is not None:
+                self._masks.move_to_end(key)
+                return found
         total = np.zeros(len(self.keys), dtype=bool)
         for clause in clauses:
             part = np.ones(len(self.keys), dtype=bool)
             for cond in clause:
                 part &= self._test(cond)
             total |= part
+        total.flags.writeable = False
+        with self._masks_lock:
+            self._masks[key] = total
+            while len(self._masks) > _MASKS_KEPT:
+                self._masks.popitem(last=False)
         return total
+
+    def kept_rows(self, clauses: list[list[_Cond]]) -> tuple[np.ndarray, np.ndarray | None]:
+        """The row numbers the filter keeps and, for a narrow filter (under a quarter of the
+        rows), their vectors as one matrix, kept for the next question under the same filter
+        while all such copies stay within half the matrix's size (least recently used first out).
+        None for a broad filter: scoring every row and picking is cheaper than a copy."""
+        key = tuple(tuple(clause) for clause in clauses)
+        with self._masks_lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                return found
+        rows = np.flatnonzero(self.mask(clauses))
+        if rows.size * 4 >= len(self.keys):
+            return rows, None
+        part = self.matrix[rows]
+        part.flags.writeable = False
+        with self._masks_lock:
+            if part.nbytes <= self.matrix.nbytes // 2 and key not in self._kept:
+                self._kept[key] = (rows, part)
+                self._kept_bytes += part.nbytes
+                while self._kept_bytes > self.matrix.nbytes // 2:
+                    _, (_, dropped) = self._kept.popitem(last=False)
+                    self._kept_bytes -= dropped.nbytes
+        return rows, part
 
     def _test(self, c: _Cond) -> np.ndarray:
         if c.numeric:
-            col = self.numeric(c.field)
-            present = ~np.isnan(col)
+            col, present = self.numeric(c.field)
         else:
             col, present = self.text(c.field)
         if c.op == "IN":
@@ -370,11 +419,11 @@ class VectorIndex:
         loaded = self._load()
         if not loaded.keys:
             return []
-        rows = np.flatnonzero(loaded.mask(clauses)) if clauses is not None else None
+        rows, part = loaded.kept_rows(clauses) if clauses is not None else (None, None)
         if rows is None:
             candidates = loaded.matrix @ unit
-        elif rows.size * 4 < len(loaded.keys):  # a narrow filter: score only the rows it keeps
-            candidates = loaded.matrix[rows] @ unit
+        elif part is not None:  # a narrow filter: score only the rows it keeps
+            candidates = part @ unit
         else:
             candidates = (loaded.matrix @ unit)[rows]
         if candidates.size == 0:
