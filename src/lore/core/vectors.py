@@ -204,11 +204,9 @@ class _Loaded:
         because a reader asks many questions under one cap, and a cap over many books is many
         passes over every row: at 1,000,000 rows eight OR clauses cost more than the scoring."""
         key = tuple(tuple(clause) for clause in clauses)
-        with self._masks_lock:
-            found = self._masks.get(key)
-            if found is not None:
-                self._masks.move_to_end(key)
-                return found
+        found = self._recalled(self._masks, key)
+        if found is not None:
+            return found
         total = np.zeros(len(self.keys), dtype=bool)
         for clause in clauses:
             part = np.ones(len(self.keys), dtype=bool)
@@ -228,11 +226,9 @@ class _Loaded:
         while all such copies stay within half the matrix's size (least recently used first out).
         None for a broad filter: scoring every row and picking is cheaper than a copy."""
         key = tuple(tuple(clause) for clause in clauses)
-        with self._masks_lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-                return found
+        kept = self._recalled(self._kept, key)
+        if kept is not None:
+            return kept
         rows = np.flatnonzero(self.mask(clauses))
         if rows.size * 4 >= len(self.keys):
             return rows, None
@@ -246,6 +242,14 @@ class _Loaded:
                     _, (_, dropped) = self._kept.popitem(last=False)
                     self._kept_bytes -= dropped.nbytes
         return rows, part
+
+    def _recalled(self, cache: OrderedDict[Any, Any], key: Any) -> Any:
+        """What `cache` remembers for `key` (None if nothing), now its most recently used."""
+        with self._masks_lock:
+            found = cache.get(key)
+            if found is not None:
+                cache.move_to_end(key)
+            return found
 
     def _test(self, c: _Cond) -> np.ndarray:
         if c.numeric:
