@@ -752,10 +752,12 @@ def main() -> None:
     print(f"\nstore backends, one run ({os.cpu_count()} cores, load average {load:.1f})\n")
     print("| measure | SQLite | PostgreSQL | PG / SQLite |\n|---|---:|---:|---:|")
     sqlite, postgres = results.get("sqlite", {}), results.get("postgres", {})
-    for key in sqlite:
+    for key, a in sqlite.items():
         if key in postgres:
-            a, b = sqlite[key], postgres[key]
+            b = postgres[key]
             print(f"| {key} | {a:,.2f} | {b:,.2f} | {b / a:.2f}x |")
+        else:  # one backend run alone (`--backends sqlite`)
+            print(f"| {key} | {a:,.2f} | - | - |")
     for key, b in postgres.items():
         if key not in sqlite:
             print(f"| {key} | - | {b:,.2f} | - |")
