@@ -18,7 +18,6 @@ from lore.core.quotes import comparable
 
 MAX_SENTENCES = 3
 MAX_WORDS = 60
-SHORT = 8
 KEEP_SHARE = 0.5
 _BREAK = re.compile(r"(?<=[.!?…])[”’\"')\]]*\s+")
 _ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Sir|Mme|Mlle|Capt|Col|Gen|Lt|No|Vol|ch)\.$")
