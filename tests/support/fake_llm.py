@@ -258,7 +258,7 @@ class FakeLLM:
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
-        self._held.add(id(http))
+            self._held.add(id(http))
         try:
             if self.delay:
                 self._closing.wait(self.delay)
