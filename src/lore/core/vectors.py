@@ -47,7 +47,7 @@ import numpy as np
 from lore.core.errors import InvalidInput
 from lore.core.store import Store
 from lore.core.store.vector_store import Condition as _Cond
-from lore.core.store.vector_store import Plan, VectorStore
+from lore.core.store.vector_store import Plan, VectorStore, clauses_key
 from lore.core.store.vector_store import sqlite_vec_status as sqlite_vec_status  # asked of this module
 
 BACKENDS = ("numpy", "sqlite-vec", "pgvector", "pgvector-hnsw")
@@ -204,7 +204,7 @@ class _Loaded:
         because a reader asks many questions under one cap, and a cap over many books is many
         passes over every row: at 1,000,000 rows eight OR clauses take about 10 ms, twice the
         scoring of the rows they keep."""
-        key = tuple(tuple(clause) for clause in clauses)
+        key = clauses_key(clauses)
         found = self._recalled(self._masks, key)
         if found is not None:
             return found
@@ -226,7 +226,7 @@ class _Loaded:
         rows), their vectors as one matrix, kept for the next question under the same filter
         while all such copies stay within half the matrix's size (least recently used first out).
         None for a broad filter: scoring every row and picking is cheaper than a copy."""
-        key = tuple(tuple(clause) for clause in clauses)
+        key = clauses_key(clauses)
         kept = self._recalled(self._kept, key)
         if kept is not None:
             return kept

@@ -296,8 +296,9 @@ def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None
     return "(" + (" OR ".join(parts) or "FALSE") + ")", params
 
 
-def _clauses_key(clauses: list[list[Condition]]) -> tuple[tuple[Condition, ...], ...]:
-    """The filter as a hashable value, to remember its plan by."""
+def clauses_key(clauses: list[list[Condition]]) -> tuple[tuple[Condition, ...], ...]:
+    """The filter as a hashable value, to remember what was worked out for it (a plan here,
+    the rows it keeps in `lore.core.vectors`)."""
     return tuple(tuple(clause) for clause in clauses)
 
 
@@ -593,7 +594,7 @@ class VectorStore:
         base = min(_EF_MAX, max(_EF_SEARCH, 4 * k))
         if clauses is None:
             return Plan("hnsw", base, -1, -1, None)
-        ident = (self.key, collection, embedder, dim, base, self.exact_rows, _clauses_key(clauses))
+        ident = (self.key, collection, embedder, dim, base, self.exact_rows, clauses_key(clauses))
         generation = self.generation(collection, embedder)
         with _plans_lock:
             known = _plans.get(ident)
