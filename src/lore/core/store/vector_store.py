@@ -778,19 +778,7 @@ class VectorStore:
         ident = (self.key, dim)
         if ident in _hnsw_ready:
             return True
-        try:
-            with self.store.transaction() as tx:
-                # the graph is built in memory while it fits and far slower once it does not
-                # (about 1.3 kB a 256-d row at m = 16): room for a million rows, this build only
-                tx.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
-                tx.execute(
-                    f"CREATE INDEX IF NOT EXISTS core_vectors_hnsw_{dim:d} ON core_vectors"
-                    f" USING hnsw ((CAST(embedding AS vector({dim:d}))) vector_cosine_ops)"
-                    f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d})"
-                    f" WHERE dim = {dim:d}"
-                )
-                tx.execute("ANALYZE core_vectors")
-        except StoreError:
+        if not self._build_graph(f"core_vectors_hnsw_{dim:d}", dim, f"dim = {dim:d}"):
             return False
         _hnsw_ready.add(ident)
         return True
@@ -806,19 +794,28 @@ class VectorStore:
             return True
         if dim > _HNSW_MAX_DIM or bound not in _TIERS:
             return False
+        name = f"core_vectors_hnsw_{dim:d}_depth_{round(bound * 1000):04d}"
+        if not self._build_graph(name, dim, f"dim = {dim:d} AND {_tier_predicate(bound)}"):
+            return False
+        _tiers_ready.add(ident)
+        return True
+
+    def _build_graph(self, name: str, dim: int, where: str) -> bool:
+        """One partial HNSW index over the rows `where` keeps, unless it exists; False when it
+        cannot be built (a read-only store)."""
         try:
             with self.store.transaction() as tx:
+                # the graph is built in memory while it fits and far slower once it does not
+                # (about 1.3 kB a 256-d row at m = 16): room for a million rows, this build only
                 tx.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
                 tx.execute(
-                    f"CREATE INDEX IF NOT EXISTS core_vectors_hnsw_{dim:d}_depth_{round(bound * 1000):04d}"
-                    f" ON core_vectors USING hnsw ((CAST(embedding AS vector({dim:d}))) vector_cosine_ops)"
-                    f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d})"
-                    f" WHERE dim = {dim:d} AND {_tier_predicate(bound)}"
+                    f"CREATE INDEX IF NOT EXISTS {name} ON core_vectors"
+                    f" USING hnsw ((CAST(embedding AS vector({dim:d}))) vector_cosine_ops)"
+                    f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d}) WHERE {where}"
                 )
                 tx.execute("ANALYZE core_vectors")
         except StoreError:
             return False
-        _tiers_ready.add(ident)
         return True
 
     def _pg_hnsw(
