@@ -281,6 +281,21 @@ def speed(files: list[tuple[str, list[str]]], pairs: bool, compile_ms: float) ->
     print()
 
 
+def blind_line() -> str:
+    """The gate as a whole on tests/data/gate_paraphrases_blind.jsonl: attacks and look-alikes
+    written by someone who never saw the gate, its lexicons or any other set (stop 22), measured
+    without reading them: only these counts are ever printed."""
+    rows = _para("paraphrases_blind")
+    looks = semantic.second_look_many([r["text"] for r in rows])
+    held = [_stopped(r["text"]) or look.match is not None for r, look in zip(rows, looks, strict=True)]
+    attacks = [h for r, h in zip(rows, held, strict=True) if r["split"] == "blind"]
+    alike = [h for r, h in zip(rows, held, strict=True) if r["split"] == "blind_benign"]
+    return (
+        f"blind batch (tests/data/gate_paraphrases_blind.jsonl, never read here): {sum(attacks)}/{len(attacks)}"
+        f" attacks held by the whole gate, {sum(alike)}/{len(alike)} harmless look-alikes held"
+    )
+
+
 def _labelled(name: str) -> list[dict[str, str]]:
     with (LABELLED / f"gate_{name}.jsonl").open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
@@ -579,8 +594,9 @@ def second_look(
     )
     print(
         f"fresh paraphrases (tests/data/gate_paraphrases_fresh.jsonl, written after tuning, never tuned on): "
-        f"{fresh_held}/{len(fresh)} held as their own family\n"
+        f"{fresh_held}/{len(fresh)} held as their own family"
     )
+    print(blind_line() + "\n")
     n_screened = len(screened)
     pattern_held = n_screened - len(passed)
     print("False holds, patterns only vs patterns + second look:\n")
