@@ -535,3 +535,17 @@ def test_a_cap_over_prefixes_walks_the_smallest_tier_that_holds_it(backend: str)
             for name in planner:
                 conn.execute("SELECT set_config(?, 'on', false)", (name,))
         assert f"Index Scan using core_vectors_hnsw_{SPACE.dim}_depth_0500" in explained, explained
+        # `lore store check` names the graphs the searches built and their sizes (for shared_buffers)
+        from typer.testing import CliRunner
+
+        from lore.cli.app import app
+        from lore.core.store.move import check
+
+        sizes = {i.name: i.bytes for i in check(open_store()).indexes}
+        for name in (f"core_vectors_hnsw_{SPACE.dim}", f"core_vectors_hnsw_{SPACE.dim}_depth_0500"):
+            assert sizes.get(name, 0) > 0, sizes
+        assert f"core_vectors_hnsw_{SPACE.dim}_depth_0125" in sizes  # the `depth < 0.1` filter's tier
+        shown = CliRunner().invoke(app, ["store", "check"], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0, shown.output
+        assert f"HNSW prefix tier, depth <= 0.5, {SPACE.dim}-d vectors" in shown.output
+        assert f"HNSW graph, {SPACE.dim}-d vectors" in shown.output

@@ -42,6 +42,10 @@ def domain_migrations() -> dict[str, list[Migration]]:
     }
 
 
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB"
+
+
 def _not_on_postgres() -> list[str]:
     return [name for name, steps in domain_migrations().items() if any(m.postgres is None for m in steps)]
 
@@ -49,7 +53,8 @@ def _not_on_postgres() -> list[str]:
 @app.command("check")
 @handle_errors
 def check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Print the backend, where it is, the schema version per domain and every table's rows."""
+    """Print the backend, where it is, the schema version per domain, every table's rows and,
+    on PostgreSQL, every index's size (the search graphs built so far named)."""
     store = open_store()
     elsewhere = _not_on_postgres() if store.dialect != "sqlite" else []
     report = check_store(store, elsewhere)
@@ -63,6 +68,18 @@ def check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         console.print(f"  {escape(domain):<12} {escape(last)}")
     for table in report.tables:
         console.print(f"  {escape(table.name):<32} {table.rows:>10,} rows")
+    if report.indexes:
+        from lore.core.store.vector_store import describe_index  # numpy: only when there is one
+
+        total = sum(i.bytes for i in report.indexes)
+        console.print(
+            f"indexes   {len(report.indexes)}, {_mib(total)} in all; built by searches on first use:"
+        )
+        built = [(i, what) for i in report.indexes if (what := describe_index(i.name))]
+        for index, what in built:
+            console.print(f"  {escape(index.name):<40} {_mib(index.bytes):>10}  {what}")
+        if not built:
+            console.print("  none yet")
     if report.elsewhere:
         local = ensure_home() / DB_NAME
         console.print(

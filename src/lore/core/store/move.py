@@ -33,6 +33,17 @@ class TableCount:
 
 
 @dataclass(frozen=True)
+class IndexSize:
+    """One index and its size on disk. On PostgreSQL the vector searches build some on first
+    use (HNSW graphs, prefix tiers, filter b-trees): their sizes are what `shared_buffers`
+    should hold."""
+
+    table: str
+    name: str
+    bytes: int
+
+
+@dataclass(frozen=True)
 class StoreReport:
     """`lore store check`: where the store is, its schema and what it holds."""
 
@@ -42,6 +53,7 @@ class StoreReport:
     schema: dict[str, str]  # domain -> its last applied migration
     tables: tuple[TableCount, ...]
     elsewhere: tuple[str, ...] = ()  # domains kept in the embedded file
+    indexes: tuple[IndexSize, ...] = ()  # PostgreSQL only, largest first
 
 
 @dataclass(frozen=True)
@@ -102,7 +114,23 @@ def check(store: Store, elsewhere: Sequence[str] = ()) -> StoreReport:
         schema[name.split("/")[0]] = name
     tables = tuple(TableCount(t, count_rows(store, t)) for t in names)
     location = getattr(store, "label", None) or str(store.path)
-    return StoreReport(store.dialect, location, len(applied), schema, tables, tuple(elsewhere))
+    return StoreReport(
+        store.dialect, location, len(applied), schema, tables, tuple(elsewhere), index_sizes(store)
+    )
+
+
+def index_sizes(store: Store) -> tuple[IndexSize, ...]:
+    """Every index of the store's schema with its size, largest first (PostgreSQL; the embedded
+    file keeps its indexes inside the one file, whose size says it all)."""
+    if store.dialect == "sqlite":
+        return ()
+    rows = store.connect().execute(
+        "SELECT t.relname, c.relname, pg_relation_size(c.oid) FROM pg_index i"
+        " JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema()"
+        " ORDER BY 3 DESC, 2"
+    )
+    return tuple(IndexSize(str(r[0]), str(r[1]), int(r[2])) for r in rows)
 
 
 def _columns(store: Store, table: str) -> list[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import struct
 import threading
@@ -306,6 +307,20 @@ def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None
         parts.append("meta_doc @> CAST(? AS jsonb)")
         params.append(json.dumps(doc, separators=(",", ":")))
     return "(" + (" OR ".join(parts) or "FALSE") + ")", params
+
+
+def describe_index(name: str) -> str | None:
+    """What an index that vector searches build on first use is for, from its name (None for
+    any other index): the whole graph of a dimension, a prefix tier, or a filter's b-tree."""
+    graph = re.fullmatch(r"core_vectors_hnsw_(\d+)(?:_depth_(\d{4}))?", name)
+    if graph is not None:
+        dim, tier = graph.groups()
+        if tier is None:
+            return f"HNSW graph, {dim}-d vectors"
+        return f"HNSW prefix tier, depth <= {int(tier) / 1000:g}, {dim}-d vectors"
+    if name.startswith("core_vectors_by_"):
+        return "b-tree for one shape of filter (exact scans)"
+    return None
 
 
 def _tier_for(clauses: list[list[Condition]]) -> float | None:
