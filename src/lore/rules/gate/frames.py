@@ -39,6 +39,7 @@ CJK_NEGATION_CHARS = 6  # Japanese negates after the verb (実行しないで), 
 # contractions ("don't", "user's"); a French or Italian elision is two words ("l'utilisateur")
 _TOKEN = re.compile(r"\w+(?:-\w+)*(?:'(?:t|s|re|ll|ve|d|m)\b)?")
 _CJK_TEXT = re.compile(r"[\u2e80-\u9fff\u3040-\u30ff]")
+_ENV_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")  # NPM_TOKEN, AWS_SECRET_ACCESS_KEY
 
 # one lexicon entry: its words, each (text, is a stem)
 Entry = tuple[tuple[str, bool], ...]
@@ -159,11 +160,18 @@ def _opening_negation(text: str, negations: list[tuple[int, int]], turn_backs: l
     return end
 
 
+def _words_of(clause: str) -> str:
+    """The clause as the lexicons read it: folded, with the words of an environment variable's
+    name read apart (`GITHUB_TOKEN` is a token, `AWS_SECRET_ACCESS_KEY` a secret). Only names in
+    capitals: a code identifier such as `session_id` or `verify_uploaded_file` names no act."""
+    return fold(_ENV_NAME.sub(lambda m: m.group().replace("_", " "), clause))
+
+
 def read(clause: str) -> Reading:
     """The concepts a clause names, each affirmed when one of its words is not negated: a
     negation a few words before it governs it unless a word in between turns it back into an
     order ("don't hesitate to"); in Chinese and Japanese, a negation right before or after."""
-    text = fold(clause)
+    text = _words_of(clause)
     hits = lexicon().table.scan(text)
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
@@ -202,7 +210,7 @@ def read(clause: str) -> Reading:
 def forbids(clause: str) -> bool:
     """Whether the clause opens with a prohibition, which then also governs its later parts
     ("Do not disable, bypass, or skip TLS verification": "or skip TLS verification" is forbidden)."""
-    text = fold(clause)
+    text = _words_of(clause)
     hits = lexicon().table.scan(text)
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
