@@ -50,7 +50,8 @@ def _unplace(book_id: int) -> None:
     )
 
 
-def _visible(book_id: int, where: list[dict]) -> set[str]:
+def _visible(where: list[dict]) -> set[str]:
+    """The keys of every vector the filter keeps."""
     index = _index()
     return {h.key for h in index.search(index.space.embed_query("the"), k=10_000, where=where)}  # type: ignore[attr-defined]
 
@@ -70,10 +71,8 @@ def test_every_vector_carries_its_place_and_every_cap_bounds_it_exactly(mystery:
     for cap in caps:
         bounded = cap_filter([cap], {mystery.id: place})
         assert all(DEPTH_FIELD in clause for clause in bounded)
-        assert _visible(mystery.id, bounded) == _visible(mystery.id, cap_filter([cap])), cap
-        last = max(
-            (m[DEPTH_FIELD] for k, m in rows if k in _visible(mystery.id, cap_filter([cap]))), default=0
-        )
+        assert _visible(bounded) == _visible(cap_filter([cap])), cap
+        last = max((m[DEPTH_FIELD] for k, m in rows if k in _visible(cap_filter([cap]))), default=0)
         assert bounded[0][DEPTH_FIELD] == ("<=", last), cap  # the bound is the cap's last passage
 
 
@@ -104,7 +103,7 @@ def test_a_read_only_store_with_unplaced_vectors_is_searched_without_the_bound(m
     assert placed_books(store, [mystery.id]) == {}
     caps = [library.cap_for(library.get_book(mystery.id, store=store))]
     hits = passage_vectors.vector_search(store, caps, "who poisoned the colonel?", 5)
-    shown = _visible(mystery.id, cap_filter(caps))
+    shown = _visible(cap_filter(caps))
     assert hits and len(hits) == min(5, len(shown))
     assert all(DEPTH_FIELD not in h.meta for h in hits)  # nothing written
     assert {h.meta["chapter_seq"] for h in hits} <= {1, 2}
