@@ -326,10 +326,8 @@ def _timed_recall(
     search: Any, queries: list[Any], truth: list[set[str]], repeat: int
 ) -> tuple[float, float, str]:
     """p50 and p95 ms of `search` over the questions, `repeat` timed passes after one untimed pass
-    that warms the path, as a server answering many readers is warm (stop 22: walks timed right
-    after the exact scans over the whole table read p95 35-40 ms under the reader's cap, the
-    same walks on a warm server 15.5 ms; docs/store.md), and recall@10 of that first pass
-    against the exact top-10s."""
+    that warms the path, as a server answering many readers is warm, and recall@10 of that first
+    pass against the exact top-10s."""
     got = sum(len(exact & {h.key for h in search(q)}) for q, exact in zip(queries, truth, strict=True))
     timings = []
     for _ in range(repeat):
