@@ -146,6 +146,9 @@ _SAMPLE_ROWS = 2_000  # rows of the table sampled to estimate what a filter keep
 _BUILD_MEMORY = "2GB"  # maintenance_work_mem for the build (pgvector's graph stays in memory)
 _FILTER_INDEXES = 4  # b-trees one filter may build (one per shape of its clauses)
 _PLANS_KEPT = 256  # plans remembered per process (a reader asks many questions under one cap)
+# the names of the indexes searches build on first use, one spelling for building and describing
+_GRAPH_INDEX_PREFIX = "core_vectors_hnsw_"  # + the dimension
+_FILTER_INDEX_PREFIX = "core_vectors_by_"  # + a hash of the filter's fields
 _hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
 _filters_ready: set[tuple[str, str]] = set()  # (database, index name) of filter b-trees in place
 
@@ -300,10 +303,10 @@ def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None
 def describe_index(name: str) -> str | None:
     """What an index that vector searches build on first use is for, from its name (None for
     any other index): the HNSW graph of a dimension, or the b-tree of one shape of filter."""
-    graph = re.fullmatch(r"core_vectors_hnsw_(\d+)", name)
+    graph = re.fullmatch(re.escape(_GRAPH_INDEX_PREFIX) + r"(\d+)", name)
     if graph is not None:
         return f"HNSW graph, {graph.group(1)}-d vectors"
-    if name.startswith("core_vectors_by_"):
+    if name.startswith(_FILTER_INDEX_PREFIX):
         return "b-tree for one shape of filter (exact scans)"
     return None
 
@@ -696,7 +699,7 @@ class VectorStore:
         the filter's terms spell each value as the index does (`_pg_value`), so an exact scan
         reads just the rows the filter keeps. False when it cannot be built (a read-only
         store); the GIN index on `meta_doc` still narrows by the equalities then."""
-        name = "core_vectors_by_" + hashlib.sha1(repr(fields).encode()).hexdigest()[:16]
+        name = _FILTER_INDEX_PREFIX + hashlib.sha1(repr(fields).encode()).hexdigest()[:16]
         if (self.key, name) in _filters_ready:
             return True
         values = ", ".join(f"({_pg_value(field, numeric)})" for field, numeric in fields)
@@ -725,7 +728,7 @@ class VectorStore:
                 # (about 1.3 kB a 256-d row at m = 16): room for a million rows, this build only
                 tx.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
                 tx.execute(
-                    f"CREATE INDEX IF NOT EXISTS core_vectors_hnsw_{dim:d} ON core_vectors"
+                    f"CREATE INDEX IF NOT EXISTS {_GRAPH_INDEX_PREFIX}{dim:d} ON core_vectors"
                     f" USING hnsw ((CAST(embedding AS vector({dim:d}))) vector_cosine_ops)"
                     f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d})"
                     f" WHERE dim = {dim:d}"
