@@ -271,15 +271,21 @@ EF_SWEEP = (40, 100, 200, 400, 800)  # hnsw.ef_search values the walk is measure
 
 
 def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
-    """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out);
+    """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out;
+    each clause bounds `depth` too, so PostgreSQL walks a prefix tier);
     one book to 30% (the one with most passages); that book's first chapter (equalities only,
     which the filter index narrows to just its rows): the searches a reader's question makes."""
     from vector_corpus import RULES_FROM
 
     books = [b for b, n in corpus.chapters.items() if b < RULES_FROM and n]
 
-    def upto(book: int) -> dict[str, Any]:
-        return {"book_id": book, "chapter_seq": ("<=", max(1, round(0.3 * corpus.chapters[book])))}
+    def upto(book: int) -> dict[str, Any]:  # with the cap's `depth` bound, as a book's search adds it
+        chapter = max(1, round(0.3 * corpus.chapters[book]))
+        return {
+            "book_id": book,
+            "chapter_seq": ("<=", chapter),
+            "depth": ("<=", corpus.depth_upto(book, chapter)),
+        }
 
     biggest = max(books, key=lambda b: int((corpus.book_id == b).sum()))
     return [
@@ -288,6 +294,14 @@ def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
         ("one book capped", upto(biggest)),
         ("one chapter", {"book_id": biggest, "chapter_seq": 1}),
     ]
+
+
+def _without_depth(where: Any) -> Any:
+    """A filter without its `depth` bounds: the same rows, and no tier graph matches it."""
+    if where is None:
+        return None
+    clauses = where if isinstance(where, list) else [where]
+    return [{k: v for k, v in clause.items() if k != "depth"} for clause in clauses]
 
 
 def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
@@ -425,7 +439,9 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
         labels = {name: next(r[1] for r in table if r[1].startswith(name + " (")) for name, _ in filters}
         for ef in EF_SWEEP if sweep else (vector_store._EF_SEARCH,):
             for name, where in filters:  # the walk alone at a fixed ef_search, as before the planner
-                clauses = core_vectors._parse_where(where)
+                # without the cap's `depth` bounds (the same rows kept): PostgreSQL proves a filter
+                # bounding `depth` within a tier's and would walk that tier instead of the whole graph
+                clauses = core_vectors._parse_where(_without_depth(where))
 
                 def walk(q: Any, c: Any = clauses, e: int = ef) -> list[Any]:
                     unit = (q / np.linalg.norm(q)).astype("<f4").tobytes()
@@ -443,14 +459,18 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
                     out[f"pg only: top-10, {labels[name]}, HNSW recall@10"] = float(recall)
         for name, where in filters:  # what the store chooses (`VectorStore.plan`)
             built = ms(lambda w=where: index.plan(10, w))  # builds any b-tree the filter wants
-            print(f"  first plan for {labels[name]} (any b-tree built): {built:,.0f} ms", file=sys.stderr)
+            print(
+                f"  first plan for {labels[name]} (any b-tree or tier graph built): {built:,.0f} ms",
+                file=sys.stderr,
+            )
             plan = index.plan(10, where)
             assert plan is not None
             print(f"  plan for {labels[name]}: {plan}", file=sys.stderr)
+            tier = f" in the depth <= {plan.tier} tier" if plan.tier is not None else ""
             chosen = (
                 f"planned: exact scan ({plan.by} index, ~{plan.kept if plan.by == 'btree' else plan.found:,} rows)"
                 if plan.path == "exact"
-                else f"planned: HNSW walk, ef_search {plan.ef_search}"
+                else f"planned: HNSW walk{tier}, ef_search {plan.ef_search}"
             )
             planning = []
             for _ in range(20):  # the sampling query itself: the plan forgotten each time

@@ -482,26 +482,70 @@ def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: s
         assert [h.key for h in index.search(np.eye(16)[3], k=5, where={"n": 3.5}, backend=search_path)] == []
 
 
-def test_store_check_names_the_indexes_searches_built(backend: str) -> None:
-    """`lore store check` lists every index with its size on PostgreSQL, and names the graph and
-    the filter b-trees that searches built on first use (what `shared_buffers` should hold);
-    the embedded file lists none (its indexes are inside the one file)."""
-    from typer.testing import CliRunner
+def test_a_cap_over_prefixes_walks_the_smallest_tier_that_holds_it(backend: str) -> None:
+    """Rows carrying `depth` (their place in their book) under a filter bounding it in every
+    clause, a reader's cap: on PostgreSQL the planner walks the smallest prefix tier holding
+    the largest bound, PostgreSQL really reads that tier's graph, and the hits are brute
+    force's; a clause with no bound, or a bound past the last tier, walks the whole graph. On
+    SQLite the bound is one more filter term and every path gives brute force's top-k."""
+    from lore.core.store import vector_store
 
-    from lore.cli.app import app
-    from lore.core.store.move import check
+    n = 3000
+    rng = np.random.default_rng(21)
+    vectors = _unit(rng.normal(size=(n, SPACE.dim)).astype(np.float32))
+    place = [(i // 2 + 1) / (n // 2) for i in range(n)]  # two books of 1,500 rows, in order
+    index = VectorIndex("shelf", SPACE)
+    index.add((f"p{i}", vectors[i], {"book": "ab"[i % 2], "depth": place[i]}) for i in range(n))
+    if backend == "postgres":
+        index.rows.exact_rows = 10  # so that every filter here walks
+    bounds = {"a": 0.3, "b": 0.2}
+    cap = [{"book": b, "depth": ("<=", d)} for b, d in bounds.items()]
+    allowed = [i for i in range(n) if place[i] <= bounds["ab"[i % 2]]]
+    unbounded = [cap[0], {"book": "b"}]
+    deep = [{"book": "a", "depth": ("<=", 0.8)}]
+    for where, tier in ((cap, 0.5), (unbounded, None), (deep, None), ([{"depth": ("<", 0.1)}], 0.125)):
+        if backend == "postgres":
+            plan = index.plan(10, where)
+            assert plan is not None and plan.path == "hnsw" and plan.tier == tier, where
+            if tier is not None:
+                assert plan.ef_search >= 2 * 400  # a tier walks wider for the same recall
+    path = "pgvector-hnsw" if backend == "postgres" else "numpy"
+    found = 0
+    for _ in range(8):
+        query = _unit(rng.normal(size=(1, SPACE.dim)))[0]
+        hits = index.search(query, k=10, where=cap, backend=path)
+        exact = _oracle(vectors, query, allowed, 10)
+        assert {h.key for h in hits} <= {f"p{i}" for i in allowed}
+        found += len({h.key for h in hits} & set(exact))
+    assert found >= 0.9 * 80
+    if backend == "postgres":  # the walk's statement reads the tier's graph, not the whole one
+        from lore.core.vectors import _parse_where
 
-    index, vectors = _filled(3000, seed=5)
-    if backend == "sqlite":
-        assert check(open_store()).indexes == ()
-        return
-    index.rows.exact_rows = 300
-    assert len(index.search(vectors[0], k=10, backend="pgvector-hnsw")) == 10  # builds the graph
-    assert index.plan(10, {"book": "a", "chapter_seq": 3}) is not None  # builds its b-tree
-    sizes = {i.name: i.bytes for i in check(open_store()).indexes}
-    assert sizes.get(f"core_vectors_hnsw_{SPACE.dim}", 0) > 0, sizes
-    assert any(name.startswith("core_vectors_by_") for name in sizes), sizes
-    shown = CliRunner().invoke(app, ["store", "check"], env={"COLUMNS": "200"})
-    assert shown.exit_code == 0, shown.output
-    assert f"HNSW graph, {SPACE.dim}-d vectors" in shown.output
-    assert "b-tree for one shape of filter" in shown.output
+        assert len(index.search(vectors[0], k=10, where=unbounded, backend=path)) == 10  # whole graph built
+        unit = vectors[0].astype("<f4").tobytes()
+        sql, params = vector_store._walk_sql("shelf", SPACE.name, unit, 10, _parse_where(cap), 800, 0.5)
+        conn = open_store().connect()
+        # at 3,000 rows reading them all and sorting is cheaper: rule that out, leave the graphs
+        planner = ("enable_seqscan", "enable_bitmapscan", "enable_sort")
+        for name in planner:
+            conn.execute("SELECT set_config(?, 'off', false)", (name,))
+        try:
+            explained = " ".join(r[0] for r in conn.execute("EXPLAIN " + sql, params).fetchall())
+        finally:
+            for name in planner:
+                conn.execute("SELECT set_config(?, 'on', false)", (name,))
+        assert f"Index Scan using core_vectors_hnsw_{SPACE.dim}_depth_0500" in explained, explained
+        # `lore store check` names the graphs the searches built and their sizes (for shared_buffers)
+        from typer.testing import CliRunner
+
+        from lore.cli.app import app
+        from lore.core.store.move import check
+
+        sizes = {i.name: i.bytes for i in check(open_store()).indexes}
+        for name in (f"core_vectors_hnsw_{SPACE.dim}", f"core_vectors_hnsw_{SPACE.dim}_depth_0500"):
+            assert sizes.get(name, 0) > 0, sizes
+        assert f"core_vectors_hnsw_{SPACE.dim}_depth_0125" in sizes  # the `depth < 0.1` filter's tier
+        shown = CliRunner().invoke(app, ["store", "check"], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0, shown.output
+        assert f"HNSW prefix tier, depth <= 0.5, {SPACE.dim}-d vectors" in shown.output
+        assert f"HNSW graph, {SPACE.dim}-d vectors" in shown.output

@@ -1,9 +1,12 @@
 """Passage vectors in the core vector index, with the reader's cap as a pre-top-k filter.
 
-One collection holds every book's passages; each vector carries `book_id`, `chapter_seq` and
-`passage_seq`, and a search passes one filter clause per book so the index never scores a
-passage past its book's cap. The embedder is the configured one (`lore.core.embed`), WordLlama
-when none is.
+One collection holds every book's passages; each vector carries `book_id`, `chapter_seq`,
+`passage_seq` and `depth` (its place in the book, in (0, 1]), and a search passes one filter
+clause per book so the index never scores a passage past its book's cap. Each clause also bounds
+`depth` by the cap's own: redundant with the chapter and passage terms, but it tells the store
+that the filter keeps a prefix of each book, so on PostgreSQL a broad cap walks a graph of the
+books' opening parts (`vector_store._TIERS`) instead of the whole library's. The embedder is the
+configured one (`lore.core.embed`), WordLlama when none is.
 
 Switching embedders. The index is bound to one model, so a search never compares vectors of two
 models; but a book embedded by the old model would then have no vectors at all. `ensure_current`
@@ -16,14 +19,16 @@ switched or untouched, and the next run carries on with the rest.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from lore.books.store import END, Cap, PassageText, books_store
+from lore.books.store import END, BooksStore, Cap, PassageText, books_store
 from lore.core.embed import Embedder, get_embedder
 from lore.core.embed.base import ProgressBar, stderr_is_terminal
 from lore.core.llm import model_subject
 from lore.core.store import Store
+from lore.core.vectors import DEPTH_FIELD as DEPTH
 from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 
 COLLECTION = "book_passages"
@@ -41,6 +46,8 @@ _embedders: dict[str, Embedder] = {}
 # collection generation is unchanged (any write from any process bumps it)
 _checked: dict[tuple[str, str], tuple[int, set[int]]] = {}
 _checked_lock = threading.Lock()
+# the `Depths` of books whose vectors carry their depth, per (store, model), valid as `_checked`
+_depths: dict[tuple[str, str], tuple[int, dict[int, Depths]]] = {}
 
 Tick = Callable[[str, int, int], None]
 
@@ -59,9 +66,43 @@ def passage_index(store: Store, space: Embedder | None = None) -> VectorIndex:
     return VectorIndex(COLLECTION, space or embedder(), store)
 
 
+@dataclass(frozen=True)
+class Depths:
+    """Where each place of one book lies in it: the passages before each chapter and in it,
+    from the chapter outline. `of` is non-decreasing in reading order, so a cap's depth bounds
+    the depth of every passage it shows, whatever the numbering."""
+
+    before: dict[int, int]  # chapter -> passages in the chapters before it
+    counts: dict[int, int]  # chapter -> its passages
+    total: int
+
+    def of(self, chapter: int, passage: int | None) -> float:
+        """The share of the book up to and including this place (1.0 past its last chapter)."""
+        if self.total <= 0:
+            return 1.0
+        if chapter not in self.counts:  # a chapter past the last (a whole-book cap), or none
+            return sum(n for c, n in self.counts.items() if c < chapter) / self.total
+        count = self.counts[chapter]
+        seen = count if passage is None else max(0, min(passage, count))
+        return (self.before[chapter] + seen) / self.total
+
+
+def book_depths(db: BooksStore, book_id: int) -> Depths:
+    """The book's `Depths`, from its chapter outline (one small read)."""
+    before: dict[int, int] = {}
+    counts: dict[int, int] = {}
+    total = 0
+    for row in db.chapter_outline(book_id):
+        before[row.chapter_seq] = total
+        counts[row.chapter_seq] = row.passage_count
+        total += row.passage_count
+    return Depths(before, counts, total)
+
+
 def index_passages(store: Store, book_id: int, rows: Sequence[PassageText], tick: Tick) -> int:
     """Embed and store a book's passages (inside the caller's transaction)."""
     index = passage_index(store)
+    depths = book_depths(books_store(store), book_id)
     total = len(rows)
     done = 0
     for start in range(0, total, BATCH):
@@ -72,7 +113,12 @@ def index_passages(store: Store, book_id: int, rows: Sequence[PassageText], tick
             (
                 str(r.id),
                 vec,
-                {"book_id": book_id, "chapter_seq": r.chapter_seq, "passage_seq": r.passage_seq},
+                {
+                    "book_id": book_id,
+                    "chapter_seq": r.chapter_seq,
+                    "passage_seq": r.passage_seq,
+                    "depth": depths.of(r.chapter_seq, r.passage_seq),
+                },
             )
             for r, vec in zip(batch, vectors, strict=True)
         )
@@ -90,13 +136,15 @@ def remove_passages(store: Store, book_id: int, *, keep: str | None = None) -> N
 
 
 def stale_books(store: Store, book_ids: Iterable[int]) -> list[int]:
-    """The books (of those given) whose passages lack vectors from the current embedder."""
+    """The books (of those given) whose passages lack vectors from the current embedder, or
+    whose vectors were stored before they carried their `depth`."""
     index = passage_index(store)
     books = books_store(store)
     stale = []
     for book_id in dict.fromkeys(book_ids):
         row = books.get_book(book_id)
-        if row is not None and index.count(where={"book_id": book_id}) != row.passage_count:
+        placed = {"book_id": book_id, DEPTH: (">", 0)}
+        if row is not None and index.count(where=placed) != row.passage_count:
             stale.append(book_id)
     return stale
 
@@ -167,20 +215,53 @@ def reembed_book(store: Store, book_id: int) -> int:
     return count
 
 
-def cap_filter(caps: Sequence[Cap]) -> list[dict[str, Any]]:
-    """The vector filter for these caps: one clause per book (two when a passage is set)."""
+def cap_filter(caps: Sequence[Cap], depths: Mapping[int, Depths] | None = None) -> list[dict[str, Any]]:
+    """The vector filter for these caps: one clause per book (two when a passage is set), each
+    also bounding `depth` by the cap's own for the books in `depths` (those whose vectors carry
+    it; the bound keeps exactly the passages the other terms keep)."""
     clauses: list[dict[str, Any]] = []
     for cap in caps:
         if cap.chapter <= 0:
             continue
+        place = depths.get(cap.book_id) if depths else None
+        bound = {} if place is None else {DEPTH: ("<=", place.of(cap.chapter, cap.passage))}
         if cap.passage is None or cap.chapter >= END:
-            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<=", cap.chapter)})
+            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<=", cap.chapter), **bound})
         else:
-            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<", cap.chapter)})
+            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<", cap.chapter), **bound})
             clauses.append(
-                {"book_id": cap.book_id, "chapter_seq": cap.chapter, "passage_seq": ("<=", cap.passage)}
+                {
+                    "book_id": cap.book_id,
+                    "chapter_seq": cap.chapter,
+                    "passage_seq": ("<=", cap.passage),
+                    **bound,
+                }
             )
     return clauses
+
+
+def placed_books(store: Store, book_ids: Sequence[int]) -> dict[int, Depths]:
+    """The `Depths` of the books (of those given) whose current vectors carry their depth: all
+    of them once `ensure_current` has run, except on a read-only store holding older vectors."""
+    index = passage_index(store)
+    key = (str(store.path), index.model)
+    generation = index.rows.generation(COLLECTION, index.model)
+    with _checked_lock:
+        known = _depths.get(key)
+        if known is None or known[0] != generation:
+            known = (generation, {})
+            _depths[key] = known
+        cached = {b: known[1][b] for b in book_ids if b in known[1]}
+    missing = [b for b in book_ids if b not in cached]
+    if missing:
+        db = books_store(store)
+        stale = set(stale_books(store, missing))
+        fresh = {b: book_depths(db, b) for b in missing if b not in stale}
+        with _checked_lock:
+            if _depths.get(key, (None,))[0] == generation:
+                _depths[key][1].update(fresh)
+        cached.update(fresh)
+    return cached
 
 
 def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list[Hit]:
@@ -189,8 +270,9 @@ def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list
     Books whose vectors were made by another embedder are embedded with the current one first
     (once: `ensure_current`), so a search after a model switch sees every book, one model only.
     """
-    clauses = cap_filter(caps)
-    if not clauses:
+    shown = [c.book_id for c in caps if c.chapter > 0]
+    if not shown:
         return []
-    ensure_current(store, [c.book_id for c in caps if c.chapter > 0])
+    ensure_current(store, shown)
+    clauses = cap_filter(caps, placed_books(store, shown))
     return passage_index(store).search(query, k=k, where=clauses, backend=_SEARCH_PATH[store.dialect])

@@ -54,7 +54,7 @@ def _not_on_postgres() -> list[str]:
 @handle_errors
 def check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Print the backend, where it is, the schema version per domain, every table's rows and,
-    on PostgreSQL, every index's size (the search graphs and b-trees built so far named)."""
+    on PostgreSQL, every index's size (the search graphs built so far named)."""
     store = open_store()
     elsewhere = _not_on_postgres() if store.dialect != "sqlite" else []
     report = check_store(store, elsewhere)

@@ -149,6 +149,15 @@ _PLANS_KEPT = 256  # plans remembered per process (a reader asks many questions 
 # the names of the indexes searches build on first use, one spelling for building and describing
 _GRAPH_INDEX_PREFIX = "core_vectors_hnsw_"  # + the dimension
 _FILTER_INDEX_PREFIX = "core_vectors_by_"  # + a hash of the filter's fields
+# Prefix tiers (`_tier_index`): rows whose metadata carries `depth`, the share of their sequence
+# up to and including them (a passage's place in its book), get one more HNSW graph per bound
+# here, over the rows at or before it. A filter bounding `depth` in every clause (a reader's cap:
+# a prefix of each book) walks the smallest tier holding it, where most rows pass the filter.
+DEPTH_FIELD = "depth"
+_TIERS = (0.125, 0.25, 0.5)
+# ef_search for a walk in a tier: at the base 400 the reader's cap over 1,000,000 rows recalled
+# 0.919 in the 0.5 tier, 0.966 at 800 (p95 12.5 ms, against 23 ms for the whole graph at 0.94)
+_TIER_EF_FACTOR = 2
 _hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
 _filters_ready: set[tuple[str, str]] = set()  # (database, index name) of filter b-trees in place
 
@@ -189,7 +198,8 @@ class Plan:
     at `ef_search`); `by` names the index an exact scan reads (`btree`: the filter's own
     b-trees, about `kept` rows; `gin`: its equalities, about `found` rows). `rows`, `kept` and
     `found` are estimates of the collection's rows, the rows passing the filter and the rows
-    the GIN index yields for its equalities (None: a clause has none)."""
+    the GIN index yields for its equalities (None: a clause has none). `tier` is the `depth`
+    bound of the prefix graph a walk takes (`_TIERS`), None for the whole graph."""
 
     path: str
     ef_search: int
@@ -197,10 +207,12 @@ class Plan:
     kept: int
     found: int | None
     by: str = ""
+    tier: float | None = None
 
 
 _plans: OrderedDict[tuple[Any, ...], tuple[int, Plan]] = OrderedDict()
 _plans_lock = threading.Lock()
+_tiers_ready: set[tuple[str, int, float]] = set()  # (database, dimension, bound) with its tier graph
 
 
 @dataclass(frozen=True)
@@ -302,13 +314,67 @@ def _pg_contains(clauses: list[list[Condition]]) -> tuple[str, list[Any]] | None
 
 def describe_index(name: str) -> str | None:
     """What an index that vector searches build on first use is for, from its name (None for
-    any other index): the HNSW graph of a dimension, or the b-tree of one shape of filter."""
-    graph = re.fullmatch(re.escape(_GRAPH_INDEX_PREFIX) + r"(\d+)", name)
+    any other index): the whole graph of a dimension, a prefix tier, or a filter's b-tree."""
+    graph = re.fullmatch(re.escape(_GRAPH_INDEX_PREFIX) + r"(\d+)(?:_depth_(\d{4}))?", name)
     if graph is not None:
-        return f"HNSW graph, {graph.group(1)}-d vectors"
+        dim, tier = graph.groups()
+        if tier is None:
+            return f"HNSW graph, {dim}-d vectors"
+        return f"HNSW prefix tier, depth <= {int(tier) / 1000:g}, {dim}-d vectors"
     if name.startswith(_FILTER_INDEX_PREFIX):
         return "b-tree for one shape of filter (exact scans)"
     return None
+
+
+def _tier_for(clauses: list[list[Condition]]) -> float | None:
+    """The smallest prefix tier (`_TIERS`) holding every row the filter keeps: each clause must
+    bound `depth` from above, and the largest of those bounds must be within a tier."""
+    bounds = []
+    for clause in clauses:
+        caps = [
+            float(c.value)
+            for c in clause
+            if c.field == DEPTH_FIELD and c.numeric and c.op in ("<", "<=", "=")
+        ]
+        if not caps:
+            return None
+        bounds.append(min(caps))
+    if not bounds:
+        return None
+    return next((tier for tier in _TIERS if max(bounds) <= tier), None)
+
+
+def _tier_predicate(bound: float) -> str:
+    """A prefix tier's condition, one spelling for its index and for the walk that uses it (the
+    planner takes a partial index only for a query that repeats its predicate)."""
+    return f"{_pg_value(DEPTH_FIELD, True)} <= CAST({float(bound)!r} AS DOUBLE PRECISION)"
+
+
+def _walk_sql(
+    collection: str,
+    embedder: str,
+    query: bytes,
+    k: int,
+    clauses: list[list[Condition]] | None,
+    ef_search: int,
+    tier: float | None,
+) -> tuple[str, tuple[Any, ...]]:
+    """The walk's statement and parameters (`VectorStore._pg_hnsw`): the walk takes
+    `_WALK_ROWS` x k rows in its relaxed order, sorted once more, best k kept."""
+    dim = len(query) // 4
+    where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
+    if tier is not None:
+        where_sql = f"{where_sql} AND {_tier_predicate(tier)}"
+    sql = (
+        "WITH hits AS MATERIALIZED ("
+        f" SELECT id, item_key, meta, CAST(embedding AS vector({dim:d}))"
+        f" <=> CAST(? AS vector({dim:d})) AS distance"
+        f" FROM core_vectors WHERE dim = {dim:d} AND collection = ? AND embedder = ? AND {where_sql}"
+        " ORDER BY distance LIMIT ?)"
+        " SELECT item_key, meta, COALESCE(NULLIF(distance, 'NaN'), 1.0) AS distance FROM hits"
+        " ORDER BY distance, id LIMIT ?"
+    )
+    return sql, (_pg_vector(query), collection, embedder, *params, min(_WALK_ROWS * k, ef_search), k)
 
 
 def clauses_key(clauses: list[list[Condition]]) -> tuple[tuple[Condition, ...], ...]:
@@ -567,7 +633,7 @@ class VectorStore:
             if approximate:
                 plan = self.plan(collection, embedder, len(query) // 4, k, clauses)
                 if plan.path == "hnsw":
-                    hits = self._pg_hnsw(collection, embedder, query, k, clauses, plan.ef_search)
+                    hits = self._pg_hnsw(collection, embedder, query, k, clauses, plan.ef_search, plan.tier)
                     if hits is not None:
                         return hits
                 elif plan.by == "btree":
@@ -635,8 +701,11 @@ class VectorStore:
         where_sql, params = _pg_where(clauses)
         contains = _pg_contains(clauses)
         found_sql, found_params = contains if contains is not None else ("FALSE", [])
+        tier = _tier_for(clauses)
+        tier_sql = _tier_predicate(tier) if tier is not None else "FALSE"
         sampled = conn.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE {where_sql}), count(*) FILTER (WHERE {found_sql})"
+            f"SELECT count(*), count(*) FILTER (WHERE {where_sql}), count(*) FILTER (WHERE {found_sql}),"
+            f" count(*) FILTER (WHERE {tier_sql})"
             " FROM core_vectors TABLESAMPLE SYSTEM (?) REPEATABLE (7)"
             " WHERE dim = ? AND collection = ? AND embedder = ?",
             (*params, *found_params, percent, dim, collection, embedder),
@@ -655,6 +724,11 @@ class VectorStore:
             return Plan("exact", base, rows, kept, found, "btree")
         if found is not None and found <= self.exact_rows:
             return Plan("exact", base, rows, kept, found, "gin")
+        if tier is not None and self._tier_index(dim, tier):
+            # the walk's rejections are the tier's rows the filter drops, not the table's
+            in_tier = max(sampled[1], 1) / max(sampled[3], 1)
+            wider = _TIER_EF_FACTOR * min(1.0, in_tier / _WALK_SHARE) ** -0.25
+            return Plan("hnsw", min(_EF_MAX, round(base * wider)), rows, kept, found, tier=tier)
         wider = min(1.0, share / _WALK_SHARE) ** -0.25
         return Plan("hnsw", min(_EF_MAX, max(base, round(base * wider))), rows, kept, found)
 
@@ -722,21 +796,44 @@ class VectorStore:
         ident = (self.key, dim)
         if ident in _hnsw_ready:
             return True
+        if not self._build_graph(f"{_GRAPH_INDEX_PREFIX}{dim:d}", dim, f"dim = {dim:d}"):
+            return False
+        _hnsw_ready.add(ident)
+        return True
+
+    def _tier_index(self, dim: int, bound: float) -> bool:
+        """Build the prefix graph of this dimension and `depth` bound (`_TIERS`) on the first
+        plan that wants it, as the whole graph is built on the first walk. It holds only the
+        rows at or before the bound (a quarter to a half of a library's passages, at most), so
+        it costs that share of the whole graph's build. False when it cannot be built here (a
+        read-only store): the whole graph walks instead."""
+        ident = (self.key, dim, bound)
+        if ident in _tiers_ready:
+            return True
+        if dim > _HNSW_MAX_DIM or bound not in _TIERS:
+            return False
+        name = f"{_GRAPH_INDEX_PREFIX}{dim:d}_depth_{round(bound * 1000):04d}"
+        if not self._build_graph(name, dim, f"dim = {dim:d} AND {_tier_predicate(bound)}"):
+            return False
+        _tiers_ready.add(ident)
+        return True
+
+    def _build_graph(self, name: str, dim: int, where: str) -> bool:
+        """One partial HNSW index over the rows `where` keeps, unless it exists; False when it
+        cannot be built (a read-only store)."""
         try:
             with self.store.transaction() as tx:
                 # the graph is built in memory while it fits and far slower once it does not
                 # (about 1.3 kB a 256-d row at m = 16): room for a million rows, this build only
                 tx.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
                 tx.execute(
-                    f"CREATE INDEX IF NOT EXISTS {_GRAPH_INDEX_PREFIX}{dim:d} ON core_vectors"
+                    f"CREATE INDEX IF NOT EXISTS {name} ON core_vectors"
                     f" USING hnsw ((CAST(embedding AS vector({dim:d}))) vector_cosine_ops)"
-                    f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d})"
-                    f" WHERE dim = {dim:d}"
+                    f" WITH (m = {_HNSW_M:d}, ef_construction = {_HNSW_EF_CONSTRUCTION:d}) WHERE {where}"
                 )
                 tx.execute("ANALYZE core_vectors")
         except StoreError:
             return False
-        _hnsw_ready.add(ident)
         return True
 
     def _pg_hnsw(
@@ -747,32 +844,26 @@ class VectorStore:
         k: int,
         clauses: list[list[Condition]] | None,
         ef_search: int,
+        tier: float | None = None,
     ) -> list[ScoredRow] | None:
         """The HNSW walk, filters inside it (pgvector's iterative scan keeps walking until k
         rows pass them); None when it found fewer than k, so the exact scan decides whether
-        that many exist (a very selective filter can outlast `hnsw.max_scan_tuples`)."""
+        that many exist (a very selective filter can outlast `hnsw.max_scan_tuples`). With
+        `tier` (a bound of `_TIERS` that every clause's `depth` bound is within, `plan`) it
+        walks that prefix graph: the tier's predicate, spelled as its index spells it, is one
+        more term of the filter, true of every row the filter keeps."""
         dim = len(query) // 4
         if dim > _HNSW_MAX_DIM:
             return None
-        if not self._hnsw_index(dim):
+        if not (self._tier_index(dim, tier) if tier is not None else self._hnsw_index(dim)):
             return None
-        where_sql, params = _pg_where(clauses) if clauses is not None else ("TRUE", [])
         conn = self.store.connect()  # one connection per thread: the settings hold for the query
         conn.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
             " set_config('hnsw.ef_search', ?, false)",
             (str(ef_search),),
         )
-        rows = conn.execute(
-            "WITH hits AS MATERIALIZED ("
-            f" SELECT id, item_key, meta, CAST(embedding AS vector({dim:d}))"
-            f" <=> CAST(? AS vector({dim:d})) AS distance"
-            f" FROM core_vectors WHERE dim = {dim:d} AND collection = ? AND embedder = ? AND {where_sql}"
-            " ORDER BY distance LIMIT ?)"
-            " SELECT item_key, meta, COALESCE(NULLIF(distance, 'NaN'), 1.0) AS distance FROM hits"
-            " ORDER BY distance, id LIMIT ?",  # relaxed order: the walk's rows sorted once more
-            (_pg_vector(query), collection, embedder, *params, min(_WALK_ROWS * k, ef_search), k),
-        ).fetchall()
+        rows = conn.execute(*_walk_sql(collection, embedder, query, k, clauses, ef_search, tier)).fetchall()
         if len(rows) < k:
             return None
         return [ScoredRow(r[0], r[1], float(r[2])) for r in rows]
