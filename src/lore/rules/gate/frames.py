@@ -167,14 +167,21 @@ def _words_of(clause: str) -> str:
     return fold(_ENV_NAME.sub(lambda m: m.group().replace("_", " "), clause))
 
 
-def read(clause: str) -> Reading:
-    """The concepts a clause names, each affirmed when one of its words is not negated: a
-    negation a few words before it governs it unless a word in between turns it back into an
-    order ("don't hesitate to"); in Chinese and Japanese, a negation right before or after."""
+def _scanned(clause: str) -> tuple[str, list[tuple[str, int, int, bool]], list[tuple[int, int]], list[int]]:
+    """The clause as the lexicons read it, every lexicon hit in it, and the spans of its
+    negations and the starts of its turn-backs: what `read` and `forbids` both start from."""
     text = _words_of(clause)
     hits = lexicon().table.scan(text)
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
+    return text, hits, negations, turn_backs
+
+
+def read(clause: str) -> Reading:
+    """The concepts a clause names, each affirmed when one of its words is not negated: a
+    negation a few words before it governs it unless a word in between turns it back into an
+    order ("don't hesitate to"); in Chinese and Japanese, a negation right before or after."""
+    text, hits, negations, turn_backs = _scanned(clause)
     post = [start for label, start, _, _ in hits if label == _POST_NEG]
     affirmed, negated, near = set(), set(), set()
     opening = _opening_negation(text, negations, turn_backs)
@@ -210,10 +217,7 @@ def read(clause: str) -> Reading:
 def forbids(clause: str) -> bool:
     """Whether the clause opens with a prohibition, which then also governs its later parts
     ("Do not disable, bypass, or skip TLS verification": "or skip TLS verification" is forbidden)."""
-    text = _words_of(clause)
-    hits = lexicon().table.scan(text)
-    negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
-    turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
+    text, _, negations, turn_backs = _scanned(clause)
     return _opening_negation(text, negations, turn_backs) is not None
 
 
