@@ -149,7 +149,7 @@ _PLANS_KEPT = 256  # plans remembered per process (a reader asks many questions 
 # the names of the indexes searches build on first use, one spelling for building and describing
 _GRAPH_INDEX_PREFIX = "core_vectors_hnsw_"  # + the dimension
 _FILTER_INDEX_PREFIX = "core_vectors_by_"  # + a hash of the filter's fields
-# Prefix tiers (`_tier_index`): rows whose metadata carries `depth`, the share of their sequence
+# Prefix tiers (`_graph_index`): rows whose metadata carries `depth`, the share of their sequence
 # up to and including them (a passage's place in its book), get one more HNSW graph per bound
 # here, over the rows at or before it. A filter bounding `depth` in every clause (a reader's cap:
 # a prefix of each book) walks the smallest tier holding it, where most rows pass the filter.
@@ -158,7 +158,8 @@ _TIERS = (0.125, 0.25, 0.5)
 # ef_search for a walk in a tier: at the base 400 the reader's cap over 1,000,000 rows recalled
 # 0.919 in the 0.5 tier, 0.966 at 800 (p95 12.5 ms, against 23 ms for the whole graph at 0.94)
 _TIER_EF_FACTOR = 2
-_hnsw_ready: set[tuple[str, int]] = set()  # (database, dimension) with its HNSW index in place
+# (database, dimension, tier bound or None for the whole graph) with its HNSW graph in place
+_graphs_ready: set[tuple[str, int, float | None]] = set()
 _filters_ready: set[tuple[str, str]] = set()  # (database, index name) of filter b-trees in place
 
 
@@ -212,7 +213,6 @@ class Plan:
 
 _plans: OrderedDict[tuple[Any, ...], tuple[int, Plan]] = OrderedDict()
 _plans_lock = threading.Lock()
-_tiers_ready: set[tuple[str, int, float]] = set()  # (database, dimension, bound) with its tier graph
 
 
 @dataclass(frozen=True)
@@ -724,7 +724,7 @@ class VectorStore:
             return Plan("exact", base, rows, kept, found, "btree")
         if found is not None and found <= self.exact_rows:
             return Plan("exact", base, rows, kept, found, "gin")
-        if tier is not None and self._tier_index(dim, tier):
+        if tier is not None and self._graph_index(dim, tier):
             # the walk's rejections are the tier's rows the filter drops, not the table's
             in_tier = max(sampled[1], 1) / max(sampled[3], 1)
             wider = _TIER_EF_FACTOR * min(1.0, in_tier / _WALK_SHARE) ** -0.25
@@ -788,39 +788,24 @@ class VectorStore:
         _filters_ready.add((self.key, name))
         return True
 
-    def _hnsw_index(self, dim: int) -> bool:
-        """Build the HNSW index for this dimension on the first walk that needs it: built over
+    def _graph_index(self, dim: int, tier: float | None = None) -> bool:
+        """Build the HNSW graph for this dimension on the first walk that needs it: built over
         the rows already there it costs a fraction of growing it row by row, so writers pay
-        nothing until someone searches approximately. False when it cannot be built here
-        (a read-only store), and the exact scan answers."""
-        ident = (self.key, dim)
-        if ident in _hnsw_ready:
+        nothing until someone searches approximately. With `tier` (one of `_TIERS`), the prefix
+        graph of that `depth` bound instead, built by the first plan that wants it: it holds only
+        the rows at or before the bound (a quarter to a half of a library's passages, at most),
+        so it costs that share of the whole graph's build. False when it cannot be built here (a
+        read-only store): the exact scan, or for a tier the whole graph, answers instead."""
+        ident = (self.key, dim, tier)
+        if ident in _graphs_ready:
             return True
-        if not self._build_graph(f"{_GRAPH_INDEX_PREFIX}{dim:d}", dim, f"dim = {dim:d}"):
+        if tier is None:
+            name, where = f"{_GRAPH_INDEX_PREFIX}{dim:d}", f"dim = {dim:d}"
+        elif dim <= _HNSW_MAX_DIM and tier in _TIERS:
+            name = f"{_GRAPH_INDEX_PREFIX}{dim:d}_depth_{round(tier * 1000):04d}"
+            where = f"dim = {dim:d} AND {_tier_predicate(tier)}"
+        else:
             return False
-        _hnsw_ready.add(ident)
-        return True
-
-    def _tier_index(self, dim: int, bound: float) -> bool:
-        """Build the prefix graph of this dimension and `depth` bound (`_TIERS`) on the first
-        plan that wants it, as the whole graph is built on the first walk. It holds only the
-        rows at or before the bound (a quarter to a half of a library's passages, at most), so
-        it costs that share of the whole graph's build. False when it cannot be built here (a
-        read-only store): the whole graph walks instead."""
-        ident = (self.key, dim, bound)
-        if ident in _tiers_ready:
-            return True
-        if dim > _HNSW_MAX_DIM or bound not in _TIERS:
-            return False
-        name = f"{_GRAPH_INDEX_PREFIX}{dim:d}_depth_{round(bound * 1000):04d}"
-        if not self._build_graph(name, dim, f"dim = {dim:d} AND {_tier_predicate(bound)}"):
-            return False
-        _tiers_ready.add(ident)
-        return True
-
-    def _build_graph(self, name: str, dim: int, where: str) -> bool:
-        """One partial HNSW index over the rows `where` keeps, unless it exists; False when it
-        cannot be built (a read-only store)."""
         try:
             with self.store.transaction() as tx:
                 # the graph is built in memory while it fits and far slower once it does not
@@ -834,6 +819,7 @@ class VectorStore:
                 tx.execute("ANALYZE core_vectors")
         except StoreError:
             return False
+        _graphs_ready.add(ident)
         return True
 
     def _pg_hnsw(
@@ -855,7 +841,7 @@ class VectorStore:
         dim = len(query) // 4
         if dim > _HNSW_MAX_DIM:
             return None
-        if not (self._tier_index(dim, tier) if tier is not None else self._hnsw_index(dim)):
+        if not self._graph_index(dim, tier):
             return None
         conn = self.store.connect()  # one connection per thread: the settings hold for the query
         conn.execute(
