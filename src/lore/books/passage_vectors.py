@@ -252,10 +252,12 @@ def placed_books(store: Store, book_ids: Sequence[int]) -> dict[int, Depths]:
             known = (generation, {})
             _depths[key] = known
         cached = {b: known[1][b] for b in book_ids if b in known[1]}
+        seen = _checked.get(key)  # books `ensure_current` found current at this generation
+        current = seen[1] if seen is not None and seen[0] == generation else set()
     missing = [b for b in book_ids if b not in cached]
     if missing:
         db = books_store(store)
-        stale = set(stale_books(store, missing))
+        stale = set(stale_books(store, [b for b in missing if b not in current]))
         fresh = {b: book_depths(db, b) for b in missing if b not in stale}
         with _checked_lock:
             if _depths.get(key, (None,))[0] == generation:
