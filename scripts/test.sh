@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e '.[dev]'
+.venv/bin/python scripts/portable_pgvector.py
 .venv/bin/ruff check src tests bench scripts
 .venv/bin/ruff format --check src tests bench scripts
 .venv/bin/python scripts/mypy_baseline.py
