@@ -65,12 +65,35 @@ def test_words_are_matched_on_word_boundaries(mystery: library.Book) -> None:
         library.set_progress_at(mystery.id, "lara Vane arrived")
 
 
-def test_words_found_in_several_places_are_refused_with_how_many(mystery: library.Book) -> None:
+def test_words_found_further_on_set_the_first_place_past_the_position(mystery: library.Book) -> None:
+    # "Clara Vane" is in chapters 3, 4 and 5; nothing is read yet
+    book = library.set_progress_at(mystery.id, "Clara Vane")
+    assert book.position.chapter == 3 and book.position.passage is not None
+
+
+def test_words_read_and_further_on_are_refused_saying_nothing_of_what_is_ahead(
+    mystery: library.Book,
+) -> None:
+    library.set_progress(mystery.id, 3)
     with pytest.raises(InvalidInput) as err:
         library.set_progress_at(mystery.id, "Clara Vane")
     message = str(err.value)
-    assert "4 places" in message and "chapter" not in message  # how many, never where
-    assert library.get_book(mystery.id).position.chapter == 0  # nothing recorded
+    assert "further on" in message and "chapter 3" in message  # the place read may be named
+    assert not any(f"chapter {n}" in message for n in (4, 5))  # never a place ahead
+    assert "places" not in message  # nor how many
+    position = library.get_book(mystery.id).position
+    assert (position.chapter, position.passage) == (3, None)  # nothing recorded
+
+
+def test_words_only_in_text_read_go_back_or_name_the_places(mystery: library.Book) -> None:
+    library.set_progress(mystery.id, "end")
+    assert library.set_progress_at(mystery.id, "single trunk").position.chapter == 3  # went back
+    library.set_progress(mystery.id, "end")
+    with pytest.raises(InvalidInput) as err:
+        library.set_progress_at(mystery.id, "Clara Vane")
+    message = str(err.value)
+    assert "places you have read" in message and "chapter 5" in message  # all read: named
+    assert "further on" not in message
 
 
 def test_words_not_in_the_book_say_so(mystery: library.Book) -> None:
@@ -83,7 +106,7 @@ def test_the_cli_takes_percent_and_words(mystery: library.Book) -> None:
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["chapter"] == 3
     out = runner.invoke(app, ["books", "progress", str(mystery.id), "--at", "Clara Vane"])
-    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1  # read and further on
     out = runner.invoke(app, ["books", "progress", str(mystery.id), "--at", "no such words here at all"])
     assert out.exit_code == 3
     out = runner.invoke(app, ["books", "progress", str(mystery.id), "--percent", "50", "--json"])

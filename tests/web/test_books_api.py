@@ -168,13 +168,15 @@ def test_position_by_chapter_percent_or_words(ui, mystery: library.Book) -> None
             client.post(f"/api/books/{mystery.id}/position", json={}),
             client.post(f"/api/books/{mystery.id}/position", json={"chapter": 2, "percent": 10}),
             client.post(f"/api/books/{mystery.id}/position", json={"chapter": 9}),
-            client.post(f"/api/books/{mystery.id}/position", json={"at": "Penrose"}),  # in many places
+            client.post(f"/api/books/{mystery.id}/position", json={"at": "Penrose"}),  # read and further on
             client.post(f"/api/books/{mystery.id}/position", json={"passage": 2}),
         ]
         missing_words = client.post(f"/api/books/{mystery.id}/position", json={"at": "a purple elephant"})
         missing_book = client.post("/api/books/999/position", json={"chapter": 1})
     assert [r.status_code for r in refusals] == [400] * 5
-    assert "places" in refusals[3].json()["error"] and "chapter" not in refusals[3].json()["error"]
+    ambiguous = refusals[3].json()["error"]
+    assert "further on" in ambiguous and "places" not in ambiguous  # never how many ahead
+    assert not any(f"chapter {n}" in ambiguous for n in range(2, 6))  # nor where
     assert missing_words.status_code == 404 and missing_book.status_code == 404
     assert library.get_book(mystery.id).position.chapter == 1  # the refusals changed nothing
 

@@ -132,7 +132,7 @@ def test_set_the_position_by_chapter_percent_or_words(page, ui, book) -> None:
 
     page.locator('#position-at [name="at"]').fill("Penrose")
     page.locator("#position-at").get_by_role("button", name="Find them").click()
-    expect(page.locator("#status.error")).to_contain_text("places")
+    expect(page.locator("#status.error")).to_contain_text("further on")
     assert library.get_book(book.id).position.chapter == 3  # refused, not guessed
 
     page.locator('#position-percent [name="percent"]').fill("100")

@@ -400,11 +400,16 @@ def set_progress_percent(ref: str | int, percent: float, store: Stores = None) -
 
 
 def set_progress_at(ref: str | int, words: str, store: Stores = None) -> Book:
-    """Record a position by a few words the reader has just read; they must occur once in the book.
+    """Record a position by a few words the reader has just read.
 
-    Several matches are refused rather than guessed (the reader may have gone back, and picking
-    a later one would open text they have not read); the error gives only how many places
-    match, never where, since where could spoil."""
+    Where the words are is text of the book, so the reply tells nothing about the text past
+    the recorded position beyond one place. Words found only past the position set it at the
+    first place past it: reading on, that is the earliest place the reader can have reached,
+    so it opens nothing they have not read (quote more words to go further). Words found at or
+    before the position alone (a reader who went back) set it there when they are in one
+    place, and are otherwise refused naming those places, all of which the reader has read.
+    Words both read and further on are refused: going back and reading on cannot be told
+    apart, and the refusal says only that they are further on too, never how often or where."""
     db = _store(store)
     book = find_book(ref, db)
     if len(words.split()) == 0:
@@ -415,10 +420,28 @@ def set_progress_at(ref: str | int, words: str, store: Stores = None) -> Book:
         raise NotFound(
             f"{words!r} is not in {book.title} (case, quote marks, dashes and spacing are ignored)"
         )
-    if len(found) > 1:
-        raise InvalidInput(f"{words!r} is in {len(found)} places in {book.title}: add a few more words")
-    chapter, passage = found[0]
+    places = locate.split_at(found, book.position.chapter, book.position.passage)
+    if places.read and places.next is not None:
+        raise InvalidInput(
+            f"{words!r} is in text you have read ({_places(places.read)}) and further on: "
+            "add a few more words, or give the chapter"
+        )
+    if places.next is not None:
+        chapter, passage = places.next
+    elif len(places.read) == 1:
+        chapter, passage = places.read[0]
+    else:
+        raise InvalidInput(
+            f"{words!r} is in {len(places.read)} places you have read ({_places(places.read)}): "
+            "add a few more words, or give the chapter"
+        )
     return set_progress(book.id, chapter, passage, store=db)
+
+
+def _places(places: list[tuple[int, int]], shown: int = 4) -> str:
+    """Places the reader has read, as "chapter 2, passage 4; ...", the first few of them."""
+    text = "; ".join(f"chapter {c}, passage {p}" for c, p in places[:shown])
+    return text + (f"; and {len(places) - shown} more" if len(places) > shown else "")
 
 
 def cap_for(book: Book) -> Cap:

@@ -7,6 +7,10 @@ ways of saying where you are end in one (chapter, passage), the same cap `--pass
 Words are located with the quote normaliser (`lore.core.quotes.comparable`): case, curly vs
 straight quotes, dash styles, word joiners and line breaks do not matter, and the match must
 start and end on word boundaries ("he said" is not found inside "the said").
+
+Where the words are found is itself text of the book: `split_at` divides the places into those
+a reader at a position has read and the first one past it, and nothing else past it leaves this
+module's callers (no count, no other place).
 """
 
 from __future__ import annotations
@@ -64,6 +68,27 @@ def find_words(chapters: dict[int, str], passages: list[Passage], words: str) ->
                 found.append((seq, spans[k].passage))
             at = hay.find(needle, at + 1)
     return found
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where some words are, as much as a reader at a position may be told."""
+
+    read: list[tuple[int, int]]  # places at or before the position, in reading order
+    next: tuple[int, int] | None  # the first place past it; the others past it are not kept
+
+
+def split_at(found: list[tuple[int, int]], chapter: int, passage: int | None) -> Places:
+    """The places at or before (chapter, passage) and the first after it.
+
+    `passage` None means the whole chapter has been read; chapter 0 means nothing has."""
+
+    def read(place: tuple[int, int]) -> bool:
+        seq, at = place
+        return seq < chapter or (seq == chapter and (passage is None or at <= passage))
+
+    ahead = [p for p in found if not read(p)]
+    return Places([p for p in found if read(p)], min(ahead) if ahead else None)
 
 
 def _bounded(hay: str, start: int, end: int) -> bool:

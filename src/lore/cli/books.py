@@ -177,7 +177,9 @@ def progress(
         None, "--percent", min=0, max=100, help="How far you are, as a share of the book's words."
     ),
     at: str = typer.Option(
-        None, "--at", help="A few words you have just read (must occur once in the book)."
+        None,
+        "--at",
+        help="A few words you have just read (found further on: the first place past your position).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:

@@ -233,7 +233,13 @@ def register(tool: Register) -> None:
         percent: Annotated[
             float | None, Field(description="How much of the book is read, 0-100.", ge=0, le=100)
         ] = None,
-        at: Annotated[str | None, Field(description="A few words the reader has just read.")] = None,
+        at: Annotated[
+            str | None,
+            Field(
+                description="A few words the reader has just read; found further on, the first "
+                "place past the position is taken (the reply never tells what lies further)."
+            ),
+        ] = None,
     ) -> str:
         """Read or set how far the reader has read (the cap every books tool keeps to).
 
