@@ -103,6 +103,38 @@ def test_pickaxe_finds_when_a_string_appeared_and_vanished(told) -> None:
     assert data["commits"][0]["files"] == ["src/auth.py"]
 
 
+def test_pickaxe_lists_what_git_log_s_lists(tmp_path: Path) -> None:
+    """A commit counts when the number of occurrences changes in a file it touched, renames
+    followed as `git log` follows them: a pure rename is not listed, a rename that adds one is,
+    a move between two files is listed as moved. The commits are exactly `git log -S`'s."""
+    r = HistoryRepo(tmp_path / "moves")
+    r.commit("Add the check", {"src/a.py": lines(6, "a") + "verify_token(t)\n"})
+    r.git("mv", "src/a.py", "src/auth.py")
+    r.commit("Rename only", {})
+    r.git("mv", "src/auth.py", "src/login.py")
+    r.commit("Rename and call it twice", {"src/login.py": lines(6, "a") + "verify_token(t)\n" * 2})
+    r.commit("Unrelated", {"README.md": "verify nothing\n"})
+    r.commit(
+        "Move the call",
+        {"src/login.py": lines(6, "a") + "verify_token(t)\n", "src/other.py": "verify_token(u)\n"},
+    )
+    r.git("rm", "-q", "src/other.py")
+    r.commit("Drop the other", {})
+    ingest_git(r.root)
+    for path in (None, "src/login.py"):
+        scope = ["--", path] if path else []
+        expected = run_git(r.root, "log", "--reverse", "-S", "verify_token", "--format=%H", *scope).split()
+        data = _json(["pickaxe", "verify_token", *(["--path", path] if path else [])])
+        assert [c["sha"] for c in data["commits"]] == expected and data["total"] == len(expected)
+    rows = {c["subject"]: (c["change"], c["files"]) for c in _json(["pickaxe", "verify_token"])["commits"]}
+    assert rows == {
+        "Add the check": ("appeared", ["src/a.py"]),
+        "Rename and call it twice": ("appeared", ["src/login.py"]),
+        "Move the call": ("moved", ["src/login.py", "src/other.py"]),
+        "Drop the other": ("vanished", ["src/other.py"]),
+    }
+
+
 def test_coupling_of_one_file_and_filters(history_repo) -> None:
     ingest_git(history_repo.root)
     repo = resolve_repo(str(history_repo.root))

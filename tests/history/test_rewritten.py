@@ -3,6 +3,7 @@ and removing or rebuilding one repository."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -15,7 +16,7 @@ from lore.history import store as sql
 from lore.history.ingest.git import ingest_git
 from lore.history.ingest.gitlog import raw_path
 from lore.history.repos import remove_repo, resolve_repo
-from support.history_repo import BOB, HistoryRepo, lines, run_git
+from support.history_repo import BOB, DAY, T0, HistoryRepo, lines, run_git
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -47,6 +48,61 @@ def test_bytes_that_are_not_utf8_are_stored_with_escapes_and_marked(tmp_path: Pa
     assert entry["path"] == "caf\\xe9.txt"
     assert q.stats(repo)["lossy_commits"] == 1
     assert raw_path("caf\\xe9.txt").encode("utf-8", "surrogateescape") == b"caf\xe9.txt"
+
+
+def _git_bytes(root: Path, *args: bytes, day: int = 0) -> bytes:
+    env = {**os.environb, b"GIT_CONFIG_NOSYSTEM": b"1"}
+    if day:  # one commit a day: the order nearest first is git's, with no ties
+        env[b"GIT_AUTHOR_DATE"] = env[b"GIT_COMMITTER_DATE"] = b"@%d +0000" % (T0 + day * DAY)
+    return subprocess.run([b"git", *args], cwd=root, check=True, capture_output=True, env=env).stdout
+
+
+def test_history_commands_take_a_path_that_is_not_utf8(tmp_path: Path, monkeypatch) -> None:
+    """A file whose name is Latin-1 bytes, named the way a shell passes it on (the bytes as they
+    are, which Python reads as surrogate escapes): `file`, `blame`, `authors`, `pickaxe` and
+    `why` answer as git does and show the name with `\\xNN` escapes, never a traceback."""
+    from typer.testing import CliRunner
+
+    from lore.cli import history_owners, history_why  # noqa: F401  (their commands join the app)
+    from lore.cli.history import app
+
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    r = HistoryRepo(tmp_path / "latin")
+    r.commit("Start", {"README.md": "x\n"})
+    name = b"caf\xe9.txt"
+    (r.root / os.fsdecode(name)).write_bytes(b"tea\n")
+    _git_bytes(r.root, b"add", b"-A")
+    _git_bytes(r.root, b"commit", b"-q", b"-m", b"Add the menu", day=10)
+    (r.root / os.fsdecode(name)).write_bytes(b"tea\ncoffee\n")
+    _git_bytes(r.root, b"commit", b"-q", b"-a", b"-m", b"Coffee too", day=11)
+    ingest_git(r.root)
+    typed = os.fsdecode(name)  # what sys.argv holds for those bytes
+    shown = "caf\\xe9.txt"
+    runner = CliRunner()
+
+    def ask(*args: str) -> dict:
+        result = runner.invoke(app, [*args, "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    gits = _git_bytes(r.root, b"log", b"--format=%H", b"--", name).decode().split()
+    story = ask("file", typed)
+    assert [e["sha"] for e in story["entries"] if e["kind"] == "commit"] == gits
+    assert [p["path"] for p in story["paths"]] == [shown]
+    table = runner.invoke(app, ["file", typed])
+    assert table.exit_code == 0 and shown in table.stdout
+    line = ask("blame", f"{typed}:2")
+    assert (line["path"], line["text"], line["commit"]["subject"]) == (shown, "coffee", "Coffee too")
+    assert ask("authors", typed)["authors"][0]["commits"] == 2
+    found = ask("pickaxe", "coffee", "--path", typed)
+    gits_s = _git_bytes(r.root, b"log", b"-S", b"coffee", b"--format=%H", b"--", name).decode().split()
+    assert [c["sha"] for c in found["commits"]] == gits_s
+    assert found["commits"][0]["files"] == [shown]
+    assert ask("pickaxe", "tea")["commits"][0]["files"] == [shown]  # read from git's own output
+    why = ask("why", f"{typed}:2", "--no-model")
+    assert why["blamed"] == gits[0]
+    missing = runner.invoke(app, ["file", os.fsdecode(b"th\xe9.txt")])
+    assert missing.exit_code == 3 and "th\\xe9.txt" in missing.output
 
 
 def test_amended_and_dropped_commits_are_marked_unreachable_and_left_out(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from lore.history import lines as line_queries
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
 from lore.history.ingest.github import ingest_github
+from lore.history.ingest.gitlog import stored_path
 from lore.history.queries import Filters
 from lore.history.repos import Repo, all_repos, remove_repo, resolve_repo
 
@@ -440,15 +441,16 @@ def _clip(body: str, lines: int = 6) -> str:
 
 def _in_repo(repo: Repo, path: str) -> str:
     """A path as typed, made relative to the repository when it names a file from this folder
-    (`lore history file ./core.py` inside `src/`)."""
+    (`lore history file ./core.py` inside `src/`), in the form the history stores it (bytes
+    that are not UTF-8, which a shell passes on as they are, written as `\\xNN`)."""
     if not repo.path or Path(path).is_absolute():
-        return path
+        return stored_path(path)
     here = Path.cwd().resolve()
     candidate = (here / path).resolve()
     root = Path(repo.path)
     if candidate.is_relative_to(root) and (candidate.exists() or here != root):
-        return candidate.relative_to(root).as_posix()
-    return path
+        return stored_path(candidate.relative_to(root).as_posix())
+    return stored_path(path)
 
 
 def _start_name(start: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from lore.core import git
 from lore.core.dates import iso_utc as iso
 from lore.core.errors import InvalidInput, NotFound
 from lore.history import store as sql
-from lore.history.ingest.gitlog import raw_path
+from lore.history.ingest.gitlog import raw_path, stored_path
 from lore.history.repos import Repo
 
 
@@ -81,7 +81,7 @@ def line_history(repo: Repo, path: str, line: int, *, rev: str = "HEAD") -> dict
     original_path, text = path, ""
     for row in rest:
         if row.startswith("filename "):
-            original_path = row[len("filename ") :]
+            original_path = stored_path(row[len("filename ") :])
         elif row.startswith("\t"):
             text = row[1:]
     return {
@@ -96,36 +96,73 @@ def line_history(repo: Repo, path: str, line: int, *, rev: str = "HEAD") -> dict
 
 def pickaxe(repo: Repo, needle: str, *, path: str | None = None, limit: int = 50) -> dict[str, Any]:
     """The commits where `needle` appeared or vanished (`git log -S`, oldest first), each with
-    whether it added or removed occurrences and the files where it did."""
+    whether it added or removed occurrences and the files where it did.
+
+    A commit counts when a file it changed holds the string a different number of times after
+    it than before, with renames followed as `git log` follows them: a file moved without an
+    edit changes nothing, so a pure rename is not listed (`git log -S` lists none either).
+    """
     if not needle:
         raise InvalidInput("give the string to look for")
     root = _clone(repo)
-    args = ["log", "--reverse", "-S", needle, "--format=%x1e%H", "--numstat", "--no-renames", "HEAD", "--"]
+    args = [
+        "log",
+        "--reverse",
+        "-S",
+        needle,
+        "-M",
+        "--raw",
+        "-z",
+        "--no-abbrev",
+        "--format=%x1e%H",
+        "HEAD",
+        "--",
+    ]
     if path:
         args.append(raw_path(path))
     result = git.run(args, root, timeout=300)
     if not result.ok:
         raise InvalidInput(f"git log -S failed: {result.error_line}")
-    found = []
-    for block in result.text.split("\x1e")[1:]:
-        sha, *files = block.strip().splitlines()
-        found.append((sha.strip(), [f.split("\t", 2)[2] for f in files if f.count("\t") >= 2]))
+    found = [_touched(block) for block in result.stdout.split(b"\x1e")[1:]]
     rows = []
-    for sha, files in found[:limit]:
-        counts = _occurrences(root, sha, needle, files)
+    for sha, pairs in found[:limit]:
+        counts = sum(
+            _occurrences(root, needle, after) - _occurrences(root, needle, before)
+            for before, after, _ in pairs
+        )
         entry = _commit(repo, sha)
-        entry["files"] = files
+        entry["files"] = [name for _, _, name in pairs]
         entry["change"] = "appeared" if counts > 0 else "vanished" if counts < 0 else "moved"
         rows.append(entry)
     return {"string": needle, "path": path, "total": len(found), "commits": rows}
 
 
-def _occurrences(root: Path, sha: str, needle: str, files: list[str]) -> int:
-    """Occurrences of `needle` after the commit minus before it, over the files it changed."""
-    delta = 0
-    for f in files:
-        for rev, sign in ((sha, 1), (f"{sha}^", -1)):
-            shown = git.run(["show", f"{rev}:{f}"], root, timeout=60)
-            if shown.ok:
-                delta += sign * shown.text.count(needle)
-    return delta
+def _touched(block: bytes) -> tuple[str, list[tuple[str, str, str]]]:
+    """One commit of `git log --raw -z`: its sha and, per file pair git matched, the blob
+    before, the blob after and the file's name as stored (the new name of a rename)."""
+    tokens = block.split(b"\0")
+    sha = tokens[0].decode("ascii").strip()
+    pairs = []
+    at = 1
+    while at < len(tokens):
+        head = tokens[at].lstrip(b"\n").decode("ascii", "replace")
+        at += 1
+        if not head.startswith(":"):
+            continue
+        fields = head.split()
+        before, after, status = fields[2], fields[3], fields[4]
+        names = 2 if status[:1] in ("R", "C") else 1
+        name = (
+            tokens[at + names - 1].decode("utf-8", "surrogateescape") if at + names - 1 < len(tokens) else ""
+        )
+        at += names
+        pairs.append((before, after, stored_path(name)))
+    return sha, pairs
+
+
+def _occurrences(root: Path, needle: str, blob: str) -> int:
+    """How often `needle` occurs in one blob (none for a file that is absent on that side)."""
+    if not blob.strip("0"):
+        return 0
+    shown = git.run(["cat-file", "blob", blob], root, timeout=60)
+    return shown.stdout.count(needle.encode("utf-8", "surrogateescape")) if shown.ok else 0

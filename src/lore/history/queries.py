@@ -21,6 +21,7 @@ from lore.core.globs import compile_glob, normalize_pattern
 from lore.core.graph import BridgeCap
 from lore.history import lineage
 from lore.history import store as sql
+from lore.history.ingest.gitlog import stored_path
 from lore.history.lineage import FileKey
 from lore.history.repos import Repo
 from lore.history.store import ChangeEvent, HistoryStore, Node
@@ -408,6 +409,7 @@ def resolve_person(repo: Repo, value: str) -> Node | None:
 
 def resolve_file(repo: Repo, path: str) -> Node:
     db = _db()
+    path = stored_path(path)  # a name that is not UTF-8 is stored with `\\xNN` escapes
     clean = path.strip()
     clean = clean[2:] if clean.startswith("./") else clean
     if repo.path and Path(clean).is_absolute():
@@ -422,8 +424,8 @@ def resolve_file(repo: Repo, path: str) -> Node:
         return rows[0]
     if len(rows) > 1:
         options = ", ".join(r.key for r in rows[:4])
-        raise InvalidInput(f"{path!r} matches several files ({options}); give more of the path")
-    raise NotFound(f"no file {path!r} in the history of {repo.name}")
+        raise InvalidInput(f"'{path}' matches several files ({options}); give more of the path")
+    raise NotFound(f"no file '{path}' in the history of {repo.name}")
 
 
 def find_files(repo: Repo, text: str = "", limit: int = 20) -> list[dict[str, Any]]:

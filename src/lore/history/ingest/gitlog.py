@@ -255,6 +255,19 @@ def raw_path(path: str) -> str:
     return _ESCAPED.sub(lambda m: bytes([int(m.group(0)[2:], 16)]).decode("utf-8", "surrogateescape"), path)
 
 
+def stored_path(path: str) -> str:
+    """A path as the ingest stores it: bytes that are not UTF-8 written as `\\xNN`, the inverse
+    of `raw_path`. A name typed in a shell, or read from git's output, carries such bytes as
+    surrogate escapes (`os.fsdecode`), which no store can hold and no terminal can show."""
+    if path.isascii():
+        return path
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte (from JSON, say)
+        raw = path.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def _num(text: str) -> int:
     return int(text) if text.isdigit() else 0  # "-" for binary files
 
