@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("backend")
 def project(tmp_path: Path):
     repo = make_repo(
         tmp_path / "shop",
-        {"src/api/orders.py": "", "web/app.ts": "", "AGENTS.md": "# Shop\n\nHand-written notes stay.\n"},
+        {"src/api/orders.py": "", "web/app.ts": "", "AGENTS.md": "# Shop\n\nKeep hand-written notes.\n"},
     )
     project, _ = service.register_project(repo)
     service.add_rule(project, "Never commit secrets or API keys.", title="Secrets")
@@ -71,13 +71,13 @@ def test_cursor_files_and_stale_ones_removed(project) -> None:
 def test_agents_and_claude_blocks_keep_the_rest_of_the_file(project) -> None:
     export_rules(project, "agents")
     text = (project.path / "AGENTS.md").read_text()
-    assert text.startswith("# Shop\n\nHand-written notes stay.\n")
+    assert text.startswith("# Shop\n\nKeep hand-written notes.\n")
     assert "### When editing `src/api/**`" in text and "### Everywhere" in text
     service.add_rule(project, "Log with the request id.")
     export_rules(project, "agents")
     updated = (project.path / "AGENTS.md").read_text()
     assert updated.count("lore:begin") == 1 and "Log with the request id." in updated
-    assert updated.startswith("# Shop\n\nHand-written notes stay.\n")
+    assert updated.startswith("# Shop\n\nKeep hand-written notes.\n")
     export_rules(project, "claude")
     assert (project.path / "CLAUDE.md").read_text().startswith("<!-- lore:begin")
 
@@ -86,7 +86,7 @@ def test_exported_rules_are_not_memorized_back(project) -> None:
     for target in ("copilot", "cursor", "agents", "claude"):
         export_rules(project, target)
     report = memorize(project.path)
-    assert [r.text for r in report.saved.added] == ["Hand-written notes stay."]
+    assert [r.text for r in report.saved.added] == ["Keep hand-written notes."]
 
 
 def test_out_folder_and_errors(project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,6 +43,7 @@ class FileImport:
     problems: list[str] = field(default_factory=list)  # front matter, unreadable parts
     notes: list[str] = field(default_factory=list)  # stripped comments, dropped code
     skipped: str = ""  # why the whole file was not imported
+    left_out: int = 0  # pieces judged no rule (personas, examples, descriptions, prose)
     added: int = 0
     merged: int = 0  # pieces whose place was added to a rule another piece made or stored before
     repeats: int = 0  # pieces already known, text and place
@@ -54,6 +55,7 @@ class FileImport:
             "kind": self.kind,
             "scope": self.scope,
             "pieces": len(self.candidates),
+            "left_out": self.left_out,
             "added": self.added,
             "merged": self.merged,
             "repeats": self.repeats,
@@ -230,6 +232,9 @@ def read_instruction_file(
     title = str(front.get("description", "name", "title") or "")
     split = split_markdown(body, first_line=front.body_line, default_title=title)
     result.notes += split.dropped
+    result.left_out = len(split.left_out)
+    if split.left_out:
+        result.notes.append(split.left_out_note())
     for piece in split.pieces:
         result.candidates.append(
             Candidate(

@@ -4,16 +4,21 @@ Where the cuts go, and why:
 
 - A heading starts a new section; its text heads the titles of the rules below it, each
   followed by the rule's first words (`rule_title`), so that two sections' rules never share one.
+  A paragraph that is only emphasis ("**Principle:**") is a heading too. A section headed
+  "Example(s)" is an example, and everything under it is left out.
 - Each paragraph is a rule. A paragraph longer than 500 characters is cut between sentences.
 - Each top-level list item is a rule, together with its nested items. An item whose children do
   not fit is split into its children, titled with the item's own text. A paragraph that ends with
   `:` and leads into a list titles the list's items instead of standing alone.
 - A list of names (items of at most five words without a full stop: a tech stack) is one rule
   when the whole list fits, since its items mean little one by one.
-- A code block stays with the paragraph or item before it when both fit in 500 characters. A code
-  block that does not fit is dropped and reported: an example is not a rule, and half of one
-  misleads. A code block with nothing before it is kept alone when it fits.
+- A code block is an example, not a rule: it is left out, and the paragraph before it stands
+  alone (a lead-in ending with `:` that only introduced it is left out with it).
 - Tables too long for one rule are cut between rows, repeating the header row.
+
+Every piece is then judged by its form (`lore.rules.intake.sentences.judge`): it is kept when
+it says what to do, and stored as plain text; a persona, prose about the file, an example, a
+label with a value or a description is left out and counted in `Split.left_out` with why.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lore.rules.gate.validation import MAX_RULE_CHARS
+from lore.rules.intake.sentences import judge, orders, plain
 
 SHORT_ITEM = 40
 MAX_TITLE = 120
@@ -45,12 +51,25 @@ class Piece:
     text: str
     line: int
     title: str = ""
+    reason: str = ""  # why a piece was left out
+    led: bool = False  # introduced by a lead-in that says what to do
 
 
 @dataclass
 class Split:
     pieces: list[Piece] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # "line N: why", for the report
+    left_out: list[Piece] = field(default_factory=list)  # judged no rule, each with its reason
+
+    def left_out_note(self) -> str:
+        """One line for the report: how many pieces were left out, by reason."""
+        if not self.left_out:
+            return ""
+        counts: dict[str, int] = {}
+        for piece in self.left_out:
+            counts[piece.reason] = counts.get(piece.reason, 0) + 1
+        parts = ", ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        return f"{len(self.left_out)} piece(s) left out as no rule: {parts}"
 
 
 @dataclass
@@ -58,12 +77,13 @@ class _Block:
     kind: str  # heading, para, list, code, table
     line: int
     lines: list[str]
+    level: int = 0  # a heading's level
     items: list[tuple[int, list[str]]] = field(default_factory=list)  # list blocks: (line, lines)
 
 
 def clean_title(text: str) -> str:
     """A heading or lead-in as a title: markdown marks and a trailing colon removed."""
-    text = re.sub(r"[*_`]+", "", text).strip().rstrip(":").strip()
+    text = plain(text).strip().rstrip(":").strip()
     text = re.sub(r"\s+", " ", text)
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 3].rstrip() + "..."
 
@@ -92,22 +112,44 @@ def _title_head(heading: str, limit: int) -> str:
     return head if len(head) <= limit // 2 + 10 else head[: limit // 2].rstrip() + "..."
 
 
+_EXAMPLE_HEADING = re.compile(
+    r"^(?:\d+[.)]?\s*)?(?:(?:good|bad|full|complete|usage|code)\s+)?examples?\b", re.I
+)
+_PSEUDO_HEADING = re.compile(r"^(\*\*|__)([^*_\n]{1,80}?)\1\s*:?\s*$")
+
+
 def split_markdown(text: str, *, first_line: int = 1, default_title: str = "") -> Split:
     """Cut `text` (the body of a file starting at `first_line`) into pieces."""
     out = Split()
     title = clean_title(default_title) if default_title else ""
-    previous: Piece | None = None  # the piece a following code block may join
+    previous: Piece | None = None  # the piece a lead-in's list may follow
     lead_in: Piece | None = None  # a paragraph ending with ':' waiting for its list
+    example_level = 0  # inside a section headed "Example(s)" of this level
     blocks = _blocks(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), first_line)
     for block in blocks:
+        if block.kind == "heading" and example_level and block.level <= example_level:
+            example_level = 0
+        if example_level:
+            if block.kind != "heading":
+                out.left_out.append(Piece("\n".join(block.lines), block.line, title, "example"))
+            continue
         if block.kind != "list" and lead_in is not None:
+            if block.kind == "code":  # "Use anyhow for errors:" before its example: the order
+                lead_in.text = lead_in.text.rstrip().removesuffix(":").rstrip() + "."
             _emit(out, lead_in)
-            previous, lead_in = lead_in, None
+            previous, lead_in = None, None
         if block.kind == "heading":
             title = clean_title(block.lines[0]) or title
             previous = None
+            if _EXAMPLE_HEADING.match(clean_title(block.lines[0])):
+                example_level = block.level
         elif block.kind == "para":
             body = _join(block.lines)
+            pseudo = _PSEUDO_HEADING.match(body)
+            if pseudo:  # "**Principle:**" alone on its line is a heading, not a rule
+                title = clean_title(pseudo.group(2)) or title
+                previous = None
+                continue
             piece = Piece(body, block.line, title)
             if body.endswith(":") and len(body) <= MAX_RULE_CHARS:
                 lead_in = piece
@@ -116,22 +158,32 @@ def split_markdown(text: str, *, first_line: int = 1, default_title: str = "") -
         elif block.kind == "table":
             previous = _emit_table(out, block, title)
         elif block.kind == "code":
-            previous = _place_code(out, block, previous, title)
+            _place_code(out, block, title)
         elif block.kind == "list":
             previous = _emit_list(out, block, title, lead_in)
             lead_in = None
     if lead_in is not None:
         _emit(out, lead_in)
+    del previous
     return out
 
 
 # -- emitting -----------------------------------------------------------------------------------
 def _emit(out: Split, piece: Piece) -> Piece | None:
+    """Keep a piece that says what to do, as plain text; leave anything else out, with why."""
     piece.text = piece.text.strip()
-    if piece.text:
-        out.pieces.append(piece)
-        return piece
-    return None
+    if not piece.text:
+        return None
+    verdict = judge(piece.text, led=piece.led)
+    if not verdict.keep:
+        piece.reason = verdict.reason
+        out.left_out.append(piece)
+        return None
+    for sentence, why in verdict.removed:  # a persona sentence before an order, and the like
+        out.left_out.append(Piece(sentence, piece.line, piece.title, why))
+    piece.text = verdict.text
+    out.pieces.append(piece)
+    return piece
 
 
 def _emit_long(out: Split, piece: Piece) -> Piece | None:
@@ -140,7 +192,7 @@ def _emit_long(out: Split, piece: Piece) -> Piece | None:
         return _emit(out, piece)
     last = None
     for chunk in pack(_sentences(piece.text), " "):
-        last = _emit(out, Piece(chunk, piece.line, piece.title))
+        last = _emit(out, Piece(chunk, piece.line, piece.title, led=piece.led))
     return last
 
 
@@ -161,30 +213,31 @@ def _emit_table(out: Split, block: _Block, title: str) -> Piece | None:
     return last
 
 
-def _place_code(out: Split, block: _Block, previous: Piece | None, title: str) -> Piece | None:
+def _place_code(out: Split, block: _Block, title: str) -> None:
+    """A code block is an example: left out, and counted as such."""
     code = "\n".join(block.lines).strip("\n")
-    if previous is not None and len(previous.text) + 1 + len(code) <= MAX_RULE_CHARS:
-        previous.text = previous.text + "\n" + code
-        return previous
-    if previous is None and len(code) <= MAX_RULE_CHARS:
-        return _emit(out, Piece(code, block.line, title))
-    out.dropped.append(
-        f"line {block.line}: code block of {len(code)} characters dropped "
-        "(too long to keep with its paragraph)"
-    )
-    return previous
+    out.left_out.append(Piece(code, block.line, title, "example (code block)"))
 
 
 def _emit_list(out: Split, block: _Block, title: str, lead_in: Piece | None) -> Piece | None:
-    items = [(line, _item_text(lines)) for line, lines in block.items]
-    items = [(line, text) for line, text in items if text]
+    """A list's items, each judged; a lead-in that says what to do ("Follow these rules:") makes
+    each of its items an order, so short items ("Functional components") are kept under it."""
+    items = []
+    for line, lines in block.items:
+        text = _item_text(lines)
+        without = _FENCED.sub("", text).strip()
+        if without != text:  # code inside an item is an example
+            out.left_out.append(Piece(text[len(without) :], line, title, "example (code block)"))
+        if without:
+            items.append((line, without))
     if not items:
         return _emit(out, lead_in) if lead_in else None
+    led = lead_in is not None and orders(lead_in.text)
     whole = "\n".join(f"- {text}" for _, text in items)
     short = all(_is_name(text) for _, text in items)
     if short and len(whole) + (len(lead_in.text) + 1 if lead_in else 0) <= MAX_RULE_CHARS:
         text = (lead_in.text + "\n" + whole) if lead_in else whole
-        return _emit(out, Piece(text, lead_in.line if lead_in else block.line, title))
+        return _emit(out, Piece(text, lead_in.line if lead_in else block.line, title, led=led))
     item_title = title
     if lead_in is not None:
         if len(lead_in.text) <= MAX_TITLE:
@@ -193,7 +246,7 @@ def _emit_list(out: Split, block: _Block, title: str, lead_in: Piece | None) -> 
             _emit(out, lead_in)
     last = None
     for line, text in items:
-        last = _emit_item(out, line, text, item_title)
+        last = _emit_item(out, line, text, item_title, led)
     return last
 
 
@@ -207,26 +260,38 @@ def _is_name(text: str) -> bool:
     )
 
 
-def _emit_item(out: Split, line: int, text: str, title: str) -> Piece | None:
+def _emit_item(out: Split, line: int, text: str, title: str, led: bool = False) -> Piece | None:
+    head, _, rest = text.partition("\n")
+    children = [c.strip().removeprefix("- ") for c in rest.split("\n") if c.strip()]
+    if children and plain(head).endswith(":") and len(head) <= MAX_TITLE:
+        # "**Guidance:**" over its own items: a lead-in, each child a rule of its own; names
+        # ("Frameworks:" over "pydantic", "fastapi") stay together as one
+        head_orders = orders(head)
+        if all(_is_name(c) for c in children) and len(text) <= MAX_RULE_CHARS:
+            joined = f"{head.rstrip()} {', '.join(children)}"
+            return _emit(out, Piece(joined, line, title, led=led or head_orders))
+        last = None
+        for child in children:
+            last = _emit_long(out, Piece(child, line, clean_title(head), led=led or head_orders))
+        return last
     if len(text) <= MAX_RULE_CHARS:
-        return _emit(out, Piece(text, line, title))
-    without = _FENCED.sub("", text).strip()
-    if without != text.strip():
-        out.dropped.append(
-            f"line {line}: code block of {len(text) - len(without)} characters dropped "
-            "(too long to keep with its list item)"
-        )
-        return _emit_item(out, line, without, title) if without else None
+        return _emit(out, Piece(text, line, title, led=led))
+    return _emit_parts(out, line, text, title, led)
+
+
+def _emit_parts(out: Split, line: int, text: str, title: str, led: bool) -> Piece | None:
+    """An item with children, too long to be one rule: the item's own words, then each child."""
     head, _, rest = text.partition("\n")
     children = [c.strip().removeprefix("- ") for c in rest.split("\n") if c.strip()]
     if children and len(head) <= MAX_TITLE:
         last = None
+        head_orders = orders(head)
         if not head.rstrip().endswith(":") and len(head) > SHORT_ITEM:
-            last = _emit(out, Piece(head, line, title))  # the item says something itself
+            last = _emit(out, Piece(head, line, title, led=led))  # the item says something itself
         for child in children:
-            last = _emit_long(out, Piece(child, line, clean_title(head)))
+            last = _emit_long(out, Piece(child, line, clean_title(head), led=led or head_orders))
         return last
-    return _emit_long(out, Piece(" ".join(text.split()), line, title))
+    return _emit_long(out, Piece(" ".join(plain(text).split()), line, title, led=led))
 
 
 def pack(parts: list[str], sep: str, limit: int = MAX_RULE_CHARS) -> list[str]:
@@ -326,7 +391,7 @@ def _blocks(lines: list[str], first_line: int) -> list[_Block]:
             continue
         heading = _HEADING.match(line)
         if heading:
-            blocks.append(_Block("heading", number, [heading.group(2)]))
+            blocks.append(_Block("heading", number, [heading.group(2)], level=len(heading.group(1))))
             i += 1
             continue
         if _BULLET.match(line) and len(_BULLET.match(line).group(1)) <= 3:  # type: ignore[union-attr]
@@ -349,7 +414,7 @@ def _blocks(lines: list[str], first_line: int) -> list[_Block]:
             if j > i and (_BULLET.match(current) or current.strip().startswith("|")):
                 break
             if j > i and re.match(r"^\s{0,3}(=+|-+)\s*$", current):  # setext heading
-                blocks.append(_Block("heading", number, [_join(para)]))
+                blocks.append(_Block("heading", number, [_join(para)], level=1 if "=" in current else 2))
                 para = []
                 j += 1
                 break
