@@ -121,3 +121,20 @@ def test_asked_for_the_latest_change_the_newest_before_the_date_comes_first(why_
     assert f"commit:{why_repo.typo_fixes[6]}" not in latest  # after the date
     why_so = units(gather(repo, "Why does src/auth.py check OAuth2 scopes?", as_of=moment).evidence)
     assert all(why_so.index(b) < why_so.index(fix) for b in big if fix in why_so)
+
+
+def test_the_title_says_why_once(why_repo: WhyRepo) -> None:
+    """A question is shown as asked (no "why why ..."); a path or a line is preceded by the word."""
+    from typer.testing import CliRunner
+
+    from lore.cli import history_why  # noqa: F401  (its commands join the app)
+    from lore.cli.history import app
+
+    runner = CliRunner()
+    asked = "Why does src/auth.py use the OAuth2 authorization code flow?"
+    titles = []
+    for target in (asked, "what replaced the implicit flow", "src/auth.py", "src/auth.py:150"):
+        result = runner.invoke(app, ["why", target, "--no-model", "--repo", "acme/app"])
+        assert result.exit_code == 0, result.output
+        titles.append(result.stdout.splitlines()[0])
+    assert titles == [asked, "what replaced the implicit flow", "why src/auth.py", "why src/auth.py:150"]

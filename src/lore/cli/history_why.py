@@ -14,6 +14,7 @@ from rich.text import Text
 
 from lore.cli import history
 from lore.cli.common import console, err_console, handle_errors, print_json
+from lore.history.ingest.gitlog import stored_path
 from lore.history.queries import parse_time
 from lore.history.repos import resolve_repo
 from lore.history.why.evidence import Evidence
@@ -55,7 +56,11 @@ def _line(n: int, e: Evidence) -> Text:
 
 
 def render(report: WhyReport) -> None:
-    title = f"why {report.target}" + (f" (as of {report.to_dict()['as_of'][:10]})" if report.as_of else "")
+    asked = stored_path(report.target)  # bytes a shell passed on that are not UTF-8, as `\xNN`
+    # a question is shown as asked ("why is ..." stays one "why"); a path or line gets the word
+    title = (asked if report.mode == "question" else f"why {asked}") + (
+        f" (as of {report.to_dict()['as_of'][:10]})" if report.as_of else ""
+    )
     console.print(Text(title, style="bold"))
     if report.blamed:
         console.print(Text(f"line last written by {report.blamed[:10]}", style="dim"))
