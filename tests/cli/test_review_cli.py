@@ -83,19 +83,34 @@ def test_resolve_prints_what_an_agent_would_get_and_usage(tmp_path: Path) -> Non
     assert lore("review", "--name", "nope", "list").exit_code == 3
 
 
-def test_demo_runs_on_the_embedded_store_with_its_repository_under_lore_home(lore_home: Path) -> None:
+def test_demo_runs_on_a_home_of_its_own_and_leaves_yours_untouched(
+    lore_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo keeps its project, history and book in `$LORE_HOME/demo` (its own embedded
+    store, whatever database yours is), says so, and its suggestions run there."""
     result = lore("demo")
     assert result.exit_code == 0, result.stderr
     assert "Rules for project `shop`" in result.stdout and "[global]" in result.stdout
-    (project,) = json.loads(lore("projects", "--json").stdout)
-    assert Path(project["path"]) == lore_home.resolve() / "demo" / "shop"
-    assert (lore_home / "demo" / "shop" / ".git").is_dir()
+    home = lore_home.resolve() / "demo"
+    assert f"Remove it with `rm -rf {home}`" in result.stdout
+    assert f"`LORE_HOME={home} lore review --name shop list`" in result.stdout
     # the history face: the demo repository's own commits, asked why, the reason first
     history = result.stdout.split("History shop", 1)[1].split("Book ", 1)[0]
     assert "Why is the orders list paginated, in shop:" in history
     assert history.index("Paginate the orders list") < history.index("Keep money in integer cents")
     again = lore("demo")  # a second run re-reads nothing and says the same
     assert again.exit_code == 0 and "Paginate the orders list" in again.stdout
+
+    assert json.loads(lore("projects", "--json").stdout) == []  # yours: untouched
+    assert json.loads(lore("history", "repos", "--json").stdout) == []
+    assert json.loads(lore("books", "list", "--json").stdout) == []
+    monkeypatch.setenv("LORE_HOME", str(home))  # as the printed suggestions run
+    monkeypatch.delenv("LORE_DATABASE_URL", raising=False)
+    (project,) = json.loads(lore("projects", "--json").stdout)
+    assert Path(project["path"]) == home / "demo" / "shop" and (home / "demo" / "shop" / ".git").is_dir()
+    assert [b["title"] for b in json.loads(lore("books", "list", "--json").stdout)] == [
+        "A Scandal in Bohemia"
+    ]
 
 
 def test_a_mistyped_name_never_falls_back_to_the_current_folder(tmp_path: Path, monkeypatch) -> None:

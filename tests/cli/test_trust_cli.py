@@ -36,10 +36,11 @@ def test_trust_commands_on_a_fresh_clone(tmp_path: Path) -> None:
     assert reset == "shop: not yours: cloned, and no commit here is yours"
 
 
-def test_the_demo_repository_is_yours() -> None:
+def test_the_demo_repository_is_yours(lore_home: Path, monkeypatch) -> None:
     """Lore makes the demo here, committed under your global identity: so it is yours."""
     from lore.rules import service
 
     lore("demo")
+    monkeypatch.setenv("LORE_HOME", str(lore_home / "demo"))  # the demo's own home
     state = trust_state(service.find_project("shop").path)
     assert state.yours and state.reason == "3 commits made in this clone by test@example.com"

@@ -40,7 +40,7 @@ SECTIONS = (RULES, HISTORY, BOOKS, SETUP)
 COMMANDS: dict[str, Entry] = {
     "demo": Entry(
         RULES,
-        "Register a demo project with sample rules and print what an agent would be sent.",
+        "Show what an agent is sent, a repository's history asked why, and a cited book answer.",
         "projects",
         "register_top_level",
     ),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from lore.core import git
 from lore.core.errors import LoreError
 from lore.core.home import lore_home
+from lore.core.store.sqlite import DATABASE_URL_ENV
 from lore.rules import service
 from lore.rules.models import Project
 from lore.rules.projects import DEMO_FOLDER
@@ -156,6 +161,35 @@ def _run_all(steps: list[list[str]], folder: Path, identity: tuple[tuple[str, st
             raise LoreError(
                 f"cannot create the demo repository in {folder}: git {args[0]}: {done.error_line}"
             )
+
+
+def demo_home() -> Path:
+    """The demo's own `$LORE_HOME`: a folder under the user's, with its own store and config, so
+    the demo's project, history and book never join the user's projects or library."""
+    return lore_home() / DEMO_FOLDER
+
+
+@contextmanager
+def kept_apart() -> Iterator[Path]:
+    """Everything inside runs on the demo's own home and embedded store (a team database named
+    by `LORE_DATABASE_URL` is set aside too); the user's home and settings are back after."""
+    home = demo_home()
+    saved = {name: os.environ.get(name) for name in ("LORE_HOME", DATABASE_URL_ENV)}
+    os.environ["LORE_HOME"] = str(home)
+    os.environ.pop(DATABASE_URL_ENV, None)
+    try:
+        yield home
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def in_demo(command: str, home: Path) -> str:
+    """A `lore` command line that runs on the demo's home, to print as a suggestion."""
+    return f"LORE_HOME={shlex.quote(str(home))} {command}"
 
 
 def demo_folder() -> Path:
