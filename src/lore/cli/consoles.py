@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleDimensions, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
 from lore.core.terminal import safe_text
+
+# The width of a console whose output is not a terminal (a file, a pipe, an agent reading it):
+# wide enough that no line Lore prints is wrapped, so a suggested command stays on one line and
+# a table row stays one row for grep. `COLUMNS` set in the environment still decides.
+UNWRAPPED = 100_000
 
 
 class SafeConsole(Console):
@@ -21,7 +26,9 @@ class SafeConsole(Console):
 
     Its own styling (colours, a progress bar's cursor moves) is added after the text is
     cleaned, so it keeps working. Its size is read when it prints, not when it is made: the
-    consoles live for the whole process, and `COLUMNS` may change after they were made."""
+    consoles live for the whole process, and `COLUMNS` may change after they were made. Printing
+    to something that is not a terminal, it does not wrap (rich would wrap at the size of
+    another stream's terminal, or at 80 columns)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -29,6 +36,14 @@ class SafeConsole(Console):
             self._width = None
         if kwargs.get("height") is None:
             self._height = None
+
+    def _measured(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self._environ.get("COLUMNS") and not self.is_terminal:
+            return ConsoleDimensions(UNWRAPPED, size.height)
+        return size
+
+    size = property(_measured, Console.size.fset)  # type: ignore[attr-defined]
 
     def render_str(self, text: str, *args: Any, **kwargs: Any) -> Text:
         return super().render_str(safe_text(text), *args, **kwargs)
