@@ -6,6 +6,7 @@ log, so "never proposed" means the server never received the pair.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -126,6 +127,37 @@ def test_undo_reopens_the_interval_and_keeps_the_row(extracted: FakeLLM) -> None
     assert next(d for d in all_decisions("acme/widget") if d.statement == JWT).valid_to is None
     (kept,) = supersessions("acme/widget")  # nothing deleted
     assert kept.id == row.id and kept.undone_at == undone.undone_at
+
+
+def test_undo_says_when_another_supersession_still_closes_the_decision(extracted: FakeLLM) -> None:
+    """Two supersessions end the same decision: undoing one says that it is still superseded by
+    the other (through the CLI too), and only undoing the last puts it in force again."""
+    from typer.testing import CliRunner
+
+    from lore.cli.history_decisions import app
+    from lore.history.decisions.store import open_decisions
+
+    _judge_says(extracted, "replaces")
+    supersede("acme/widget")
+    (first,) = supersessions("acme/widget")
+    rows = {d.statement: d for d in all_decisions("acme/widget")}
+    jwt, refusal = rows[JWT], rows[REFUSAL]
+    assert refusal.valid_from > jwt.valid_from  # a later decision: it can end the JWT one
+    db = open_decisions()
+    with db.transaction() as tx:
+        second = tx.add_supersession(jwt.id, refusal.id, "a second judge", "the API changed again")
+    runner = CliRunner()
+    said = runner.invoke(app, ["unsupersede", str(first.id)])
+    assert said.exit_code == 0, said.output
+    assert said.stdout.strip() == (
+        f"supersession {first.id} undone; decision {jwt.id} is still superseded by decision"
+        f" {refusal.id} (see `lore history supersessions`)"
+    )
+    assert JWT not in {d.statement for d in decisions("acme/widget")}  # what was said holds
+    last = runner.invoke(app, ["unsupersede", str(second), "--json"])
+    assert last.exit_code == 0, last.output
+    assert json.loads(last.stdout)["still_superseded_by"] == []
+    assert JWT in {d.statement for d in decisions("acme/widget")}
 
 
 def test_as_of_and_believed_at_differ_on_a_backfilled_history(extracted: FakeLLM) -> None:

@@ -158,12 +158,23 @@ def unsupersede_cmd(
     supersession: int = typer.Argument(..., help="The supersession's id (see `lore history supersessions`)."),
     as_json: bool = JSON_OPT,
 ) -> None:
-    """Undo a supersession: the row is kept, stamped undone, and the earlier decision holds again."""
+    """Undo a supersession: the row is kept, stamped undone, and the earlier decision holds again
+    (unless another supersession still replaces it: then that is said)."""
     from lore.history.decisions.supersede import unsupersede
 
     row = unsupersede(supersession)
     if as_json:
         print_json(row.as_dict())
+        return
+    if row.still_superseded_by:
+        names = " and ".join(str(d) for d in row.still_superseded_by)
+        several = "s" if len(row.still_superseded_by) > 1 else ""
+        console.print(
+            Text(
+                f"supersession {row.id} undone; decision {row.earlier} is still superseded"
+                f" by decision{several} {names} (see `lore history supersessions`)"
+            )
+        )
         return
     console.print(Text(f"supersession {row.id} undone: decision {row.earlier} is in force again"))
 

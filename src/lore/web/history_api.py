@@ -98,7 +98,7 @@ def decisions_in_force(
 @router.post("/supersessions/{supersession_id}/undo")
 def undo(supersession_id: int, request: UndoRequest) -> dict[str, Any]:
     """Undo a supersession of this repository: the row is kept, stamped undone, and the earlier
-    decision is in force again."""
+    decision is in force again unless `still_superseded_by` names a later one that replaces it."""
     target = _repo(request.repo)
     if supersession_id not in {s.id for s in supersessions(target)}:
         raise NotFound(f"no supersession {supersession_id} in {target.name}")

@@ -16,7 +16,7 @@ earlier decision's interval is open again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -212,12 +212,16 @@ class Supersession:
     judge: str
     reason: str
     undone_at: float | None
+    # the later decisions other supersessions in force still replace `earlier` with (after an
+    # undo: while any is left, the earlier decision does not hold again)
+    still_superseded_by: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["judged_at"] = iso_utc(self.judged_at)
         data["undone_at"] = iso_utc(self.undone_at)
         data["in_force"] = self.undone_at is None
+        data["still_superseded_by"] = list(self.still_superseded_by)
         return data
 
 
@@ -244,7 +248,9 @@ def _listed(s: SupersessionRow, rows: dict[int, DecisionRow]) -> Supersession:
 
 
 def unsupersede(supersession_id: int) -> Supersession:
-    """Undo a supersession: the row stays, stamped undone, and the earlier interval reopens."""
+    """Undo a supersession: the row stays, stamped undone, and the earlier interval reopens,
+    unless another supersession in force still closes it (`still_superseded_by` names the
+    later decisions of those, earliest first)."""
     db = open_decisions()
     row = db.supersession(supersession_id)
     if row.undone_at is not None:
@@ -253,4 +259,11 @@ def unsupersede(supersession_id: int) -> Supersession:
         tx.undo_supersession(supersession_id)
     after = db.supersession(supersession_id)
     earlier, later = db.decision(after.earlier), db.decision(after.later)
-    return _listed(after, {earlier.id: earlier, later.id: later})
+    closing = []
+    for s in db.supersessions(earlier.repo_id):
+        if s.earlier == earlier.id and s.undone_at is None:
+            replacement = db.decision(s.later)
+            if replacement.valid_from > earlier.valid_from:  # as `service.with_intervals` counts them
+                closing.append((replacement.valid_from, replacement.id))
+    listed = _listed(after, {earlier.id: earlier, later.id: later})
+    return replace(listed, still_superseded_by=tuple(dict.fromkeys(d for _, d in sorted(closing))))

@@ -304,14 +304,17 @@
   }
 
   async function undo(d) {
-    const asked = `Undo this supersession?\n\n“${d.statement}” will be in force again; ` +
-      "the supersession is kept, marked undone.";
+    const asked = `Undo this supersession?\n\n“${d.statement}” will be in force again, unless another ` +
+      "supersession still replaces it; this one is kept, marked undone.";
     if (!confirm(asked)) return;
     try {
       const row = await call(`/supersessions/${encodeURIComponent(d.supersession_id)}/undo`, {
         method: "POST", body: { repo: hs.repo.repo },
       });
-      say(`Supersession ${row.id} undone: decision ${row.earlier} is in force again.`);
+      const still = row.still_superseded_by || [];
+      say(still.length
+        ? `Supersession ${row.id} undone; decision ${row.earlier} is still superseded by decision ${still.join(" and ")}.`
+        : `Supersession ${row.id} undone: decision ${row.earlier} is in force again.`);
       await renderTimeline();
     } catch (err) {
       say(err.message, true);
