@@ -235,20 +235,50 @@ def test_without_a_model_the_answer_is_the_text_itself(finished: library.Book) -
     assert "With one (`lore model setup`)" in answer.text()
 
 
-def test_cli_ask_json_and_switch_flags(finished: library.Book, fake_llm: FakeLLM) -> None:
+def test_cli_ask_json(finished: library.Book, fake_llm: FakeLLM) -> None:
     said = "Clara Vane poisoned the colonel."
     script(fake_llm, quoting(POISONED, said))
-    result = CliRunner().invoke(
-        app, ["books", "ask", str(finished.id), QUESTION, "--no-who-did-what", "--json"]
-    )
+    result = CliRunner().invoke(app, ["books", "ask", str(finished.id), QUESTION, "--json"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["switches"]["who_did_what"] is False and data["sentences"][0]["text"] == said
-    assert all(RULES not in r.prompt for r in fake_llm.requests)
+    assert data["switches"]["who_did_what"] is True and data["sentences"][0]["text"] == said
     plain = CliRunner().invoke(app, ["books", "ask", str(finished.id), QUESTION, "--no-model"])
     assert plain.exit_code == 0 and "[ch. 5]" in plain.stdout
     bad = CliRunner().invoke(app, ["books", "ask", QUESTION])
     assert bad.exit_code == 2 and "BOOK and QUESTION" in bad.stderr
+
+
+SWITCH_FLAGS = ("--keep-first-verdicts", "--reason-first", "--who-did-what")
+
+
+def test_the_evaluation_switches_belong_to_eval(
+    finished: library.Book, fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    """`books ask --help` shows no evaluation switch; `books eval` takes them and runs with them."""
+    ask_help = CliRunner().invoke(app, ["books", "ask", "--help"])
+    eval_help = CliRunner().invoke(app, ["books", "eval", "--help"])
+    assert ask_help.exit_code == 0 and eval_help.exit_code == 0
+    assert not any(flag in ask_help.stdout for flag in SWITCH_FLAGS)
+    assert all(flag in eval_help.stdout for flag in SWITCH_FLAGS)
+    refused = CliRunner().invoke(app, ["books", "ask", str(finished.id), QUESTION, "--no-who-did-what"])
+    assert refused.exit_code == 2
+
+    script(fake_llm, quoting(POISONED, "Clara Vane poisoned the colonel."))
+    labelled = {
+        "id": "vane-1",
+        "book": Path(finished.source_path).name,
+        "question": QUESTION,
+        "position": {"chapter": 5},
+        "answer_quotes": [{"chapter": 5, "quote": POISONED}],
+        "expect": "found",
+        "split": "held_out",
+    }
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps(labelled) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["books", "eval", str(questions), "--no-who-did-what", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["questions"] == 1
+    assert fake_llm.requests and all(RULES not in r.prompt for r in fake_llm.requests)
 
 
 def test_a_stop_between_two_model_steps_ends_the_answer(finished: library.Book, fake_llm: FakeLLM) -> None:

@@ -147,3 +147,21 @@ def test_characters_count_mentions_and_passages_apart(tmp_path: Path) -> None:
     assert code == 0 and "mentions" in out and "passages" in out
     row = next(line for line in out.splitlines() if "Hale" in line)
     assert [cell.strip() for cell in row.split("│")[3:5]] == ["3", "1"]
+
+
+def test_a_series_is_named_by_a_unique_beginning(tmp_path: Path) -> None:
+    for n, series in enumerate(["Vane Mysteries", "Vane Chronicles", "Holmes"]):
+        spec = mystery_book()
+        spec.title = f"The Vane Inheritance {n}"
+        _json("add", str(make_epub(tmp_path / f"{n}.epub", spec)), "--series", series)
+        _run("progress", str(n + 1), "end")
+    for given in ("vane m", "VANE MYSTERIES", "hol"):
+        found = _json("search", given, "Who poisoned the colonel?", "--series")
+        assert found["verdict"] == "found", given
+    code, out, _ = _run("ask", "--series", "vane c", "Who poisoned the colonel?", "--no-model")
+    assert code == 0 and "Clara Vane" in out
+    code, _, err = _run("search", "vane", "Who poisoned the colonel?", "--series")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert "Vane Chronicles; Vane Mysteries" in err and "Holmes" not in err
+    code, _, err = _run("ask", "--series", "Moriarty", "Who?")
+    assert code == 3 and "no series named 'Moriarty'" in err and err.strip().count("\n") == 0

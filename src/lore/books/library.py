@@ -457,8 +457,31 @@ def caps_for(books: list[Book], spoilers: bool = False) -> list[Cap]:
 
 
 def series_books(name: str, store: Stores = None) -> list[Book]:
+    """The books of a series, in story order, named in full or by a unique beginning.
+
+    Names match without regard to case; a whole name wins over the longer names it begins
+    ("Holmes" is the series Holmes even beside "Holmes Stories"). A beginning shared by several
+    series is refused, naming them."""
     db = _store(store)
-    ids = db.books_in_series(name)
-    if not ids:
-        raise NotFound(f"no series named {name!r} in the library")
-    return [get_book(i, db) for i in ids]
+    series = resolve_series(name, db)
+    return [get_book(i, db) for i in db.books_in_series(series)]
+
+
+def resolve_series(name: str, store: Stores = None) -> str:
+    """The one series `name` names: in full, else as the beginning of exactly one name."""
+    wanted = " ".join(name.split()).casefold()
+    names: dict[str, str] = {}  # casefolded -> as first spelled
+    for book in list_books(store):
+        if book.series:
+            names.setdefault(book.series.casefold(), book.series)
+    if wanted in names:
+        return names[wanted]
+    matches = sorted(v for k, v in names.items() if wanted and k.startswith(wanted))
+    if not matches:
+        known = f" (the series are: {'; '.join(sorted(names.values()))})" if names else ""
+        raise NotFound(f"no series named {name!r} in the library{known}")
+    if len(matches) > 1:
+        raise InvalidInput(
+            f"{name!r} begins {len(matches)} series: {'; '.join(matches)}; give more of the name"
+        )
+    return matches[0]

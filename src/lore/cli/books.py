@@ -384,7 +384,9 @@ def search_cmd(
     book: str = typer.Argument(..., help="Book id or title part (or a series name with --series)."),
     query: str = typer.Argument(..., help="Words or a question."),
     k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="How many passages."),
-    series: bool = typer.Option(False, "--series", help="BOOK names a series: search all its books."),
+    series: bool = typer.Option(
+        False, "--series", help="BOOK names a series (or its unique beginning): search all its books."
+    ),
     spoilers: bool = typer.Option(False, "--spoilers", help="Search past your position, this once."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:

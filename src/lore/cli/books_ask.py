@@ -12,7 +12,7 @@ from lore.cli.books import app
 from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.core.errors import InvalidInput
 
-SWITCH_HELP = "this question only (default: config books.ask.{name}, on)"
+SWITCH_HELP = "this run, both arms of a --switch comparison (default: config books.ask.{name}, on)"
 
 
 @app.command("ask")
@@ -20,7 +20,9 @@ SWITCH_HELP = "this question only (default: config books.ask.{name}, on)"
 def ask_cmd(
     words: list[str] = typer.Argument(..., help="BOOK QUESTION, or QUESTION with --series."),
     series: str = typer.Option(
-        None, "--series", help="Ask across every book of this series, in story order."
+        None,
+        "--series",
+        help="Ask across every book of this series (its name or a unique beginning), in story order.",
     ),
     spoilers: bool = typer.Option(
         False, "--spoilers", help="Lift your reading position, for this question only."
@@ -28,24 +30,11 @@ def ask_cmd(
     no_model: bool = typer.Option(
         False, "--no-model", help="Answer from the text alone, even with a model set up."
     ),
-    keep_first: bool = typer.Option(
-        None,
-        "--keep-first-verdicts/--no-keep-first-verdicts",
-        help="Later check rounds keep round 1's verdicts; " + SWITCH_HELP.format(name="keep_first_verdicts"),
-    ),
-    reason_first: bool = typer.Option(
-        None,
-        "--reason-first/--no-reason-first",
-        help="The checker reasons before its verdict; " + SWITCH_HELP.format(name="reason_first"),
-    ),
-    who_did_what: bool = typer.Option(
-        None,
-        "--who-did-what/--no-who-did-what",
-        help="Who-did-what-to-whom rules and check; " + SWITCH_HELP.format(name="who_did_what"),
-    ),
     as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
 ) -> None:
-    """Answer a question from the text you have read: every sentence cited (chapter and quote)."""
+    """Answer a question from the text you have read: every sentence cited (chapter and quote).
+
+    The checker's switches come from config books.ask.<name>; `lore books eval` sets them for a run."""
     from lore.books.ask import ask_stream
     from lore.books.ask.switches import configured
 
@@ -54,9 +43,7 @@ def ask_cmd(
     if series is not None and len(words) != 1:
         raise InvalidInput("with --series, give only the QUESTION (in quotes)")
     book, question = (None, words[0]) if series is not None else (words[0], words[1])
-    switches = configured(
-        {"keep_first_verdicts": keep_first, "reason_first": reason_first, "who_did_what": who_did_what}
-    )
+    switches = configured()
     events = ask_stream(
         book, series, question, spoilers=spoilers, switches=switches, use_model=False if no_model else None
     )
@@ -91,14 +78,33 @@ def eval_cmd(
     ),
     split: str = typer.Option("held_out", "--split", help="Which questions: held_out, dev or all."),
     seed: int = typer.Option(13, "--seed", min=0, help="Seed of the order the judge sees the answers in."),
+    keep_first: bool = typer.Option(
+        None,
+        "--keep-first-verdicts/--no-keep-first-verdicts",
+        help="Later check rounds keep round 1's verdicts; " + SWITCH_HELP.format(name="keep_first_verdicts"),
+    ),
+    reason_first: bool = typer.Option(
+        None,
+        "--reason-first/--no-reason-first",
+        help="The checker reasons before its verdict; " + SWITCH_HELP.format(name="reason_first"),
+    ),
+    who_did_what: bool = typer.Option(
+        None,
+        "--who-did-what/--no-who-did-what",
+        help="Who-did-what-to-whom rules and check; " + SWITCH_HELP.format(name="who_did_what"),
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Measure answers on labelled questions; with --switch, a blind paired test of it with a sign test."""
     from lore.books.ask.evaluate import evaluate
+    from lore.books.ask.switches import configured
 
     if split not in ("held_out", "dev", "all"):
         raise InvalidInput("--split is held_out, dev or all")
-    report = evaluate(existing(questions), switch=switch, split=split, seed=seed)
+    switches = configured(
+        {"keep_first_verdicts": keep_first, "reason_first": reason_first, "who_did_what": who_did_what}
+    )
+    report = evaluate(existing(questions), switch=switch, split=split, seed=seed, switches=switches)
     if as_json:
         print_json(report.as_dict())
         return

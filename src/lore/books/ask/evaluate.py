@@ -110,13 +110,16 @@ def evaluate(
     seed: int = 13,
     store: Stores = None,
     progress: Callable[[int, int], None] | None = None,
+    switches: Switches | None = None,
 ) -> EvalReport:
+    """Answer each labelled question at its position with `switches` (default: the configured
+    ones); with `switch`, twice, that switch on and off over the same others."""
     db = open_books(store)
     labelled = [q for q in load(path) if split in ("all", q.split)]
     if not labelled:
         raise InvalidInput(f"no questions in the {split!r} split of {path.name}")
     books = books_by_file(db)
-    base = configured()
+    base = switches or configured()
     arms: dict[str, Switches] = {"default": base}
     if switch is not None:
         name = check_switch(switch)

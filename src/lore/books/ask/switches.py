@@ -9,7 +9,7 @@
   action is cut.
 
 Each is on by default; config `books.ask.<switch>` (true/false) changes the default and a flag
-of `lore books ask` changes it for one question.
+of `lore books eval` changes it for one evaluation run.
 """
 
 from __future__ import annotations
