@@ -200,7 +200,9 @@ def test_spoilers_are_shown_for_one_question_only_and_no_model_says_what_one_add
     _ask(page, spoilers=True)
     expect(page.locator("#answer-sentences .sentence-text").first).to_have_text(POISONED)
     expect(page.locator("#ask-spoilers")).not_to_be_checked()  # not sticky
-    expect(page.locator("#answer-notes")).to_contain_text("With one")
+    expect(page.locator("#ask-status")).to_contain_text("(no model)")
+    expect(page.locator("#model-note")).to_be_visible()  # what a model would add, said once
+    assert page.locator("#domain-books").inner_text().count("lore model setup") == 1
     page.locator("#answer-sentences button.cite").first.click()  # the spoiler's own context
     expect(page.locator("#context mark")).to_have_text(POISONED)
 
@@ -260,3 +262,54 @@ def test_book_text_is_shown_as_text_never_run(page, ui, tmp_path: Path) -> None:
     expect(page.locator("#context mark")).to_have_text(sneaky)
     assert page.locator("#answer img, #answer b, #context img, #context b").count() == 0
     assert page.evaluate("window.owned") is None
+
+
+def _hold_asks(page) -> list:
+    """Hold each question's request in the browser until the test lets it go (`continue_`)."""
+    held: list = []
+    page.route("**/api/books/ask", lambda route: held.append(route))
+    return held
+
+
+def _until_held(page, held: list, n: int) -> None:
+    while len(held) < n:  # the route's handler runs once Playwright reads the browser's next message
+        page.evaluate("0")
+
+
+def _focused(page) -> str:
+    return page.evaluate("document.activeElement.id || document.activeElement.tagName")
+
+
+def test_focus_stays_on_the_control_as_ask_turns_into_stop_and_back(page, ui, book) -> None:
+    library.set_progress(book.id, "end")
+    _open(page, ui, book)
+    held = _hold_asks(page)
+    page.locator('#ask-form [name="question"]').fill(QUESTION)
+    page.locator("#ask-submit").focus()
+    page.keyboard.press("Enter")  # Ask, from the keyboard
+    _until_held(page, held, 1)
+    expect(page.locator("#ask-stop")).to_be_focused()
+    assert _focused(page) == "ask-stop"
+    held[0].continue_()
+    expect(page.locator("#answer-sentences .sentence-text").first).to_have_text(POISONED)
+    expect(page.locator("#ask-submit")).to_be_focused()
+    assert _focused(page) == "ask-submit"
+
+    page.keyboard.press("Enter")  # the same question again, then Stop from the keyboard
+    _until_held(page, held, 2)
+    expect(page.locator("#ask-stop")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#ask-status")).to_contain_text("Stopped")
+    expect(page.locator("#ask-submit")).to_be_focused()
+    assert _focused(page) == "ask-submit"
+
+
+def test_ctrl_enter_in_the_question_asks_it(page, ui, book) -> None:
+    library.set_progress(book.id, "end")
+    _open(page, ui, book)
+    question = page.locator('#ask-form [name="question"]')
+    question.fill(QUESTION)
+    question.press("Control+Enter")
+    expect(page.locator("#answer-sentences .sentence-text").first).to_have_text(POISONED)
+    expect(question).to_be_focused()  # the words stay where they were typed
+    expect(question).to_have_value(QUESTION)  # a question asked, not a new line added to it

@@ -32,6 +32,7 @@ from support.history_view import (
     cite_the_oauth_commit,
 )
 from support.history_view import view_fixture as view_fixture
+from support.pr_repo import PrRepo, build_pr_repo
 
 pytestmark = pytest.mark.e2e
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -230,3 +231,57 @@ def test_the_address_keeps_the_file_through_reload_and_back(page, ui, view: Hist
     expect(page.locator("#history-timeline-box")).to_be_hidden()
     page.go_back()
     expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
+
+
+@pytest.fixture
+def prs_from_subjects(tmp_path: Path) -> PrRepo:
+    """A git-only history (nothing read from GitHub) whose PRs are named by commit subjects."""
+    from lore.history.ingest.git import ingest_git
+
+    built = build_pr_repo(tmp_path / "subjects")
+    ingest_git(built.root)
+    return built
+
+
+def test_the_header_counts_the_prs_the_timeline_lists(page, ui, prs_from_subjects: PrRepo) -> None:
+    n = len(prs_from_subjects.prs)
+    page.goto(ui.url + "#history")
+    expect(page.locator("#history-repo-meta")).to_contain_text(
+        f"{n} PRs, 0 issues (0 of them read from GitHub)"
+    )
+    page.locator("#history-churn rect.bar").first.click()  # the file every PR changed leads
+    expect(page.locator("#history-timeline-title")).to_have_text(prs_from_subjects.paths[0])
+    expect(page.locator("#history-timeline li.tl-pr")).to_have_count(n)
+    expect(page.locator("#history-timeline-counts")).to_contain_text(f"{n} pull requests")
+
+
+def _texts_outside(page, chart: str) -> list[str]:
+    """The texts of a chart whose box is not wholly inside the chart and the window."""
+    return page.evaluate(
+        """(chart) => {
+          const svg = document.getElementById(chart), box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll("text")].filter((t) => {
+            const r = t.getBoundingClientRect();
+            return r.width === 0 || r.left < box.left || r.right > box.right || r.top < box.top
+              || r.bottom > box.bottom || r.left < 0 || r.right > window.innerWidth;
+          }).map((t) => t.textContent);
+        }""",
+        chart,
+    )
+
+
+@pytest.mark.parametrize("width", [1280, 560])
+def test_every_chart_label_lies_inside_its_chart(page, ui, prs_from_subjects: PrRepo, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(ui.url + "#history")
+    for chart in ("history-churn", "history-hotspots"):
+        labels = page.locator(f"#{chart} text.chart-label")
+        expect(labels).to_have_count(len(prs_from_subjects.paths))
+        assert _texts_outside(page, chart) == []
+        bars = page.locator(f"#{chart} rect.bar")
+        for i in range(labels.count()):  # a path too long for the chart keeps its file's name
+            path, shown = bars.nth(i).get_attribute("data-path") or "", labels.nth(i).text_content() or ""
+            assert shown == path or (shown.startswith("…") and path.endswith(shown[1:])), (shown, path)
+            assert shown.endswith(path.rsplit("/", 1)[-1])
+    assert any(t.startswith("…") for t in page.locator("text.chart-label").all_text_contents())
+    _shot(page, f"web-history-charts-{width}.png", ".history-charts")

@@ -26,6 +26,7 @@ from support.history_view import (
     cite_the_oauth_commit,
 )
 from support.history_view import view_fixture as view_fixture
+from support.pr_repo import PrRepo, build_pr_repo
 
 QUESTION = "Why does src/auth.py use the OAuth2 authorization code flow?"
 
@@ -48,6 +49,26 @@ def test_repositories_and_the_file_picker(ui, view: HistoryView) -> None:
     assert [f["path"] for f in found] == ["src/auth.py"]
     everything = [f["path"] for f in _get(ui, "/files", repo=REPO).json()]
     assert everything[0] == "src/auth.py" and set(everything) == {"src/auth.py", "src/db.py", "README.md"}
+
+
+@pytest.fixture
+def prs_from_subjects(tmp_path) -> PrRepo:
+    from lore.history.ingest.git import ingest_git
+
+    built = build_pr_repo(tmp_path / "subjects")
+    ingest_git(built.root)
+    return built
+
+
+def test_a_repositorys_pr_count_is_every_pr_its_timelines_list(ui, prs_from_subjects: PrRepo) -> None:
+    """PRs known from commit subjects alone (nothing read from GitHub) are counted: the count
+    is the PRs a file's timeline lists, not the GitHub threads read (none here)."""
+    (repo,) = _get(ui, "/repos").json()
+    assert repo["items_fetched"] == {}
+    assert (repo["prs"], repo["issues"]) == (len(prs_from_subjects.prs), 0)
+    everywhere = _get(ui, "/timeline", repo=repo["repo"], path=prs_from_subjects.paths[0]).json()
+    listed = {int(e["key"]) for e in everywhere["entries"] if e["kind"] == "pr"}
+    assert listed == prs_from_subjects.prs and everywhere["counts"]["pr"] == repo["prs"]
 
 
 def test_a_files_timeline_holds_both_layers(ui, view: HistoryView) -> None:

@@ -67,8 +67,23 @@ def _until(value: str | None) -> str | None:
 
 @router.get("/repos")
 def repos() -> list[dict[str, Any]]:
-    """Every ingested repository with its counts and span, and how many decisions it holds."""
-    return [{**queries.stats(r), "decisions": len(all_decisions(r))} for r in all_repos()]
+    """Every ingested repository with its counts and span, and how many decisions it holds.
+
+    `prs` and `issues` count every PR and issue the history knows, the same ones a file's
+    timeline lists: those named by commit subjects (`Fix x (#12)`, `Merge pull request #12`)
+    and those read from GitHub. `items_fetched` counts only the latter (their threads)."""
+    return [_repo_counts(r) for r in all_repos()]
+
+
+def _repo_counts(repo: Repo) -> dict[str, Any]:
+    data = queries.stats(repo)
+    nodes = data["nodes"]
+    return {
+        **data,
+        "prs": nodes.get("pr", 0),
+        "issues": nodes.get("issue", 0),
+        "decisions": len(all_decisions(repo)),
+    }
 
 
 @router.get("/files")

@@ -208,12 +208,26 @@
 
   // -- asking ------------------------------------------------------------------------------------
   // Ask and Stop are two elements, and only their visibility changes: a re-render while Stop is
-  // being clicked can never turn the element under the pointer into a submit button.
+  // being clicked can never turn the element under the pointer into a submit button. Focus goes
+  // with the control: when the one that has it is hidden, the one shown in its place takes it,
+  // so a keyboard user is never dropped to the top of the page.
   function setBusy(busy) {
     const ask = $("#ask-submit");
+    const stopButton = $("#ask-stop");
+    const hiding = busy ? ask : stopButton;
+    const showing = busy ? stopButton : ask;
+    const hadFocus = document.activeElement === hiding;
     ask.disabled = busy;
     ask.hidden = busy;
-    $("#ask-stop").hidden = !busy;
+    stopButton.hidden = !busy;
+    if (hadFocus) showing.focus();
+  }
+
+  // Ctrl+Enter (Cmd+Enter on a Mac) in the question asks it, as the Ask button does.
+  function onQuestionKey(event) {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.isComposing) return;
+    event.preventDefault();
+    if (!state.asking) $("#ask-form").requestSubmit();
   }
 
   function clearAnswer() {
@@ -304,7 +318,9 @@
       message.textContent += " Tick “show spoilers for this question” to see it anyway.";
     }
     message.hidden = !message.textContent;
-    $("#answer-notes").replaceChildren(...answer.notes.map((n) => el("li", n)));
+    // the library's note already says what a model would add: it is not said twice
+    const notes = answer.notes.filter((n) => n !== state.model.note);
+    $("#answer-notes").replaceChildren(...notes.map((n) => el("li", n)));
   }
 
   function sentenceItem(sentence, run) {
@@ -433,6 +449,7 @@
     $("#position-percent").addEventListener("submit", onPositionPercent);
     $("#position-at").addEventListener("submit", onPositionAt);
     $("#ask-form").addEventListener("submit", onAsk);
+    $('#ask-form [name="question"]').addEventListener("keydown", onQuestionKey);
     $("#ask-stop").addEventListener("click", stop);
     $("#context-close").addEventListener("click", () => { $("#context").hidden = true; });
     window.lore.domain("books", show);

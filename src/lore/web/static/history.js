@@ -117,6 +117,20 @@
     }
   }
 
+  // The PRs and issues counted are every one the history knows (named by a commit subject or
+  // read from GitHub), the same ones a file's timeline lists; how many of them had their
+  // GitHub thread read is said apart.
+  function repoSummary(repo) {
+    const where = [repo.github, repo.path].filter(Boolean).join(" · ");
+    const known = repo.prs + repo.issues;
+    const fetched = Object.values(repo.items_fetched).reduce((a, b) => a + b, 0);
+    const threads = known && fetched < known ? ` (${fetched} of them read from GitHub)` : "";
+    return `${where} — ` +
+      [count(repo.commits, "commit"), count(repo.prs, "PR"), count(repo.issues, "issue") + threads,
+        count(repo.decisions, "decision")].join(", ") +
+      (repo.complete ? "" : " (an ingest is under way or was cut short)");
+  }
+
   async function chooseRepo(repo) {
     hs.repo = repo;
     hs.file = null;
@@ -125,12 +139,7 @@
     }
     $("#history-view").hidden = false;
     $("#history-repo-name").textContent = repo.repo;
-    const where = [repo.github, repo.path].filter(Boolean).join(" · ");
-    $("#history-repo-meta").textContent =
-      `${where} — ` +
-      [count(repo.commits, "commit"), count(repo.items_fetched.pr || 0, "PR"),
-        count(repo.items_fetched.issue || 0, "issue"), count(repo.decisions, "decision")].join(", ") +
-      (repo.complete ? "" : " (an ingest is under way or was cut short)");
+    $("#history-repo-meta").textContent = repoSummary(repo);
     $("#history-timeline-box").hidden = true;
     $("#history-why-result").hidden = true;
     $("#history-file").value = "";
@@ -155,28 +164,60 @@
   }
 
   // A horizontal bar per file, drawn as SVG (no library): one <rect class="bar"> per row.
+  // The layout is measured, not guessed: the label column is as wide as the widest label (a
+  // path longer than half the chart keeps its end, the file's name, behind a leading "…"), and
+  // the space after the longest bar is as wide as the widest value, so every text lies inside
+  // the chart. Widths are measured at the chart's own font (svg.chart in history.css) in the
+  // viewBox's units, which the SVG then scales as a whole; a canvas measures them even while
+  // the view is hidden.
+  const CHART = { width: 460, row: 24, edge: 4, gap: 8 };
+  const measurer = document.createElement("canvas").getContext("2d");
+
+  function textMeter(node) {
+    const style = getComputedStyle(node);
+    measurer.font = `${style.fontSize} ${style.fontFamily}`;
+    return (text) => Math.ceil(measurer.measureText(text).width) + 1;
+  }
+
+  // The longest end of `path` that fits in `room`, behind "…" when it had to be cut.
+  function fitLabel(path, room, measure) {
+    if (measure(path) <= room) return path;
+    let lo = 0, hi = path.length;  // the fewest characters to drop so that it fits
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (measure("…" + path.slice(mid)) <= room) hi = mid;
+      else lo = mid + 1;
+    }
+    return "…" + path.slice(lo);
+  }
+
   function barChart(node, rows, field, describe) {
-    const row = 24, labelWidth = 170, width = 460, barSpace = width - labelWidth - 50;
+    const { width, row, edge, gap } = CHART;
     const height = Math.max(row, rows.length * row);
     node.replaceChildren();
     node.setAttribute("viewBox", `0 0 ${width} ${height}`);
     if (!rows.length) {
-      node.append(svg("text", { x: 0, y: 16, class: "chart-empty" }, "no changes in this window"));
+      node.append(svg("text", { x: edge, y: 16, class: "chart-empty" }, "no changes in this window"));
       return;
     }
+    const measure = textMeter(node);
+    const labels = rows.map((r) => fitLabel(r.path, width / 2, measure));
+    const labelRight = edge + Math.max(...labels.map(measure));
+    const barLeft = labelRight + gap;
+    const valueRoom = Math.max(...rows.map((r) => measure(String(r[field]))));
+    const barSpace = Math.max(1, width - edge - valueRoom - gap / 2 - barLeft);
     const top = Math.max(...rows.map((r) => r[field]), 1);
     rows.forEach((r, i) => {
       const y = i * row;
       const group = svg("g", { class: "chart-row" });
       group.append(svg("title", {}, `${r.path}: ${describe(r)}`));
-      const label = r.path.length > 26 ? "…" + r.path.slice(-25) : r.path;
-      group.append(svg("text", { x: labelWidth - 8, y: y + 16, class: "chart-label", "text-anchor": "end" }, label));
+      group.append(svg("text", { x: labelRight, y: y + 16, class: "chart-label", "text-anchor": "end" }, labels[i]));
       const w = Math.max(2, Math.round((r[field] / top) * barSpace));
-      const bar = svg("rect", { x: labelWidth, y: y + 4, width: w, height: row - 8, rx: 2, class: "bar" });
+      const bar = svg("rect", { x: barLeft, y: y + 4, width: w, height: row - 8, rx: 2, class: "bar" });
       bar.dataset.path = r.path;
       bar.dataset.value = String(r[field]);
       group.append(bar);
-      group.append(svg("text", { x: labelWidth + w + 6, y: y + 16, class: "chart-value" }, r[field]));
+      group.append(svg("text", { x: barLeft + w + gap / 2, y: y + 16, class: "chart-value" }, r[field]));
       group.addEventListener("click", () => go(hs.repo.repo, r.path));
       node.append(group);
     });
