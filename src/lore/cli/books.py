@@ -110,18 +110,21 @@ def add(
 @app.command("list")
 @handle_errors
 def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text.")) -> None:
-    """List the books in your library with your position in each."""
+    """List the books in your library: format (epub, pdf, text), size and your position in each."""
     books = library.list_books()
     if as_json:
         print_json([b.as_dict() for b in books])
         return
-    table = Table("id", "title", "author", "series", "chapters", "words", "position", title="Library")
+    table = Table(
+        "id", "title", "author", "series", "format", "chapters", "words", "position", title="Library"
+    )
     for b in books:
         table.add_row(
             str(b.id),
             escape(b.title),
             _authors(b),
             _series(b),
+            escape(b.format),
             str(b.chapters),
             f"{b.words:,}",
             b.position.describe(b.chapters),

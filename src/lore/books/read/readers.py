@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from lore.books.read.limits import ReadLimits, load_limits, megabytes, over_limit
-from lore.books.read.lines import CHAPTER_LINE, chapters_from_lines, trim_licence
+from lore.books.read.lines import CHAPTER_LINE, PART_LINE, chapters_from_lines, trim_licence
 from lore.books.read.parsed import ParsedBook
 from lore.core.errors import InvalidInput, NotFound
 
@@ -68,7 +68,7 @@ def read_text(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
     author = header.get("author")
     if not author and len(opening) > 1 and opening[1].lower().startswith("by "):
         author = opening[1][3:].strip()
-    chapters, warnings = chapters_from_lines(body, title, limits=limits)
+    chapters, warnings = chapters_from_lines(body, title, limits=limits, plain=True)
     if not chapters:
         raise InvalidInput(f"{path.name}: the file has no text")
     authors = [author] if author else []
@@ -83,8 +83,9 @@ def read_text(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
 
 
 def _title_like(line: str) -> bool:
-    """A short opening line that is not a chapter heading and not a sentence."""
-    return len(line) <= 80 and not CHAPTER_LINE.match(line) and not line.endswith((".", ",", ";"))
+    """A short opening line that is not a chapter or part heading and not a sentence."""
+    heading = CHAPTER_LINE.match(line) or PART_LINE.match(line)
+    return len(line) <= 80 and not heading and not line.endswith((".", ",", ";"))
 
 
 def _decode(raw: bytes) -> str:
