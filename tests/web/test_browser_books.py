@@ -272,8 +272,13 @@ def _hold_asks(page) -> list:
 
 
 def _until_held(page, held: list, n: int) -> None:
-    while len(held) < n:  # the route's handler runs once Playwright reads the browser's next message
+    """Until `n` requests were held: the route's handler runs when Playwright reads the browser's
+    messages, which each call to the page does. The request is already made, so this ends."""
+    for _ in range(1000):
+        if len(held) >= n:
+            return
         page.evaluate("0")
+    raise AssertionError(f"{n} question request(s) never reached the route")
 
 
 def _focused(page) -> str:

@@ -233,6 +233,37 @@ def test_the_address_keeps_the_file_through_reload_and_back(page, ui, view: Hist
     expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
 
 
+def test_a_reply_arriving_under_a_press_waits_for_the_release(page, ui, view: HistoryView) -> None:
+    """The match list's reply to the typed words arrives while a match is pressed: the list is
+    redrawn after the release, so the click opens the file pressed (a slow machine's race)."""
+    page.goto(ui.url + "#history")
+    matches = page.locator("#history-file-matches")
+    expect(matches).to_have_attribute("data-query", "")
+    pressed = matches.get_by_role("button", name="src/auth.py", exact=True)
+    expect(pressed).to_be_visible()
+    held = []
+    page.route(lambda url: "/api/history/files?" in url and "q=auth" in url, lambda route: held.append(route))
+    with page.expect_request(lambda request: "q=auth" in request.url):
+        page.locator("#history-file").fill("auth")
+    for _ in range(1000):  # the route's handler runs when Playwright reads the browser's messages
+        if held:
+            break
+        page.evaluate("0")
+    assert held, "the search request never reached the route"
+    box = pressed.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    held[0].continue_()  # the server's real reply, now, under the press
+    expect(matches).to_have_attribute("data-waiting", "auth")
+    expect(matches).to_have_attribute("data-query", "")  # not redrawn under the press
+    page.mouse.up()
+    expect(page.locator("#history-timeline-title")).to_have_text("src/auth.py")
+    expect(matches).to_have_attribute("data-query", "auth")
+    expect(matches).not_to_have_attribute("data-waiting", "auth")
+    expect(matches.locator("button.file-choice")).to_have_text(["src/auth.py"])
+
+
 @pytest.fixture
 def prs_from_subjects(tmp_path: Path) -> PrRepo:
     """A git-only history (nothing read from GitHub) whose PRs are named by commit subjects."""

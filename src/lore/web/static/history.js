@@ -224,25 +224,72 @@
   }
 
   // -- the file picker -----------------------------------------------------------------------
-  let searchTimer = null;
+  // The matches are redrawn only when they change, and never under a press: a reply arriving
+  // between a press on a match and its release waits for the release (the list says so in
+  // `data-waiting`), so the click lands on the button that was pressed. A match that stays is
+  // the same element (a focused one keeps its focus), and a click is read from the button's
+  // own `data-path`. Replies are applied in the order the searches were asked: the reply to an
+  // older search, arriving late, is dropped. `data-query` says which search the list shows.
+  const picker = { asked: 0, pressed: false, waiting: null, timer: null };
 
   async function searchFiles(text) {
     const repo = hs.repo.repo;
+    const asked = ++picker.asked;
     const found = await call("/files" + query({ repo, q: text, limit: 12 }));
-    if (!hs.repo || hs.repo.repo !== repo) return;
+    if (asked !== picker.asked || !hs.repo || hs.repo.repo !== repo) return; // asked again since
+    showMatches({ repo, text, paths: found.map((f) => f.path) });
+  }
+
+  function showMatches(matches) {
     const list = $("#history-file-matches");
-    list.replaceChildren(...found.map((f) => {
-      const item = el("li");
-      item.append(button(f.path, () => go(repo, f.path), "file-choice"));
-      return item;
-    }));
-    if (!found.length) list.append(el("li", "no file of the history matches", "muted small"));
+    if (picker.pressed) {
+      picker.waiting = matches;
+      list.dataset.waiting = matches.text;
+      return;
+    }
+    picker.waiting = null;
+    delete list.dataset.waiting;
+    list.dataset.repo = matches.repo;
+    list.dataset.query = matches.text;
+    const kept = new Map([...list.querySelectorAll("button.file-choice")].map((b) => [b.dataset.path, b.parentNode]));
+    const items = matches.paths.map((path) => kept.get(path) || matchItem(path));
+    if (!items.length) items.push(el("li", "no file of the history matches", "muted small"));
+    // remove what goes, then put each item in its place: one already there is not moved
+    const wanted = new Set(items);
+    for (const child of [...list.children]) if (!wanted.has(child)) child.remove();
+    items.forEach((item, i) => {
+      if (list.children[i] !== item) list.insertBefore(item, list.children[i] || null);
+    });
+  }
+
+  function matchItem(path) {
+    const item = el("li");
+    const choice = el("button", path, "file-choice");
+    choice.type = "button";
+    choice.dataset.path = path;
+    item.append(choice);
+    return item;
+  }
+
+  function onMatchClick(event) {
+    const list = event.currentTarget;
+    const choice = event.target.closest("button.file-choice");
+    if (choice && list.contains(choice)) go(list.dataset.repo, choice.dataset.path);
+  }
+
+  function onPressEnd() {
+    if (!picker.pressed) return;
+    picker.pressed = false;
+    // after this release's click, which the browser dispatches in the same task
+    setTimeout(() => {
+      if (!picker.pressed && picker.waiting) showMatches(picker.waiting);
+    }, 0);
   }
 
   function onFileInput(event) {
-    clearTimeout(searchTimer);
+    clearTimeout(picker.timer);
     const text = event.target.value;
-    searchTimer = setTimeout(() => searchFiles(text).catch((err) => say(err.message, true)), 150);
+    picker.timer = setTimeout(() => searchFiles(text).catch((err) => say(err.message, true)), 150);
   }
 
   // -- the timeline --------------------------------------------------------------------------
@@ -504,6 +551,11 @@
   function start() {
     if (!window.lore.token()) return; // the shell shows how to get in
     $("#history-file").addEventListener("input", onFileInput);
+    const matches = $("#history-file-matches");
+    matches.addEventListener("click", onMatchClick);
+    matches.addEventListener("pointerdown", () => { picker.pressed = true; });
+    window.addEventListener("pointerup", onPressEnd, true);
+    window.addEventListener("pointercancel", onPressEnd, true);
     $("#history-file-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const path = $("#history-file").value.trim();
