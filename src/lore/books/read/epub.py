@@ -21,6 +21,7 @@ from lore.books.read.archive import unpack
 from lore.books.read.html_text import DocText, html_to_text
 from lore.books.read.limits import ReadLimits, finish_chapters, load_limits
 from lore.books.read.outline import OutlineEntry, assign_ends, choose_chapters
+from lore.books.read.package import check_package
 from lore.books.read.parsed import ParsedBook
 from lore.books.read.textclean import clean_chapter_text
 from lore.core.errors import InvalidInput
@@ -38,10 +39,12 @@ def read_epub(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
     limits = limits or load_limits()
     copy = unpack(path, limits)
     _refuse_encrypted(path, copy)
+    package = check_package(path.name, copy)
     book = _open(path, copy)
-    docs = _spine_docs(book)
+    docs, left_out = _spine_docs(book, package.missing)
     if not any(d.text.strip() for _, d in docs):
-        raise InvalidInput(f"{path.name}: the EPUB has no text")
+        why = f" ({'; '.join(left_out)})" if left_out else ""
+        raise InvalidInput(f"{path.name}: the EPUB has no text{why}")
     stream, offsets = _stream(docs)
     title = _first(book, DC_NS, "title") or path.stem
     entries = _toc_entries(book, docs, offsets)
@@ -70,7 +73,7 @@ def read_epub(path: Path, limits: ReadLimits | None = None) -> ParsedBook:
         series=series,
         series_index=index,
         notes=notes,
-        warnings=problems,
+        warnings=[*left_out, *problems],
     )
 
 
@@ -97,23 +100,49 @@ def _open(path: Path, copy: io.BytesIO) -> Any:
             return epub.read_epub(copy, options={"ignore_ncx": False})
     except zipfile.BadZipFile as exc:
         raise InvalidInput(f"{path.name}: not a readable EPUB (corrupt zip: {exc})") from exc
-    except Exception as exc:  # ebooklib raises many kinds on damaged packages
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        raise InvalidInput(f"{path.name}: not a readable EPUB ({reason})") from exc
+    except epub.EpubException as exc:  # the parser's own refusals say what they found
+        reason = str(getattr(exc, "msg", "") or exc).strip().splitlines()
+        raise InvalidInput(
+            f"{path.name}: not a readable EPUB ({reason[0] if reason else 'damaged'})"
+        ) from exc
+    except Exception as exc:  # anything else is the parser tripping over a damaged package
+        raise InvalidInput(
+            f"{path.name}: not a readable EPUB (its package file is damaged in a way Lore cannot read past)"
+        ) from exc
 
 
-def _spine_docs(book: Any) -> list[tuple[str, DocText]]:
+def _spine_docs(book: Any, missing: set[str]) -> tuple[list[tuple[str, DocText]], list[str]]:
+    """The reading order's documents as text, and a note for each one left out and why (a
+    reader of the import summary must know a chapter is not there, and which)."""
     import ebooklib
 
-    docs = []
-    for idref, linear in book.spine:
+    docs, left_out = [], []
+    for n, (idref, linear) in enumerate(book.spine, start=1):
+        if str(linear).lower() == "no":  # outside the reading order by the book's own say
+            continue
         item = book.get_item_with_id(idref)
-        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+        if item is None:
+            left_out.append(f"left out spine item {n} ({idref!r}): the manifest has no such file")
             continue
-        if str(linear).lower() == "no":
+        name = posixpath.normpath(unquote(item.get_name()))
+        why = _unreadable(item, name, missing, ebooklib.ITEM_DOCUMENT)
+        if why:
+            left_out.append(f"left out spine item {n} ({name}): {why}")
             continue
-        docs.append((posixpath.normpath(unquote(item.get_name())), html_to_text(item.get_content())))
-    return docs
+        docs.append((name, html_to_text(item.get_content())))
+    return docs, left_out
+
+
+def _unreadable(item: Any, name: str, missing: set[str], document: int) -> str:
+    """Why a spine item cannot be read as a chapter ("" when it can)."""
+    if any(posixpath.normpath(m) == name or m.endswith("/" + name) for m in missing):
+        return "listed in the manifest but missing from the archive"
+    if item.get_type() != document:
+        return f"not an XHTML document ({getattr(item, 'media_type', None) or 'unknown type'})"
+    content = getattr(item, "content", b"") or b""  # as stored (get_content re-renders HTML)
+    if b"\x00" in content[:65536] and not content.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "binary data, not text"
+    return ""
 
 
 def _stream(docs: list[tuple[str, DocText]]) -> tuple[str, list[int]]:
