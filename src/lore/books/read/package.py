@@ -74,7 +74,7 @@ def _xml(book: str, data: bytes, name: str) -> tuple[Any, str]:
     """The root element, parsed as the EPUB parser parses (forgiving, no entities, no network),
     and the first fatal XML error it got past (" (not well-formed XML, line N: ...)", or ""),
     to explain a part found missing after it."""
-    from lxml import etree
+    from lxml import etree  # type: ignore[import-untyped]  # ebooklib's own parser, installed with it
 
     parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False)
     try:
