@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import anyio
@@ -57,6 +58,57 @@ def test_a_cancelled_get_rules_is_not_delivered(repo: Path) -> None:
     reply = seen[0]
     assert "- [section] Validate request bodies" in reply and "already sent" not in reply
     assert "was just registered. Set it up" in reply  # the set-up note was not lost either
+    assert service.get_rule(rule.id).served_count == 1
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_get_rules_cancelled_after_its_reply_was_built_is_not_delivered(repo: Path, mode: str) -> None:
+    """The client gives up once the server has built the reply but before it is handed back
+    (legacy: a JSON-RPC `notifications/cancelled`; auto: the in-process call's scope). The
+    agent never read those rules, so the next call sends them, not "already sent"."""
+    project, _ = service.register_project(repo)
+    rule = service.add_rule(project, "Validate request bodies", scope="src/api")
+    built, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def hold_first_reply() -> None:
+        calls.append(1)
+        if len(calls) == 1:  # the doomed call: its reply exists, and waits here to be returned
+            built.set()
+            release.wait()
+
+    server = build_server(repo, reply_built=hold_first_reply)
+    seen: list[str] = []
+
+    async def run() -> None:
+        async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+            scope, gave_up = anyio.CancelScope(), anyio.Event()
+            async with anyio.create_task_group() as tg:
+
+                async def doomed() -> None:
+                    try:
+                        with scope:
+                            await client.call_tool("get_rules", {"paths": ["src/api/orders.py"]})
+                            seen.append("answered")  # never: the call is cancelled below
+                    finally:
+                        gave_up.set()
+
+                tg.start_soon(doomed)
+                await anyio.to_thread.run_sync(built.wait)  # the reply is built, not yet sent
+                scope.cancel()  # the client gives up
+                if mode == "legacy":
+                    # its call ends by sending notifications/cancelled, and the server reads
+                    # that before the next request (in-process, the cancel reaches the
+                    # handler's own scope at once)
+                    await gave_up.wait()
+                    await client.list_tools()
+                release.set()  # the worker thread hands its reply back to a cancelled call
+            result = await client.call_tool("get_rules", {"paths": ["src/api/orders.py"]})
+            seen.append(result.content[0].text)
+
+    anyio.run(run)
+    assert len(calls) == 2 and len(seen) == 1
+    assert "- [section] Validate request bodies" in seen[0] and "already sent" not in seen[0]
     assert service.get_rule(rule.id).served_count == 1
 
 

@@ -8,6 +8,7 @@ suffix, and a subject holding `[/api]` cannot break the table.
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,12 @@ from rich.table import Table
 from rich.text import Text
 
 from lore.cli.common import console, err_console, handle_errors, print_json
-from lore.core.errors import InvalidInput, NotFound
+from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.history import lines as line_queries
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
 from lore.history.ingest.github import ingest_github
-from lore.history.ingest.gitlog import stored_path
+from lore.history.ingest.gitlog import repo_root, stored_path
 from lore.history.queries import Filters
 from lore.history.repos import Repo, all_repos, remove_repo, resolve_repo
 
@@ -157,31 +158,62 @@ def ingest(
         if "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
             raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
         raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
-    with RichProgress(quiet=quiet or as_json) as progress:
-        if local.exists():
-            result = ingest_git(local, since=since, until=until, progress=progress, rebuild=rebuild).as_dict()
-            if result["mailmap_changed"]:
-                progress.note(
-                    ".mailmap changed since the last ingest: commits read before keep their old"
-                    " identities; run `lore history ingest PATH --rebuild` to apply it to all"
-                )
-            if result["shallow"]:
-                progress.note(
-                    f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"
-                    " run `git fetch --unshallow`, then ingest again to fill it in"
-                )
-        else:
-            result = ingest_github(
-                target, max_pages=max_pages, clone=clone, refresh=refresh, progress=progress, rebuild=rebuild
-            ).as_dict()
+    try:
+        with RichProgress(quiet=quiet or as_json) as progress:
+            if local.exists():
+                result = ingest_git(
+                    local, since=since, until=until, progress=progress, rebuild=rebuild
+                ).as_dict()
+                if result["mailmap_changed"]:
+                    progress.note(
+                        ".mailmap changed since the last ingest: commits read before keep their old"
+                        " identities; run `lore history ingest PATH --rebuild` to apply it to all"
+                    )
+                if result["shallow"]:
+                    progress.note(
+                        f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"
+                        " run `git fetch --unshallow`, then ingest again to fill it in"
+                    )
+            else:
+                result = ingest_github(
+                    target,
+                    max_pages=max_pages,
+                    clone=clone,
+                    refresh=refresh,
+                    progress=progress,
+                    rebuild=rebuild,
+                ).as_dict()
+    except KeyboardInterrupt:
+        err_console.print(Text(_stopped(target, local)))
+        raise typer.Exit(130) from None
     if as_json:
         print_json(result)
         return
     table = Table("", "", title=Text(f"Ingested {result['repo']}"), show_header=False)
     for key, value in result.items():
-        if key != "repo":
+        if key != "repo" and (key in _ALWAYS or (value and value != [None, None])):  # 0s say nothing
             table.add_row(key.replace("_", " "), Text(_fmt(value)))
     console.print(table)
+
+
+# the rows an ingest summary always shows; the others only when something happened
+_ALWAYS = frozenset({"path", "mode", "commits_added", "items", "commits", "seconds"})
+
+
+def _stopped(target: str, local: Path) -> str:
+    """What an ingest stopped by Ctrl-C kept, and how to go on (what the store holds now)."""
+    again = f"lore history ingest {shlex.quote(target)}"
+    try:
+        repo = resolve_repo(str(repo_root(local.resolve())) if local.exists() else target)
+        data = queries.stats(repo)
+    except LoreError:  # nothing was stored: the repository was not even registered
+        return f"stopped: nothing was stored yet; run `{again}` to start again"
+    items = sum(data["items_fetched"].values())
+    kept = f"{data['commits']:,} commit(s)" + (f" and {items:,} issue(s) and PR(s)" if items else "")
+    return (
+        f"stopped: {kept} of {repo.name} are stored and kept; run `{again}` again"
+        " to read the rest (it goes on from where this run stopped)"
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -262,7 +294,7 @@ def stats(repo: str = REPO_OPT, as_json: bool = JSON_OPT) -> None:
 @app.command("churn")
 @handle_errors
 def churn(
-    n: int = typer.Option(15, "-n", min=1, help="How many files."),
+    n: int = typer.Option(15, "--limit", "-n", min=1, help="How many files."),
     since: str = typer.Option(None, "--since", help=f"Only changes after this: {SINCE_HELP}."),
     until: str = UNTIL_OPT,
     no_bots: bool = NO_BOTS_OPT,
@@ -295,7 +327,7 @@ def churn(
 @handle_errors
 def hotspots(
     days: int = typer.Option(90, "--days", min=1, help="Window: the last N days of the history."),
-    n: int = typer.Option(15, "-n", min=1, help="How many files."),
+    n: int = typer.Option(15, "--limit", "-n", min=1, help="How many files."),
     until: str = UNTIL_OPT,
     no_bots: bool = NO_BOTS_OPT,
     path: list[str] = PATH_OPT,
@@ -331,7 +363,7 @@ def coupling(
     max_changeset: int = typer.Option(
         30, "--max-changeset", min=1, help="Ignore commits touching more files than this."
     ),
-    n: int = typer.Option(20, "-n", min=1, help="How many pairs."),
+    n: int = typer.Option(20, "--limit", "-n", min=1, help="How many pairs."),
     since: str = typer.Option(None, "--since", help=f"Only commits after this: {SINCE_HELP}."),
     no_bots: bool = NO_BOTS_OPT,
     path: list[str] = PATH_OPT,
@@ -396,7 +428,7 @@ def _describe(row: dict[str, Any]) -> Text:
 @handle_errors
 def file(
     path: str = typer.Argument(..., help="A file path (or a unique end of one)."),
-    limit: int = typer.Option(None, "--limit", min=1, help="Show at most N entries."),
+    limit: int = typer.Option(None, "--limit", "-n", min=1, help="Show at most N entries."),
     since: str = typer.Option(None, "--since", help=f"Only commits authored after this: {SINCE_HELP}."),
     until: str = typer.Option(None, "--until", help="Only commits authored before this date."),
     author: str = typer.Option(None, "--author", help="Only commits whose author's name or email has this."),

@@ -120,11 +120,16 @@ def build_server(
     sessions: SessionOf | None = None,
     auth: AuthSettings | None = None,
     auth_server_provider: Any = None,
+    reply_built: Callable[[], None] | None = None,
 ) -> MCPServer:
     """A server bound to one agent session (one connection), or, with `sessions`, one server
     that many connections share (streamable HTTP), each call answered by the session of the
     connection it came from. `auth` and its provider are for serving over HTTP behind OAuth
-    (`lore.web.mcp_http`); stdio needs neither."""
+    (`lore.web.mcp_http`); stdio needs neither.
+
+    `reply_built`, when given, is called in the worker thread once a get_rules reply is built and
+    before it counts as sent: the one point where a caller (a test) can see a reply that exists
+    but has not been handed back, and cancel the call there."""
     if sessions is None:
         only = session or AgentSession(cwd)
         agent_of: SessionOf = lambda ctx: only  # noqa: E731
@@ -187,12 +192,22 @@ def build_server(
         """
         agent = agent_of(ctx)
         async with serving.setdefault(agent, anyio.Lock()):
-            prepared = await anyio.to_thread.run_sync(
-                lambda: _prepare(
+
+            def build() -> PreparedReply:
+                prepared = _prepare(
                     agent, as_list(paths), task, as_list(include), refresh, max_tokens, path, project
                 )
-            )
-            # reached only when the call was not cancelled: only now does it count as sent
+                if reply_built is not None:
+                    reply_built()
+                return prepared
+
+            # The worker thread cannot be interrupted, so a cancel that arrives while it builds
+            # the reply is held back until it returns: raise it now, before anything is marked.
+            prepared = await anyio.to_thread.run_sync(build)
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            # From here to the reply's write there is no await (the SDK checks for a cancel
+            # right after the handler returns, with none in between either), so a cancel can no
+            # longer come between marking the reply sent and sending it.
             try:
                 prepared.commit()
             except LoreError as exc:  # a store that turned damaged or read-only meanwhile
