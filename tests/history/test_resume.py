@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from lore.history import store as sql
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import Repo, resolve_repo
 from support.history_graph import graph_snapshot, stale_degrees
+from support.history_repo import HistoryRepo, lines
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -28,6 +31,7 @@ from pathlib import Path
 import lore.history.ingest.git as ingest
 
 ingest.BATCH_COMMITS = int(sys.argv[2])
+ingest.PROGRESS_STEP = 1  # the bar advances after each commit, once its batch is written
 kill_at = int(sys.argv[3])
 
 class DieAfterBatches:
@@ -108,3 +112,56 @@ def test_killed_git_ingest_resumes_to_the_same_graph(history_repo, tmp_path) -> 
 
 def _story(repo: Repo, path: str) -> list[dict]:
     return [{k: v for k, v in e.items() if k != "id"} for e in q.file_history(repo, path)["entries"]]
+
+
+def test_ctrl_c_keeps_what_was_read_and_says_how_to_go_on(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal (SIGINT to the whole foreground process group) during `lore history
+    ingest`: exit 130, one line saying what is kept and the command that goes on, and the next
+    run reads only the rest.
+
+    The `.mailmap` is a FIFO: git opens it when it writes its first commit and waits there
+    until the test opens the other end, so the signal lands while the log is being read."""
+    r = HistoryRepo(tmp_path / "project")
+    for i in range(5):
+        r.commit(f"Change {i}", {"src/a.py": lines(i + 1, "a")})
+    fifo = r.root / ".mailmap"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lore.cli.entry", "history", "ingest", str(r.root)],
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal gives a command it runs
+    )
+    reached, done = threading.Event(), threading.Event()
+
+    def feed_git() -> None:
+        while not done.is_set():  # git may open its .mailmap more than once
+            with open(fifo, "w"):  # returns once git has opened it: it is reading the log
+                if not reached.is_set():
+                    reached.set()
+                    os.killpg(proc.pid, signal.SIGINT)
+            # closed: git reads an empty .mailmap and goes on
+
+    feeder = threading.Thread(target=feed_git, daemon=True)
+    feeder.start()
+    out, err = proc.communicate(timeout=300)  # a guard against a run that hangs, not a measure
+    done.set()
+    unblock = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets a last open of the feeder return
+    feeder.join()
+    os.close(unblock)
+    assert reached.is_set(), err
+    assert proc.returncode == 130, err
+    repo = resolve_repo(str(r.root))
+    kept = q.stats(repo)
+    assert kept["commits"] == 1 and not kept["complete"]  # the commit read when it was stopped
+    assert err.strip().splitlines()[-1] == (
+        f"stopped: 1 commit(s) of project are stored and kept; run `lore history ingest {r.root}`"
+        " again to read the rest (it goes on from where this run stopped)"
+    )
+    assert out == ""
+    fifo.unlink()
+    resumed = ingest_git(r.root)
+    assert (resumed.mode, resumed.commits_added, resumed.commits_skipped) == ("incremental", 4, 0)
+    assert q.stats(repo)["commits"] == 5 and q.stats(repo)["complete"]

@@ -20,7 +20,7 @@ from lore.history.queries import Filters
 SINCE_OPT = typer.Option(None, "--since", help=f"Only changes authored after this: {history.SINCE_HELP}.")
 UNTIL_OPT = typer.Option(None, "--until", help="Only changes authored before this date (or age).")
 AUTHOR_OPT = typer.Option(None, "--author", help="Only changes whose author's name or email has this.")
-LIMIT_OPT = typer.Option(None, "-n", min=1, help="At most N files.")
+LIMIT_OPT = typer.Option(None, "--limit", "-n", min=1, help="At most N files.")
 
 
 def _window(repo, since, until, author, no_bots) -> ownership.Window:

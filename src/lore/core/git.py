@@ -181,7 +181,9 @@ def stream(
     """Start a long-running git command whose stdout the caller reads as a byte stream.
 
     Same options and environment as `run`; no timeout, because the caller decides when to stop
-    (and must wait for or kill the process).
+    (and must wait for or kill the process). git runs in a process group of its own, so a
+    Ctrl-C in the terminal reaches the caller alone: the stream is never cut in the middle of
+    a record by the same keypress the caller is still handling.
     """
     try:
         return subprocess.Popen(
@@ -191,6 +193,7 @@ def stream(
             stdout=subprocess.PIPE,
             stderr=stderr,
             env=environment(),
+            process_group=0,
         )
     except OSError as exc:
         raise GitError(f"cannot run git ({exc.strerror or exc}); is git installed?") from None

@@ -3,6 +3,8 @@
 No token, no network. One streaming `git log`; rows written in large transactions. The tips
 read last time are remembered, so the next run asks git only for commits after them; each batch
 also records how far it got, so a run killed half-way is resumed, not read again from the start.
+A Ctrl-C stops at the next commit and first writes every commit read, with how far it got
+(`ingest.interrupt`), then raises `KeyboardInterrupt`.
 
 After each run every stored commit is marked reachable or not from the repository's refs
 (amended, rebased and dropped commits are kept but left out of the answers). A shallow clone is
@@ -35,12 +37,14 @@ from lore.history.ingest.gitlog import (
     shallow_boundary,
 )
 from lore.history.ingest.identity import is_bot, person_key, pr_from_subject
+from lore.history.ingest.interrupt import deferred_interrupt
 from lore.history.ingest.progress import Progress, QuietProgress
 from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
 from lore.history.store import HistoryStore
 
 BATCH_COMMITS = 5000
+PROGRESS_STEP = 64  # commits read between two updates of the progress bar
 
 WRITERS: dict[str, Callable[[HistoryStore, Any], None]] = {
     "commits": HistoryStore.insert_commits,
@@ -84,11 +88,17 @@ def ingest_git(
     `since`/`until` bound the commits by date (a windowed run, used to keep a bounded GitHub
     ingest in one era); a windowed run does not move the remembered tips. `rebuild` deletes
     what was ingested for the repository first and reads its whole history again.
+
+    A folder inside a repository stands for that repository (as for `git log` run there): its
+    whole history is read, and a note names the repository's top folder.
     """
     progress = progress or QuietProgress()
     started = time.perf_counter()
-    root = repo_root(Path(path).resolve())
+    given = Path(path).resolve()
+    root = repo_root(given)
     head = head_commit(root)  # an empty repository is refused before anything is registered
+    if given != root:  # git answers for the whole repository a folder is in: say which one
+        progress.note(f"reading the repository at {root} (the folder given, {given}, is inside it)")
     if repo is not None:
         return _ingest(root, head, repo, since, until, progress, started, rebuild)
     with registered(path=str(root), origin=github_slug(origin_url(root))) as repo:
@@ -143,22 +153,29 @@ def _ingest(
             if not windowed:  # git log --topo-order: everything read is closed under parents
                 db.set_sync(repo.id, "git", {"tips": sorted(frontier), "head": head, "complete": False})
 
-        for commit in read_log(root, revs, since, until) if revs else ():
-            frontier.difference_update(commit.parents)
-            frontier.add(commit.sha)
-            if commit.sha in known:
-                skipped += 1
-                progress.advance()
-                continue
-            ingest.add(commit)
-            known.add(commit.sha)
-            added += 1
-            lossy += commit.lossy
-            if added % BATCH_COMMITS == 0:
-                writer.flush(WRITERS, extra=partial)
-                progress.advance(BATCH_COMMITS)
-        progress.advance(added % BATCH_COMMITS)
-        writer.flush(WRITERS)
+        counted = 0  # commits shown on the progress bar: it moves as the log is read
+        with deferred_interrupt() as stop:
+            for commit in read_log(root, revs, since, until) if revs else ():
+                frontier.difference_update(commit.parents)
+                frontier.add(commit.sha)
+                if commit.sha in known:
+                    skipped += 1
+                else:
+                    ingest.add(commit)
+                    known.add(commit.sha)
+                    added += 1
+                    lossy += commit.lossy
+                    if added % BATCH_COMMITS == 0:
+                        writer.flush(WRITERS, extra=partial)
+                if added + skipped - counted >= PROGRESS_STEP:
+                    progress.advance(added + skipped - counted)
+                    counted = added + skipped
+                if stop.requested:
+                    break
+            progress.advance(added + skipped - counted)
+            writer.flush(WRITERS, extra=partial if revs else None)  # a stop keeps all it read
+            if stop.requested:
+                raise KeyboardInterrupt
         link_prs(writer, store, repo.id, pull_refs(root), first_parent_line(root, head))
         reachable = reachable_shas(root)
 
