@@ -5,10 +5,13 @@ import re
 import shutil
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from conftest import git, make_repo
 from lore.core.config import update_settings
+from lore.core.text import estimate_tokens
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.mcp_client import call, listing, schemas
@@ -44,10 +47,36 @@ def test_lists_every_tool_with_instructions_that_follow_approval(repo: Path) -> 
         "search_rules",
         "tag_rules",
     ]
-    assert "activated at once" in text and 200 < len(text) / 4 < 450
+    assert "active at once" in text and "Approval is manual" not in text
     update_settings({"approval": "manual"})
     _, manual = listing(build_server(repo))
-    assert "Never call a saved rule active" in manual and "activated at once" not in manual
+    assert "Never call it active" in manual and "active at once" not in manual
+
+
+def instructions_received(server) -> str:
+    """The instructions as a client reads them from the initialize handshake (JSON-RPC)."""
+
+    async def run() -> str:
+        async with Client(server, mode="legacy") as client:
+            return client.instructions or ""
+
+    return anyio.run(run)
+
+
+@pytest.mark.parametrize("approval", ["auto", "manual"])
+def test_the_instructions_name_the_history_and_books_tools_in_about_300_tokens(
+    repo: Path, approval: str
+) -> None:
+    update_settings({"approval": approval})
+    text = instructions_received(build_server(repo))
+    lines = text.splitlines()
+    history = [line for line in lines if "history_why" in line]
+    books = [line for line in lines if "books_search" in line]
+    assert len(history) == 1 and "history_file" in history[0] and "history_decisions" in history[0]
+    assert len(books) == 1 and all(f"books_{t}" in books[0] for t in ("list", "ask", "character", "progress"))
+    assert "get_rules" in text and "record_feedback" in text
+    assert ("Approval is manual" in text) == (approval == "manual")
+    assert estimate_tokens(text) <= 330  # seed 000: about 300 tokens
 
 
 def test_get_rules_registers_a_new_project_and_serves_rules(repo: Path) -> None:
