@@ -6,6 +6,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from lore.cli import model_setup
 from lore.cli.common import console, handle_errors, print_json
 from lore.cli.model_use import NO_CACHE_OPTION, model_command, report_model_use  # noqa: F401  (re-exported)
 from lore.core.llm import cache, overview, usage
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 cache_app = typer.Typer(help="The content-hash cache of completions and embeddings.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
+app.command("setup", help=model_setup.HELP)(handle_errors(model_setup.setup))
 
 
 @app.command("show")
@@ -31,8 +33,12 @@ def show(
         print_json(info)
         return
     chat = info["chat"]
+    missing = info.get("missing_key")
     table = Table("setting", "value", "from", show_header=True)
-    if chat is None:
+    if missing is not None:
+        table.add_row("chat model", escape(missing["model"]), escape(missing["from"]))
+        table.add_row("API key", "[yellow]missing[/yellow]", "see below")
+    elif chat is None:
         table.add_row("chat model", "[yellow]none[/yellow]", "")
     else:
         sources = chat["sources"]
@@ -60,7 +66,15 @@ def show(
     prices = ", ".join(f"{m} ${p['input']:g}/${p['output']:g}" for m, p in info["prices"].items())
     table.add_row("prices (per 1M tokens)", prices or "-", "config model.prices")
     console.print(table)
-    if chat is None:
+    if missing is not None:
+        console.print(
+            f"[yellow]No API key[/yellow] for {escape(missing['model'])}; Lore looked in, in this order:",
+            highlight=False,
+        )
+        for place in missing["places"]:
+            console.print(f"  {escape(place)}", highlight=False)
+        console.print("Run `lore model setup` to point Lore at the key (only a reference is saved).")
+    elif chat is None:
         console.print(f"[yellow]No model:[/yellow] {info['needs_model']}", highlight=False)
         console.print(
             "Without one, everything deterministic still works (rules, the history graph,"

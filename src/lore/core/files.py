@@ -18,19 +18,23 @@ from pathlib import Path
 _ATTEMPTS = 16
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: str = "utf-8") -> Path:
+def write_atomic(
+    path: str | os.PathLike[str], data: str | bytes, *, encoding: str = "utf-8", private: bool = False
+) -> Path:
     """Replace `path` with `data` in one step and return the path.
 
     Text is encoded as given, without newline translation, so a file's line endings stay what
     the caller wrote. An existing file keeps its permission bits; a new one gets the usual ones
-    (0666 less the umask). A symbolic link at `path` is replaced by the file, never followed:
-    following it would let a link planted in a repository redirect the write elsewhere. The
-    parent folder is created when missing."""
+    (0666 less the umask). `private` makes the file readable and writable by its owner alone
+    (0600) from the moment it exists, whatever was there before: for a secret such as an API
+    key, no other account may read even the temporary file. A symbolic link at `path` is
+    replaced by the file, never followed: following it would let a link planted in a repository
+    redirect the write elsewhere. The parent folder is created when missing."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode(encoding) if isinstance(data, str) else data
-    mode = _mode_of(target)
-    tmp, fd = _create_unique(target)
+    mode = 0o600 if private else _mode_of(target)
+    tmp, fd = _create_unique(target, 0o600 if private else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -58,14 +62,15 @@ def _mode_of(target: Path) -> int | None:
     return stat.S_IMODE(info.st_mode)
 
 
-def _create_unique(target: Path) -> tuple[Path, int]:
+def _create_unique(target: Path, mode: int = 0o666) -> tuple[Path, int]:
     """A new temporary file next to `target`, opened exclusively (O_EXCL), so no two writers share
-    it; created with 0666 so that the process umask decides a new file's mode as usual."""
+    it; created with `mode` (0666 by default, so that the process umask decides a new file's
+    mode as usual)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(_ATTEMPTS):
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
         try:
-            return tmp, os.open(tmp, flags, 0o666)
+            return tmp, os.open(tmp, flags, mode)
         except FileExistsError:
             continue
     raise FileExistsError(f"could not create a temporary file next to {target}")

@@ -115,14 +115,17 @@ class ModelClient:
         no_cache: bool | None = None,
         options: RuntimeOptions | None = None,
         config: dict[str, Any] | None = None,
+        spec: ModelSpec | None = None,
     ):
+        """`spec` fixes the model outright (`lore model setup` tests a choice before any setting
+        names it); otherwise each task's model is resolved from the settings when first used."""
         self._config = model_config(config)
         self.model = model
         self.task = task
         self.subject = subject
         self._no_cache = no_cache
         self.options = options or runtime_options(self._config)
-        self._specs: dict[str | None, ModelSpec] = {}
+        self._specs: dict[str | None, ModelSpec] = {task: spec} if spec is not None else {}
         self._transports: dict[int, Transport] = {}
 
     # -- configuration ---------------------------------------------------------------------

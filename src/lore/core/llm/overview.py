@@ -8,7 +8,7 @@ from typing import Any
 from lore.core.errors import LoreError, NeedsModel
 from lore.core.llm import usage
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import resolve_model, runtime_options
+from lore.core.llm.settings import MissingKey, resolve_model, runtime_options
 from lore.core.llm.tasks import TASKS, check_task, task_env_var
 
 PING = "Reply with the single word: pong"
@@ -24,6 +24,10 @@ def setup_overview(task: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     try:
         out["chat"] = resolve_model(task).describe()
+    except MissingKey as exc:  # a model is chosen; only its key is missing
+        out["chat"] = None
+        out["needs_model"] = str(exc)
+        out["missing_key"] = {"model": f"{exc.provider}:{exc.model}", "from": exc.where, "places": exc.places}
     except NeedsModel as exc:
         out["chat"] = None
         out["needs_model"] = str(exc)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,13 +92,16 @@ PROVIDERS: dict[str, Provider] = {
             "vllm", "openai", "http://127.0.0.1:8000/v1", ("VLLM_API_KEY",), "VLLM_BASE_URL", needs_key=False
         ),
         Provider("lmstudio", "openai", "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", needs_key=False),
+        # any other OpenAI-compatible server: its base URL must be given, and no provider's key
+        # variable is ever read for it, so an OpenAI key cannot reach a server it was not meant for
+        Provider("compatible", "openai", "", (), None, needs_key=False),
     )
 }
 AUTO_ORDER = ("openai", "anthropic", "gemini")  # a lone key picks its provider, in this order
 STRUCTURED_MODES = ("json_schema", "json_object", "tool", "instructions")
 
 SETUP_HINT = (
-    "set LORE_MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,"
+    "run `lore model setup`, or set LORE_MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,"
     " gemini:gemini-2.0-flash or ollama:llama3.1) and the provider's key"
     " (OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; Ollama needs none),"
     ' or a "model" section in config.json; see docs/models.md'
@@ -175,7 +179,49 @@ def mask_key(key: str | None) -> str | None:
 
 # -- where values come from --------------------------------------------------------------------
 
-TEXT_SETTINGS = ("provider", "model", "base_url", "api_key", "structured", "embed")
+TEXT_SETTINGS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key",
+    "api_key_env",
+    "api_key_file",
+    "structured",
+    "embed",
+)
+
+
+class MissingKey(NeedsModel):
+    """A model is chosen but no key for it was found: says which model, and every place Lore
+    looked (so `lore model show` can say what is missing instead of "none")."""
+
+    def __init__(self, provider: str, model: str, where: str, places: list[str]):
+        self.provider, self.model, self.where, self.places = provider, model, where, places
+        super().__init__(
+            f"{provider}:{model} (from {where}) needs an API key and none was found; Lore looked in"
+            f" {'; '.join(places)}. Run `lore model setup` to store a reference to it"
+        )
+
+
+def read_key_file(path: Path) -> str | None:
+    """The key in a key file (its first line), None when the file is missing or empty.
+
+    A file others may read is refused, as ssh refuses such a private key: the key would be
+    one `cat` away for every account on the machine."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if os.name == "posix" and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise InvalidInput(
+            f"key file {path} can be read by other users (mode {stat.S_IMODE(info.st_mode):o}):"
+            f" run `chmod 600 {path}` and try again"
+        )
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read key file {path}: {exc.__class__.__name__}") from None
+    return text.splitlines()[0].strip() if text else None
 
 
 def model_config(section: Any = None) -> dict[str, Any]:
@@ -395,16 +441,20 @@ def _spec(
     base_url = pick("base_url", "LORE_BASE_URL", base_vars)
     if base_url and provider.name == "ollama" and origin.get("base_url", "").endswith("OLLAMA_HOST"):
         base_url = _ollama_url(base_url)
+    if not base_url and not provider.base_url:
+        raise InvalidInput(
+            f"{provider.name}:{model_name} needs the server's base URL: set LORE_BASE_URL or"
+            " model.base_url in config.json (`lore model setup --base-url URL`)"
+        )
     if not base_url:
         base_url, origin["base_url"] = provider.base_url, "default"
-    api_key = pick("api_key", "LORE_API_KEY", provider.key_vars)
+    api_key = pick("api_key", "LORE_API_KEY", ()) or _referenced_key(sources, config_applies, origin)
+    if not api_key:
+        api_key = pick("api_key", "LORE_API_KEY", provider.key_vars)
     _refuse_redirected_key(sources, base_url, api_key, origin)
     if provider.needs_key and not api_key:
-        vars_ = " or ".join(provider.key_vars)
-        raise NeedsModel(
-            f"{provider.name}:{model_name} needs an API key: set {vars_}"
-            " (or LORE_API_KEY, or model.api_key in config.json)"
-        )
+        places = key_places(sources, provider, config_applies)
+        raise MissingKey(provider.name, model_name, where, places)
     structured = str(overrides.get("structured") or sources.conf("structured") or provider.structured)
     if structured not in STRUCTURED_MODES:
         warn(f"config model.structured={structured!r} is not one of {STRUCTURED_MODES}; using default")
@@ -420,6 +470,44 @@ def _spec(
         structured=structured,
         sources=origin,
     )
+
+
+def _referenced_key(sources: Sources, config_applies: bool, origin: dict[str, str]) -> str | None:
+    """The key `lore model setup` points at: a variable named by `model.api_key_env`, else the
+    file named by `model.api_key_file` (config.json holds the reference, never the key)."""
+    if not config_applies:
+        return None
+    name = sources.conf("api_key_env")
+    if name:
+        value, src = sources.env(str(name))
+        if value:
+            origin["api_key"] = f"{src} (config model.api_key_env)"
+            return value
+    path = sources.conf("api_key_file")
+    if path:
+        value = read_key_file(Path(str(path)).expanduser())
+        if value:
+            origin["api_key"] = f"file {path} (config model.api_key_file)"
+            return value
+    return None
+
+
+def key_places(sources: Sources, provider: Provider, config_applies: bool = True) -> list[str]:
+    """Every place a key for `provider` is looked for, in order, each with what was found there."""
+    places = ["env LORE_API_KEY (unset)"]
+    if config_applies:
+        name = sources.conf("api_key_env")
+        if name:
+            places.append(f"env {name} (named by config model.api_key_env; unset)")
+        path = sources.conf("api_key_file")
+        if path:
+            shown = Path(str(path)).expanduser()
+            state = "empty" if shown.exists() else "missing"
+            places.append(f"file {shown} (named by config model.api_key_file; {state})")
+        places.append("config model.api_key (unset)")
+    places += [f"env {var} (unset)" for var in provider.key_vars]
+    places.append(f".env in {sources.dotenv_path.parent} (none of these)")
+    return places
 
 
 def _refuse_redirected_key(
