@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,9 @@ import pytest
 from conftest import make_repo
 from lore.core.errors import InvalidInput
 from lore.rules import service
+from lore.rules.agent import AgentSession
 from lore.rules.models import Project
-from lore.rules.serve.selection import MAX_LISTED_HYBRID
+from lore.rules.serve.selection import MAX_LISTED
 from support.ledger_rules import EVERYDAY_RULES, PAYMENT_RULES, register_ledger
 
 # every test here runs on the embedded file and on PostgreSQL
@@ -66,14 +68,37 @@ def test_the_files_of_a_change_carry_meaning_too(project: Project, ids: dict[str
     assert "Expand, then contract" in served or "Reversible schema changes" in served
 
 
-def test_held_back_titles_follow_in_order_of_meaning(project: Project, ids: dict[str, str]) -> None:
-    reply = service.rules_for_change(project, ["src/api/charges.py"], task="resend a payment safely")
-    assert 0 < len(reply.left_out) <= MAX_LISTED_HYBRID
-    assert reply.left_out_total == len(RULES) - len(reply.served)
+def test_every_held_back_title_is_listed_likeliest_first(project: Project, ids: dict[str, str]) -> None:
+    """Seed 003: the id and title of every other eligible rule, the agent's safety net; in
+    `hybrid` the ranked rules come first, in the order of the ranking."""
+    task = "resend a payment safely"
+    reply = service.rules_for_change(project, ["src/api/charges.py"], task=task)
+    assert reply.mode == "hybrid" and reply.served
+    held_back = set(ids.values()) - set(reply.served_ids)
+    assert {r.id for r in reply.left_out} == held_back and reply.left_out_total == len(held_back)
     text = reply.render()
-    assert f"{reply.left_out_total} other rule(s) cover these files" in text
-    assert all(f"- {r.id} {r.label}" in text for r in reply.left_out)
-    assert not {r.id for r in reply.left_out} & set(reply.served_ids)
+    assert f"{len(held_back)} other rule(s) cover these files but were not chosen" in text
+    assert "likeliest first" in text and "more (use search_rules)" not in text
+    listed = re.findall(r"^- ([0-9a-f]{8}) ", text, re.M)
+    assert listed == [r.id for r in reply.left_out]
+    # the same ranking with every held-back rule included sends them all, best first: the
+    # titles were listed in that order
+    wider = service.rules_for_change(project, ["src/api/charges.py"], task=task, include=listed)
+    assert [rid for rid in wider.served_ids if rid in held_back] == listed
+
+
+def test_hybrid_lists_up_to_25_titles_once_per_session(tmp_path: Path) -> None:
+    project = register_ledger(make_repo(tmp_path / "big", FILES), RULES)
+    for n in range(40):
+        service.add_rule(project, f"Keep report {n} columns sorted by their {n}th key.", title=f"report {n}")
+    session = AgentSession(project.path)
+    first = session.get_rules(["src/api/charges.py"], task="resend a payment safely")
+    listed = re.findall(r"^- ([0-9a-f]{8}) ", first, re.M)
+    assert len(listed) == MAX_LISTED
+    assert re.search(r"^  \.\.\. and \d+ more \(use search_rules\)$", first, re.M)
+    second = session.get_rules(["src/api/charges.py"], task="resend a payment safely")
+    assert not set(re.findall(r"^- ([0-9a-f]{8}) ", second, re.M)) & set(listed)
+    assert f"({MAX_LISTED} of them listed earlier in this session)" in second
 
 
 def test_always_and_include_still_win_and_come_first(project: Project, ids: dict[str, str]) -> None:

@@ -8,9 +8,10 @@ optional token cap. The caller records what was served. Two ways to rank a task:
   vector, fused, with a lift for rules whose scope names one of the files being changed (on the
   labelled set such a rule is needed 38% of the time, a rule of a folder 3-10%, a global one 1%);
   the best candidates are then compared word by word (`meaning.RuleMeaning.word_match`). The best
-  rules are sent until they fill a share of what sending every eligible rule would cost, and the
-  held-back titles follow in the same order, so the next most likely rules are the first an
-  agent reads.
+  rules are sent until they fill a share of what sending every eligible rule would cost.
+Either way the reply lists the id and title of every other eligible rule (up to MAX_LISTED,
+once per session), the agent's safety net when a rule it needed was held back; in `hybrid` in
+the same order as the ranking, so the next most likely rules are the first an agent reads.
 """
 
 from __future__ import annotations
@@ -42,10 +43,8 @@ RELATIVE_CUT = 0.30
 # plus BM25_WEIGHT times its BM25 share of the best, plus NAMED_FILE_LIFT for a rule whose scope
 # names a changed file (about the log-odds of such a rule being needed on the labelled set's dev
 # half: 38% against 7% for any eligible rule), plus WORD_WEIGHT times the word-by-word match;
-# rules are sent best first until they fill SEND_SHARE of the send-all tokens (at least MIN_SENT),
-# and MAX_LISTED_HYBRID titles follow. Three titles rather than five: the two titles cost about
-# as many tokens as one more rule sent whole, which is worth more (dev must-recall 0.75 -> 0.79
-# at the same 30% of send-all)
+# rules are sent best first until they fill SEND_SHARE of the send-all tokens (at least MIN_SENT);
+# the titles of the other eligible rules follow, likeliest first, as in `spec` (up to MAX_LISTED)
 BM25_WEIGHT = 0.25
 FEEDBACK = 3  # the task's vector is moved towards its 3 nearest eligible rules
 NAMED_FILE_LIFT = 2.0
@@ -53,7 +52,6 @@ WORD_WEIGHT = 1.0
 SEND_SHARE = 0.22
 MIN_SENT = 2
 MAX_SENT = 25
-MAX_LISTED_HYBRID = 3
 FUSED_KEPT = 60  # the best fused rules ranked further (plus those this session already has)
 MAX_TASK_CHARS = 500
 MAX_LISTED = 25
@@ -136,17 +134,12 @@ class RulesReply:
                 if self.left_out_listed_before
                 else ""
             )
-            if self.mode == HYBRID:  # ranked by meaning: the first titles are the next likeliest
-                lines.append(
-                    f"{self.left_out_total} other rule(s) cover these files{earlier}; the likeliest "
-                    "next, by meaning (get_rules with their id in `include`, or search_rules):"
-                )
-            else:
-                lines.append(
-                    f"{self.left_out_total} other rule(s) cover these files{earlier} "
-                    "but were not chosen for your task. If one of these titles matters for your change, "
-                    "call get_rules again with its id in `include`; or use search_rules:"
-                )
+            likeliest = " (likeliest first)" if self.mode == HYBRID else ""
+            lines.append(
+                f"{self.left_out_total} other rule(s) cover these files{earlier} "
+                "but were not chosen for your task. If one of these titles matters for your change, "
+                f"call get_rules again with its id in `include`; or use search_rules{likeliest}:"
+            )
             lines += [f"- {r.id} {r.label}" for r in self.left_out]
             unlisted = self.left_out_total - self.left_out_listed_before - len(self.left_out)
             if unlisted > 0:
@@ -273,8 +266,7 @@ def choose(
         1 for rid in listed_before if rid not in chosen_set and rid not in have and is_eligible(rid)
     )
     skip = chosen_set | have | set(listed_before)
-    listed = MAX_LISTED_HYBRID if hybrid else MAX_LISTED
-    left_out = _left_out_in_order(groups, scores, skip, order, listed, every_score=hybrid)
+    left_out = _left_out_in_order(groups, scores, skip, order, MAX_LISTED, every_score=hybrid)
     reply.left_out = [rules[rid] for rid in left_out]
     return reply
 
@@ -438,10 +430,14 @@ def _left_out_in_order(
 
     Left-out rules with a score come first (in `spec` there are few); the rest share score 0, so
     their order is specificity, then age: merge the scope groups, already sorted oldest first.
+    `every_score` (hybrid): every ranked rule counts as scored, below zero too (fused scores are
+    z-scores), so the titles follow the ranking before any unranked rule.
     """
-    picked = heapq.nsmallest(
-        listed, (rid for rid, s in scores.items() if s > 0 and rid not in skip), key=order
-    )
+
+    def ranked(rid: str) -> bool:
+        return rid in scores if every_score else scores.get(rid, 0.0) > 0
+
+    picked = heapq.nsmallest(listed, (rid for rid in scores if ranked(rid) and rid not in skip), key=order)
     if len(picked) < listed:
         by_spec: dict[tuple[int, int], list] = {}
         for group in groups.values():
@@ -449,7 +445,7 @@ def _left_out_in_order(
         taken = set(picked)
         for spec in sorted(by_spec, reverse=True):
             for _, rule_id in heapq.merge(*by_spec[spec]):
-                if rule_id in skip or rule_id in taken or scores.get(rule_id, 0.0) > 0:
+                if rule_id in skip or rule_id in taken or ranked(rule_id):
                     continue
                 picked.append(rule_id)
                 if len(picked) == listed:
