@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import make_repo
+from lore.cli.database import domain_migrations
+from lore.core.store import DB_NAME, open_store
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.damage import digest, scramble_table, settle
@@ -90,4 +93,54 @@ def test_damaged_store_over_stdio(shop: tuple[Path, Path], lore_home: Path) -> N
             assert "restore a backup or move it aside" in reply.content[0].text
 
     anyio.run(run)
+    assert digest(db) == before
+
+
+@pytest.mark.parametrize("made_by", ["cli", "every_migration"])
+def test_a_read_only_store_made_by_this_version_serves_get_rules(
+    tmp_path: Path, lore_home: Path, made_by: str
+) -> None:
+    """A store this version made, never opened by a server (the CLI makes the rules tables; the
+    session and history tables come with their first use), or with every domain's migrations
+    applied, then made read-only: `lore mcp` over stdio serves get_rules from it, and the file
+    stays as it was."""
+    repo = make_repo(tmp_path / "shop", FILES)
+    env = {**os.environ, "LORE_HOME": str(lore_home)}
+    lore = lore_command()[:-1]
+    for args in (
+        ["projects", "add", str(repo)],
+        ["review", "add", "Validate request bodies", "--scope", "src/api"],
+    ):
+        done = subprocess.run([*lore, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    db = lore_home / DB_NAME
+    if made_by == "every_migration":
+        store = open_store(db)
+        for steps in domain_migrations().values():
+            store.migrate(steps)
+    settle(db)
+    if os.geteuid() == 0:  # root writes through file modes: the setting stands in for them
+        (lore_home / "config.json").write_text(json.dumps({"store": {"read_only": True}}))
+    before = digest(db)
+    db.chmod(0o444)
+    lore_home.chmod(0o555)
+    params = StdioServerParameters(command=lore_command()[0], args=lore_command()[1:], cwd=str(repo), env=env)
+    replies: list[tuple[str, bool]] = []
+
+    async def run() -> None:
+        async with Client(params, mode="legacy") as client:
+            for task in ("validate the request body", None):
+                args = {"paths": ["src/api/orders.py"], **({"task": task} if task else {})}
+                reply = await client.call_tool("get_rules", args)
+                replies.append((reply.content[0].text, bool(reply.is_error)))
+
+    try:
+        anyio.run(run)
+    finally:
+        lore_home.chmod(0o755)
+        db.chmod(0o644)
+    first, is_error = replies[0]
+    assert not is_error and "- [section] Validate request bodies" in first, first
+    # bookkeeping had nowhere to go: the second call in the session still knows what it sent
+    assert "already sent" in replies[1][0] and not replies[1][1]
     assert digest(db) == before

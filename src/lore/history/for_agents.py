@@ -37,9 +37,16 @@ def decisions_for_files(root: Path, paths: list[str], limit: int) -> list[Decisi
     """Decisions in force now that touch any of `paths` (relative to `root`), newest first.
 
     The history package loads here, on the first get_rules with paths, not at `lore mcp` start."""
+    from lore.core.store import StoreOutdated
     from lore.history import store as sql
 
-    repo = sql.open_history().repo_by_path(str(root))
+    try:
+        history = sql.open_history()
+    except StoreOutdated as exc:
+        if exc.absent:  # a read-only store never given history tables holds no decisions
+            return []
+        raise
+    repo = history.repo_by_path(str(root))
     if repo is None or not paths or limit <= 0:
         return []
     from lore.history.decisions.service import decisions, touches

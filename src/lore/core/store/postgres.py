@@ -33,7 +33,14 @@ from psycopg.pq import TransactionStatus
 
 from lore.core.errors import StoreError
 from lore.core.store.dialect import to_postgres
-from lore.core.store.sqlite import Migration, Store, StoreBusy, StoreReadOnly, read_only_message
+from lore.core.store.sqlite import (
+    Migration,
+    Store,
+    StoreBusy,
+    StoreOutdated,
+    StoreReadOnly,
+    read_only_message,
+)
 
 # every writer takes this transaction-scoped advisory lock first (an arbitrary, fixed number)
 WRITE_LOCK = 0x4C6F7265  # "Lore"
@@ -398,9 +405,10 @@ class PgStore(Store):
             done = set(self._applied(conn))
             pending = [m for m in migrations if m.name not in done]
             if pending and self.read_only:
-                raise StoreError(
+                raise StoreOutdated(
                     f"the database at {self.label} is read-only and needs {len(pending)} schema "
-                    "update(s) before this version of Lore can use it; run it once writable"
+                    "update(s) before this version of Lore can use it; run it once writable",
+                    absent=len(pending) == len(migrations),
                 )
             for m in pending:
                 with self.transaction() as tx:

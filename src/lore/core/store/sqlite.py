@@ -171,9 +171,10 @@ class Store:
             pending = [m for m in migrations if m.name not in done]
             if pending:
                 if self.read_only:
-                    raise StoreError(
+                    raise StoreOutdated(
                         f"the store at {self.path} is read-only and needs {len(pending)} schema "
-                        "update(s) before this version of Lore can use it; open it once writable"
+                        "update(s) before this version of Lore can use it; open it once writable",
+                        absent=len(pending) == len(migrations),
                     )
                 self.ensure_writable()
                 if not has_table:
@@ -394,6 +395,18 @@ class StoreBusy(StoreError):
 
 class StoreReadOnly(StoreError):
     """The store is open read-only and a write was asked for: bookkeeping may skip it."""
+
+
+class StoreOutdated(StoreReadOnly):
+    """A read-only store lacks tables this version needs and cannot be given them.
+
+    `absent`: none of the asked migrations was ever applied, so that part of Lore was never used
+    with this store (each domain makes its tables on first use) and it holds nothing of it; a
+    reader may answer as from an empty part instead of failing."""
+
+    def __init__(self, message: str, *, absent: bool):
+        super().__init__(message)
+        self.absent = absent
 
 
 _DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
