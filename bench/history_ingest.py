@@ -2,6 +2,14 @@
 
     .venv/bin/python bench/history_ingest.py [--commits 20000] [--repeat 5]
     .venv/bin/python bench/history_ingest.py --pydriller-prefix 1000   # quicker, extrapolated
+    .venv/bin/python bench/history_ingest.py --real ../click --real ../fastapi --commits 0
+
+`--real PATH` (repeatable) measures whole commands on real clones, start-up included: the
+CPU time (user + system of the process and every child it waited for, from `wait4`) of
+`lore history ingest PATH` into a fresh store, against the bare `git log --numstat -M` and
+against the exact `git log` Lore runs, interleaved round after round, medians and ratios.
+CPU, not wall time: on a machine shared with other work, waiting for a core is not cost.
+`--commits 0` skips the synthetic repository.
 
 The repository is synthetic (bench/history_synth.py, built with `git fast-import`, cached in
 bench/out/). The floor is git itself: the bare `git log --numstat`, and the exact `git log`
@@ -34,6 +42,77 @@ def _time_cmd(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+def _cpu_cmd(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    """CPU seconds (user + system) of `cmd` and all the children it waited for."""
+    child = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    assert child.stderr is not None
+    err = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {err}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def _real_repos(paths: list[Path], repeat: int) -> list[dict]:
+    """CPU of `lore history ingest` (the console script, fresh store) against git, per clone."""
+    from lore.history.ingest.gitlog import log_command
+
+    lore = str(Path(sys.executable).with_name("lore"))
+    env = {**os.environ}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # run as an installed lore does, with its caches
+    rows = []
+    for path in paths:
+        path = path.resolve()
+        commits = int(
+            subprocess.run(
+                ["git", "rev-list", "--count", "HEAD"], cwd=path, check=True, capture_output=True, text=True
+            ).stdout
+        )
+        bare, exact, lore_cpu = [], [], []
+        for i in range(repeat + 1):  # the first round warms the caches and is not counted
+            print(f"{path.name}: round {i}/{repeat} ...", file=sys.stderr)
+            b = _cpu_cmd(["git", "log", "--numstat", "-M", "HEAD"], path)
+            e = _cpu_cmd(log_command(["HEAD"]), path)
+            with tempfile.TemporaryDirectory() as home:
+                lc = _cpu_cmd([lore, "history", "ingest", str(path)], path, {**env, "LORE_HOME": home})
+            if i:
+                bare.append(b)
+                exact.append(e)
+                lore_cpu.append(lc)
+        rows.append(
+            {
+                "repository": path.name,
+                "commits": commits,
+                "bare_git_log_cpu_s": bare,
+                "lore_git_log_cpu_s": exact,
+                "lore_ingest_cpu_s": lore_cpu,
+            }
+        )
+    return rows
+
+
+def _print_real(rows: list[dict], repeat: int) -> None:
+    print(
+        f"\nreal repositories, CPU seconds (user + system of the process tree), median of {repeat}"
+        " interleaved rounds\n"
+    )
+    print(
+        f"{'repository':<12} {'commits':>8} {'git log --numstat -M':>21} {'git log as run':>15}"
+        f" {'lore history ingest':>20} {'vs bare':>8} {'vs as run':>10}"
+    )
+    for row in rows:
+        bare, exact, lore = (
+            statistics.median(row[k])
+            for k in ("bare_git_log_cpu_s", "lore_git_log_cpu_s", "lore_ingest_cpu_s")
+        )
+        print(
+            f"{row['repository']:<12} {row['commits']:>8,} {bare:>21.2f} {exact:>15.2f} {lore:>20.2f}"
+            f" {lore / bare:>7.2f}x {lore / exact:>9.2f}x"
+        )
+    print("target: lore history ingest within 1.5x the CPU of the bare git log, start-up included")
 
 
 def _lore_ingest(repo: Path) -> tuple[float, int]:
@@ -131,7 +210,22 @@ def main() -> None:
     parser.add_argument(
         "--branchy-commits", type=int, default=10000, help="size of the branching repository (0 = skip it)"
     )
+    parser.add_argument(
+        "--real",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also measure the CPU of whole commands on this clone (repeatable)",
+    )
     args = parser.parse_args()
+    real = _real_repos(args.real, args.repeat) if args.real else []
+    if real:
+        _print_real(real, args.repeat)
+        OUT.mkdir(exist_ok=True)
+        (OUT / "history_ingest_real.json").write_text(json.dumps(real, indent=2))
+    if not args.commits:
+        return
 
     repo = synth_repo(args.commits)
     total = int(

@@ -32,7 +32,6 @@ from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.history import lines as line_queries
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
-from lore.history.ingest.github import ingest_github
 from lore.history.ingest.gitlog import repo_root, stored_path
 from lore.history.queries import Filters
 from lore.history.repos import Repo, all_repos, remove_repo, resolve_repo
@@ -174,7 +173,9 @@ def ingest(
                         f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"
                         " run `git fetch --unshallow`, then ingest again to fill it in"
                     )
-            else:
+            else:  # the GitHub client (httpx) is loaded only for a GitHub ingest
+                from lore.history.ingest.github import ingest_github
+
                 result = ingest_github(
                     target,
                     max_pages=max_pages,

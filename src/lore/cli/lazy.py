@@ -106,12 +106,13 @@ def load(name: str) -> Any:
     """Import the module of command `name` and build its click command."""
     entry = COMMANDS[name]
     module = importlib.import_module(f"lore.cli.{entry.module}")
-    for extra in entry.also:
-        importlib.import_module(f"lore.cli.{extra}")
     target = getattr(module, entry.attr)
     command: Any  # a group for a Typer app, a single command for a registering function
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
+        if entry.also:  # the subcommands of `also` modules are added when first asked for
+            command.__class__ = _GroupWithLater
+            command.later = (target, entry.also)
     else:
         holder = typer.Typer(add_completion=False)
         target(holder)
@@ -119,6 +120,36 @@ def load(name: str) -> Any:
         command = built.commands[name] if isinstance(built, TyperGroup) else built
     command.name = name
     return plain_help(command)
+
+
+class _GroupWithLater(TyperGroup):
+    """A command group whose `also` modules are imported only when one of their subcommands
+    (or the list of all of them) is asked for: `lore history ingest` does not load the model
+    client that `history why` and `history extract` need, nor `books list` the answering stack.
+
+    `load` gives an already built group this class; `later` is (its Typer app, the modules)."""
+
+    later: tuple[typer.Typer, tuple[str, ...]] | None = None
+
+    def _load_later(self) -> None:
+        if self.later is None:
+            return
+        app, modules = self.later
+        self.later = None
+        for extra in modules:
+            importlib.import_module(f"lore.cli.{extra}")
+        for sub_name, sub in typer.main.get_group(app).commands.items():
+            if sub_name not in self.commands:
+                self.add_command(plain_help(sub), sub_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load_later()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:
+            self._load_later()
+        return super().get_command(ctx, cmd_name)
 
 
 def plain_help(command: Any) -> Any:

@@ -143,6 +143,8 @@ def _ingest(
             revs = [head]
             total = _count(root, revs, since, until)
         known = store.known_shas(repo.id)
+        # a full read into an empty history stores only HEAD's ancestors: all reachable
+        all_reachable = not known and revs == [head] and not windowed
         writer = GraphWriter(store, repo.id)
         ingest = _CommitIngest(writer, repo.id, boundary)
         progress.start("commits", total)
@@ -177,7 +179,7 @@ def _ingest(
             if stop.requested:
                 raise KeyboardInterrupt
         link_prs(writer, store, repo.id, pull_refs(root), first_parent_line(root, head))
-        reachable = reachable_shas(root)
+        reachable = None if all_reachable else reachable_shas(root)
 
         def checkpoint(db: HistoryStore) -> None:
             if not windowed:
@@ -196,7 +198,7 @@ def _ingest(
 
         writer.flush(WRITERS, extra=checkpoint)
         with store.transaction() as db:
-            unreachable = db.set_reachable(repo.id, reachable)
+            unreachable = 0 if reachable is None else db.set_reachable(repo.id, reachable)
     return GitIngestReport(
         repo=repo.name,
         path=str(root),

@@ -18,10 +18,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import queue
 import re
 import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,12 +27,18 @@ from pathlib import Path
 from lore.core import git
 from lore.core.errors import InvalidInput
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 # header: RS + sha, then parents, author name/email/time, committer name/email/time, message
 # %aN/%aE and %cN/%cE: names and addresses after the repository's `.mailmap` (as `git log
 # --use-mailmap` shows them), so one person under two identities is one author
 _FORMAT = "%x1e%H%x00%P%x00%aN%x00%aE%x00%at%x00%cN%x00%cE%x00%ct%x00%B"
 _HEADER_FIELDS = 9
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16  # one read: a larger buffer is allocated (and page-faulted) for every read
+_PIPE_SIZE = 1 << 20
 
 
 @dataclass(slots=True)
@@ -105,43 +109,46 @@ def read_log(
     """Yield commits oldest first, each with its touched files and line counts.
 
     git runs through `core.git.stream`, so a hostile repository's config cannot make it run a
-    program. A reader thread drains git's pipe into a queue, so git computes diffs while we
-    parse and write instead of blocking on a full 64 KiB pipe.
+    program. Its pipe is widened (`_widen`) so git goes on computing diffs while a batch is
+    written, and the pipe is read on this thread: a reader thread handing chunks over a queue
+    cost more CPU in thread switches than the parsing itself.
     """
     with tempfile.TemporaryFile() as errors:
         proc = git.stream(log_arguments(revs, since, until), repo, errors, LOG_CONFIG)
-        chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=256)
-        stop = threading.Event()
+        out = proc.stdout
+        # a buffered pipe (Popen's default): read1 returns what is there, not a full chunk
+        assert isinstance(out, io.BufferedReader)
+        _widen(out)
+        ended = False
 
-        def drain() -> None:
-            # a buffered pipe (Popen's default): read1 returns what is there, not a full chunk
-            assert isinstance(proc.stdout, io.BufferedReader)
-            try:
-                while not stop.is_set():
-                    data = proc.stdout.read1(_CHUNK)
-                    if not data:
-                        break
-                    chunks.put(data)
-            finally:
-                chunks.put(None)
+        def chunks() -> Iterator[bytes]:
+            nonlocal ended
+            while data := out.read1(_CHUNK):
+                yield data
+            ended = True
 
-        reader = threading.Thread(target=drain, name="git-log-reader", daemon=True)
-        reader.start()
         try:
-            yield from parse_log_stream(iter(chunks.get, None))
+            yield from parse_log_stream(chunks())
         finally:
-            stop.set()
-            if proc.poll() is None and reader.is_alive():
+            if not ended and proc.poll() is None:
                 proc.kill()  # the caller stopped early
-            while reader.is_alive():
-                with contextlib.suppress(queue.Empty):
-                    chunks.get(timeout=0.1)
-            proc.stdout.close()  # type: ignore[union-attr]
+            out.close()
             code = proc.wait()
             errors.seek(0)
             err = errors.read().decode("utf-8", "replace").strip()
     if code not in (0, -9):
         raise InvalidInput(f"git log failed in {repo}: {err.splitlines()[-1] if err else code}")
+
+
+def _widen(pipe: io.BufferedReader) -> None:
+    """Let git's output pipe hold `_PIPE_SIZE` bytes (Linux lets any process ask for up to
+    1 MiB; elsewhere, or when refused, it keeps its size and git waits while a batch is written,
+    which costs time but no work)."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if setsize is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(pipe.fileno(), setsize, _PIPE_SIZE)
 
 
 def parse_log_stream(chunks: Iterator[bytes]) -> Iterator[GitCommit]:
