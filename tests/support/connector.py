@@ -33,6 +33,7 @@ from mcp.shared.auth import (
 from lore.rules.models import Project
 from lore.web.mcp_http import Remote
 from lore.web.oauth.provider import Lifetimes
+from lore.web.oauth.registration import RegistrationLimits
 from lore.web.server import bind, build_server, new_token
 
 MODE = "auto"  # what a client does by default: discover the protocol, fall back to initialize
@@ -56,14 +57,20 @@ class Connector:
 
 @contextmanager
 def running(
-    project: Project | None = None, now: Callable[[], float] | None = None, lifetimes: Lifetimes | None = None
+    project: Project | None = None,
+    now: Callable[[], float] | None = None,
+    lifetimes: Lifetimes | None = None,
+    registrations: RegistrationLimits | None = None,
 ) -> Iterator[Connector]:
     """The server as `lore serve --mcp` builds it, on a free port of 127.0.0.1."""
     sock = bind(0)
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
     token = new_token()
-    extra: dict[str, Any] = {"lifetimes": lifetimes or Lifetimes()}
+    extra: dict[str, Any] = {
+        "lifetimes": lifetimes or Lifetimes(),
+        "registrations": registrations or RegistrationLimits(),
+    }
     if now is not None:
         extra["now"] = now
     server = build_server(sock, token, Remote(base, project, **extra), public=base)

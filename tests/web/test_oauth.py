@@ -11,6 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 import pytest
 
+from lore.web.guard import session_value
+from lore.web.oauth.consent import csrf_token
 from lore.web.oauth.grants import list_grants
 from support.clock import FakeClock
 from support.connector import (
@@ -168,7 +170,8 @@ def test_an_unknown_consent_request_is_refused(lore: Connector) -> None:
     with lore.http() as http:
         http.get(f"/?token={lore.token}")
         assert http.get("/oauth/consent?request=nope").status_code == 400
-        answer = http.post("/oauth/consent", data={"request": "nope", "decision": "approve"})
+        csrf = csrf_token(session_value(lore.token), "nope")  # as if a page had shown it
+        answer = http.post("/oauth/consent", data={"request": "nope", "csrf": csrf, "decision": "approve"})
         assert answer.status_code == 400 and "unknown or too old" in answer.text
 
 

@@ -23,6 +23,7 @@ manager's idle time, or, past `MAX_SESSIONS`, least recently used first.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -30,18 +31,19 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import FastAPI
-from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.routes import cors_middleware
+from mcp.server.auth.routes import build_metadata, cors_middleware
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -52,12 +54,14 @@ from lore.rules.agent import AgentSession
 from lore.rules.models import Project
 from lore.web.guard import LOCAL_NAMES, session_cookie
 from lore.web.oauth.consent import Consent
-from lore.web.oauth.provider import CONSENT_PATH, SCOPE, Lifetimes, LoreOAuth
+from lore.web.oauth.provider import CONSENT_PATH, SCOPE, Lifetimes, LoreOAuth, same_resource
+from lore.web.oauth.registration import RegistrationLimits
 
 MCP_PATH = "/mcp"
 IDLE_SECONDS = 30 * 60  # an MCP session without a request for this long ends (SDK and Lore alike)
 MAX_SESSIONS = 1000  # open at once; the SDK answers 503 to one more
 ROOT_METADATA = "/.well-known/oauth-protected-resource"
+SERVER_METADATA = "/.well-known/oauth-authorization-server"
 NO_PROJECT = (
     "no project is served over this connection: the rules tools need "
     "`lore serve --mcp --project PATH` (books and history tools work without it)"
@@ -73,6 +77,7 @@ class Remote:
     project: Project | None = None
     lifetimes: Lifetimes = field(default_factory=Lifetimes)
     now: Callable[[], float] = time.time
+    registrations: RegistrationLimits = field(default_factory=RegistrationLimits)
 
     @property
     def resource(self) -> str:
@@ -197,6 +202,104 @@ class _Ending:
             self.sessions.end_mcp_session(key)
 
 
+async def _body(receive: Receive) -> bytes:
+    """A request's whole body (the SDK caps the size of what it then reads again)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Receive:
+    """A `receive` that hands the SDK the body already read, once."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+def _oauth_error(
+    status: int, error: str, description: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": error, "error_description": description},
+        status_code=status,
+        headers={"cache-control": "no-store", **(headers or {})},
+    )
+
+
+class _RegistrationGate:
+    """`/register` as the SDK answers it, behind the provider's limits: a registration over the
+    rate or the cap is answered 429 with `Retry-After`, and never reaches the store."""
+
+    def __init__(self, app: ASGIApp, provider: LoreOAuth):
+        self.app, self.provider = app, provider
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "POST":
+            refusal = await self.provider.registration_refusal()
+            if refusal is not None:
+                reply = _oauth_error(
+                    429,
+                    "temporarily_unavailable",
+                    refusal.message,
+                    {"retry-after": str(max(1, math.ceil(refusal.retry_after)))},
+                )
+                await reply(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class _TokenTarget:
+    """`/token` as the SDK answers it, except that a `resource` naming another server is refused
+    with `invalid_target` (RFC 8707 section 2): this server issues tokens for its own `/mcp`
+    only, and must not hand out one a client asked to use elsewhere."""
+
+    def __init__(self, app: ASGIApp, resource: str):
+        self.app, self.resource = app, resource
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await _body(receive)
+        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+        foreign = [r for r in form.get("resource", []) if not same_resource(r, self.resource)]
+        if foreign:
+            reply = _oauth_error(
+                400,
+                "invalid_target",
+                f"this server issues tokens only for {self.resource}, not {foreign[0][:200]}",
+            )
+            await reply(scope, receive, send)
+            return
+        await self.app(scope, _replay(body), send)
+
+
+def _server_metadata(auth: AuthSettings) -> Route:
+    """`/.well-known/oauth-authorization-server` as the SDK builds it, plus `none` among the token
+    endpoint's auth methods: a public client (PKCE, no secret) is accepted, so it is said."""
+    assert auth.client_registration_options is not None and auth.revocation_options is not None
+    metadata = build_metadata(
+        auth.issuer_url, None, auth.client_registration_options, auth.revocation_options
+    )
+    methods = list(metadata.token_endpoint_auth_methods_supported or [])
+    metadata.token_endpoint_auth_methods_supported = [*methods, "none"]
+    handler = cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"])
+    return Route(SERVER_METADATA, handler, methods=["GET", "OPTIONS"])
+
+
 def _security(remote: Remote, port: int | None) -> TransportSecuritySettings:
     """The SDK's own Host/Origin check on `/mcp`, with the same names the guard accepts."""
     parts = urlsplit(remote.base_url)
@@ -220,7 +323,9 @@ def _root_metadata(remote: Remote, auth: AuthSettings) -> Route:
 def attach(app: FastAPI, token: str, port: int | None, remote: Remote) -> LoreOAuth:
     """Add `/mcp`, the OAuth endpoints and the consent page to `app`; returns the provider."""
     base = remote.base_url.rstrip("/")
-    provider = LoreOAuth(base, remote.resource, lifetimes=remote.lifetimes, now=remote.now)
+    provider = LoreOAuth(
+        base, remote.resource, lifetimes=remote.lifetimes, now=remote.now, registrations=remote.registrations
+    )
     auth = AuthSettings(
         issuer_url=base,  # type: ignore[arg-type]  # pydantic parses the string
         resource_server_url=remote.resource,  # type: ignore[arg-type]
@@ -240,10 +345,15 @@ def attach(app: FastAPI, token: str, port: int | None, remote: Remote) -> LoreOA
         session_idle_timeout=IDLE_SECONDS,
         max_sessions=MAX_SESSIONS,
     )
+    wrapped: dict[str, ASGIApp] = {
+        MCP_PATH: _Ending(sdk, sessions),
+        "/register": _RegistrationGate(sdk, provider),
+        "/token": _TokenTarget(sdk, remote.resource),
+    }
     for route in sdk.routes:  # each path answered by the SDK's app, with its auth middleware
-        if isinstance(route, Route):  # all of them are: /mcp, the metadata, the OAuth endpoints
-            endpoint = _Ending(sdk, sessions) if route.path == MCP_PATH else sdk
-            app.router.routes.append(Route(route.path, endpoint=endpoint))
+        if isinstance(route, Route) and route.path != SERVER_METADATA:  # all are Routes
+            app.router.routes.append(Route(route.path, endpoint=wrapped.get(route.path, sdk)))
+    app.router.routes.append(_server_metadata(auth))
     app.router.routes.append(_root_metadata(remote, auth))
     consent = Consent(provider, token, session_cookie(port))
     app.router.routes.append(Route(CONSENT_PATH, consent.page, methods=["GET"]))

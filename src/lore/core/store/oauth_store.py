@@ -56,6 +56,16 @@ CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id);
 
 
 @dataclass(frozen=True)
+class ClientRow:
+    """A registered client: what it said about itself (JSON), when, and whether it ever
+    completed a grant (the local user approved it and it exchanged the code)."""
+
+    info: str
+    created_at: float
+    granted: bool
+
+
+@dataclass(frozen=True)
 class CodeRow:
     """A stored authorization code: its client, the request it answers (JSON), its lifetime,
     and once used, the grant it was exchanged for."""
@@ -117,6 +127,45 @@ class OAuthStore:
             .fetchone()
         )
         return row[0] if row else None
+
+    def client(self, client_id: str) -> ClientRow | None:
+        """A registered client, with whether it ever completed a grant."""
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT c.info, c.created_at, EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id)"
+                " FROM oauth_clients c WHERE c.client_id = ?",
+                (client_id,),
+            )
+            .fetchone()
+        )
+        return ClientRow(row[0], row[1], bool(row[2])) if row else None
+
+    def unfinished_clients(self) -> tuple[int, float | None]:
+        """How many registered clients never completed a grant, and when the oldest registered."""
+        row = (
+            self.store.connect()
+            .execute(
+                "SELECT COUNT(*), MIN(created_at) FROM oauth_clients c"
+                " WHERE NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id)"
+            )
+            .fetchone()
+        )
+        return int(row[0]), row[1]
+
+    def drop_unfinished_clients(self, registered_by: float) -> int:
+        """Forget clients registered at or before that moment that never completed a grant,
+        with their unused codes; how many went."""
+        unfinished = (
+            "SELECT client_id FROM oauth_clients c WHERE c.created_at <= ?"
+            " AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id)"
+        )
+        with self.store.transaction() as conn:
+            conn.execute(f"DELETE FROM oauth_codes WHERE client_id IN ({unfinished})", (registered_by,))
+            done = conn.execute(
+                f"DELETE FROM oauth_clients WHERE client_id IN ({unfinished})", (registered_by,)
+            )
+            return done.rowcount
 
     # -- codes ---------------------------------------------------------------------------------
     def add_code(self, code_hash: str, client_id: str, request: str, expires_at: float) -> None:

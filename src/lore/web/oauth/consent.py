@@ -3,12 +3,17 @@
 Nothing else can answer it. The answer (a form POST) counts only with the UI's session cookie,
 which the browser receives by opening the address `lore serve` printed (with its token); the
 cookie is HttpOnly and SameSite=Strict, and the guard refuses a POST from another site's page,
-so neither a page elsewhere nor the client that asked can approve itself. What the client says
+so neither a page elsewhere nor the client that asked can approve itself. The answer must also
+carry the form's own CSRF token, bound to the session and to that one request, so a POST that
+has the cookie but no Origin header (a browser that leaves it out, a plug-in, an old proxy) is
+refused unless it came from the page itself; a Referer from another site is refused too. What the client says
 about itself (its name, its redirect URI) is shown escaped: it is data, not markup.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import html
 import re
 import secrets
@@ -31,6 +36,21 @@ def csp_source(uri: str) -> str | None:
     if scheme in ("http", "https"):
         return f"{scheme}://{parts.netloc}" if _HOST.match(parts.netloc or "") else None
     return f"{scheme}:" if _SCHEME.match(scheme) else None
+
+
+def csrf_token(session: str, request_id: str) -> str:
+    """The consent form's token: only a page served to this session for this request has it."""
+    return hmac.new(session.encode(), b"lore-consent\0" + request_id.encode(), hashlib.sha256).hexdigest()
+
+
+def _same_origin(referer: str, request: Request, issuer: str) -> bool:
+    """A Referer from this server (as the browser reached it, or its public address)."""
+    parts = urlsplit(referer)
+    given = f"{parts.scheme}://{parts.netloc}".lower()
+    ours = {f"{request.url.scheme}://{request.headers.get('host', '')}".lower()}
+    public = urlsplit(issuer)
+    ours.add(f"{public.scheme}://{public.netloc}".lower())
+    return given in ours
 
 
 def _policy(redirect: str | None) -> str:
@@ -85,6 +105,7 @@ class Consent:
             f"<dt>Access</dt><dd>{html.escape(scopes)}</dd></dl>"
             f'<form method="post" action="{CONSENT_PATH}">'
             f'<input type="hidden" name="request" value="{html.escape(request_id)}">'
+            f'<input type="hidden" name="csrf" value="{csrf_token(self.session, request_id)}">'
             '<button type="submit" name="decision" value="approve" class="approve">Approve</button> '
             '<button type="submit" name="decision" value="deny" class="deny">Deny</button></form>'
             '<p class="hint">Approving needs this browser to have opened the address '
@@ -103,6 +124,18 @@ class Consent:
                 403,
             )
         request_id = str(form.get("request", ""))
+        given_csrf = str(form.get("csrf", ""))
+        referer = request.headers.get("referer")
+        forged = not secrets.compare_digest(
+            given_csrf.encode(), csrf_token(self.session, request_id).encode()
+        )
+        if forged or (referer is not None and not _same_origin(referer, request, self.provider.issuer)):
+            return _notice(
+                "Refused",
+                "This answer did not come from the consent page this server showed;"
+                " open the page again from your client and press a button there.",
+                403,
+            )
         decision = str(form.get("decision", ""))
         if decision not in ("approve", "deny"):
             return _notice("No answer", "Press Approve or Deny.", 400)

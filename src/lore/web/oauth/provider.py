@@ -7,12 +7,14 @@ client on the consent page (`consent.py`), so `authorize` only parks the request
 browser there. Codes and tokens are random, stored as their sha256, expire, work for this
 server's `/mcp` only (the resource indicator), and a refresh token is swapped for a new one on
 every use; presenting a used refresh token again ends the whole grant (it was copied).
+Registration, which needs no credentials, is rate-limited and capped (`registration.py`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -34,6 +36,7 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from lore.core.store.oauth_store import OAuthStore, TokenRow
+from lore.web.oauth.registration import Refusal, RegistrationLimits, RegistrationRate
 
 SCOPE = "lore"
 CONSENT_PATH = "/oauth/consent"
@@ -117,12 +120,15 @@ class LoreOAuth:
         store: OAuthStore | None = None,
         lifetimes: Lifetimes | None = None,
         now: Callable[[], float] = time.time,
+        registrations: RegistrationLimits | None = None,
     ):
         self.issuer = issuer.rstrip("/")
         self.resource = resource
         self.store = store or OAuthStore()
         self.lifetimes = lifetimes or Lifetimes()
         self.now = now
+        self.registrations = registrations or RegistrationLimits()
+        self._rate = RegistrationRate(self.registrations.per_minute)
         self._pending: dict[str, Pending] = {}
         self._touched: dict[str, float] = {}
 
@@ -135,8 +141,31 @@ class LoreOAuth:
 
     # -- clients -------------------------------------------------------------------------------
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        info = self.store.client_info(client_id)
-        return OAuthClientInformationFull.model_validate_json(info) if info else None
+        row = self.store.client(client_id)
+        if row is None:
+            return None
+        if not row.granted and row.created_at <= self.now() - self.registrations.unfinished_ttl:
+            return None  # never approved in time: as good as gone (the next registration prunes it)
+        return OAuthClientInformationFull.model_validate_json(row.info)
+
+    async def registration_refusal(self) -> Refusal | None:
+        """Why one more registration is refused now (too many a minute, or too many clients that
+        never completed a grant), or None: then it counts against the rate."""
+        now = self.now()
+        refused = self._rate.refusal(now)
+        if refused is not None:
+            return refused
+        limits = self.registrations
+        await self._run(self.store.drop_unfinished_clients, now - limits.unfinished_ttl)
+        count, oldest = self.store.unfinished_clients()
+        if count >= limits.most_unfinished:
+            wait = max(1, math.ceil((oldest or now) + limits.unfinished_ttl - now))
+            return Refusal(
+                f"this server already holds {count} registered clients that never completed a grant"
+                f" (at most {limits.most_unfinished}); the oldest expires in {wait} s",
+                wait,
+            )
+        return None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         for uri in client_info.redirect_uris or []:
@@ -278,6 +307,8 @@ class LoreOAuth:
         row = self.store.token(digest(token))
         now = self.now()
         if row is None or row.kind != "access" or row.revoked_at or row.expires_at <= now:
+            return None
+        if not same_resource(row.resource, self.resource):  # issued for another server (RFC 8707)
             return None
         if now - self._touched.get(row.grant_id, 0.0) > 60:  # "last used" to the minute
             self._touched[row.grant_id] = now
