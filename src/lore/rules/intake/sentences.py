@@ -108,7 +108,7 @@ _IMPERATIVE = frozenset(
     stream strip structure stub style submit subscribe suffix suggest supply support suppress switch
     sync tag target test think throttle throw time trace track transform translate treat trim try
     type unify update upgrade upload use utilize validate verify version wait warn watch wrap write
-    yield focus continue ship deploy declare stop opt-in opt-out reach rewrite wire
+    yield focus continue ship deploy ignore disregard forget reveal declare stop opt-in opt-out reach rewrite wire
     """.split()
 )
 _OPENERS = re.compile(

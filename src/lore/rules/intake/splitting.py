@@ -367,8 +367,8 @@ def _item_text(lines: list[str]) -> str:
         elif nested and len(nested.group(1)) > base:
             depth = "  " * max(0, (len(nested.group(1)) - base) // 2 - 1)
             parts.append(f"\n{depth}- {nested.group(3).strip()}")
-        else:
-            parts.append(" " + raw.strip())
+        else:  # a continuation line; a quote mark inside an item ("> WHY: ...") is dropped
+            parts.append(" " + raw.strip().lstrip(">").strip())
     return "".join(parts).strip()
 
 
