@@ -40,8 +40,9 @@ def _when(ts: float | None) -> str:
     return local_minute(ts)
 
 
-def _status(rule: Rule) -> str:
-    return rule.status + (" (auto)" if rule.auto else "")
+_SOURCE_HELP = "Only rules of this source: memorize, discover, learn, agent, feedback, user, trained."
+_FILE_HELP = "Only rules imported from this instruction file (a path as `list` shows it)."
+_SCOPE_HELP = "Only rules of this scope: global, a section (src/api) or a glob."
 
 
 @app.command("list")
@@ -49,13 +50,26 @@ def _status(rule: Rule) -> str:
 def list_cmd(
     ctx: typer.Context,
     auto: bool = typer.Option(False, "--auto", help="Only rules Lore activated by itself."),
-    pending: bool = typer.Option(False, "--pending", help="Only rules waiting for approval."),
+    pending: bool = typer.Option(
+        False, "--pending", help="Only rules waiting for approval, grouped by the file they came from."
+    ),
+    source: str = typer.Option(None, "--source", help=_SOURCE_HELP),
+    file: str = typer.Option(None, "--file", help=_FILE_HELP),
+    scope: str = typer.Option(None, "--scope", help=_SCOPE_HELP),
     details: bool = typer.Option(False, "--details", help="Show tags, source and evidence."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """List the project's rules."""
+    """List the project's rules. A pending rule whose wording the screening gate would hold is
+    marked with the gate's reason ("held: ...")."""
     project = _project(ctx)
-    rules = service.list_rules(project, status="pending" if pending else None, auto_only=auto)
+    rules = service.list_rules(
+        project,
+        status="pending" if pending else None,
+        auto_only=auto,
+        source=source,
+        file=file,
+        scope=scope,
+    )
     if as_json:
         print_json([r.to_dict() for r in rules])
         return
@@ -65,20 +79,47 @@ def list_cmd(
     table = Table(
         "id", "status", "scope", "rule", "served", title=f"Rules of {project.name}", show_lines=details
     )
-    for r in rules:
-        body = f"[bold]{esc(r.label)}[/bold]" + ("" if r.title == "" and not details else f"\n{esc(r.text)}")
-        if details:
-            body += (
-                f"\n[dim]triggers: {esc(', '.join(r.triggers)) or '-'} | always: "
-                f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
-                f"{'yes' if r.tagged else 'no'}[/dim]"
+    groups = service.by_origin(rules) if pending else [("", rules)]
+    for n, (origin, members) in enumerate(groups):
+        if origin:
+            table.add_row("", "", "", f"[bold]from {esc(origin)}[/bold]: {len(members)} pending", "")
+        for r in members:
+            table.add_row(
+                r.id,
+                _status(r),
+                esc(r.scope_text),
+                _rule_cell(r, details, grouped=bool(origin)),
+                str(r.served_count),
             )
-            for ev in r.evidence:
-                body += f"\n[dim]evidence: {esc(str(ev))}[/dim]"
-        pin = " (always)" if r.always else ""
-        table.add_row(r.id, _status(r) + pin, esc(r.scope_text), body, str(r.served_count))
+        if origin and n < len(groups) - 1:
+            table.add_section()
     common.console.print(table)
-    common.console.print(f"{len(rules)} rule(s); {untagged} active rule(s) untagged.", highlight=False)
+    held = sum(bool(r.held) for r in rules if r.status == "pending")
+    summary = f"{len(rules)} rule(s); {untagged} active rule(s) untagged."
+    if held:
+        summary += f" {held} pending rule(s) held for their wording: read them before approving."
+    common.console.print(summary, highlight=False)
+
+
+def _rule_cell(r: Rule, details: bool, *, grouped: bool) -> str:
+    body = f"[bold]{esc(r.label)}[/bold]" + ("" if r.title == "" and not details else f"\n{esc(r.text)}")
+    if r.status == "pending" and r.held:
+        body += f"\n[red]held: {esc(r.held)}[/red]"
+    if r.status == "pending" and not grouped and r.origin != r.source:
+        body += f"\n[dim]from {esc(r.origin)}[/dim]"
+    if details:
+        body += (
+            f"\n[dim]triggers: {esc(', '.join(r.triggers)) or '-'} | always: "
+            f"{'yes' if r.always else 'no'} | source: {r.source} | tagged: "
+            f"{'yes' if r.tagged else 'no'}[/dim]"
+        )
+        for ev in r.evidence:
+            body += f"\n[dim]evidence: {esc(str(ev))}[/dim]"
+    return body
+
+
+def _status(rule: Rule) -> str:
+    return rule.status + (" (auto)" if rule.auto else "") + (" (always)" if rule.always else "")
 
 
 @app.command("add")
@@ -166,8 +207,54 @@ def _action_command(action: str, help_text: str) -> None:
         _change(ctx, rule_id, action, as_json)
 
 
-_action_command("approve", "Activate a rule (clears its automatic mark).")
-_action_command("reject", "Delete a rule.")
+def _bulk_command(action: str, help_text: str) -> None:
+    @app.command(action, help=help_text)
+    @handle_errors
+    def command(
+        ctx: typer.Context,
+        rule_ids: list[str] = typer.Argument(
+            None, metavar="[ID]...", help="Rule ids (or unique prefixes), any number."
+        ),
+        file: str = typer.Option(None, "--file", help="Every pending rule imported from this file."),
+        every: bool = typer.Option(
+            False, "--all", help="Every pending rule (narrowed by --source, --scope, --file)."
+        ),
+        source: str = typer.Option(None, "--source", help=_SOURCE_HELP),
+        scope: str = typer.Option(None, "--scope", help=_SCOPE_HELP),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before acting on --all."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    ) -> None:
+        from lore.cli.review_bulk import run_bulk
+
+        ids = list(rule_ids or [])
+        if len(ids) == 1 and not (file or every or source or scope):
+            _change(ctx, ids[0], action, as_json)  # one rule: the one-rule reply, as before
+            return
+        run_bulk(
+            _project(ctx),
+            action,
+            ids,
+            file=file,
+            every=every,
+            source=source,
+            scope=scope,
+            yes=yes,
+            as_json=as_json,
+        )
+
+
+_bulk_command(
+    "approve",
+    "Activate rules (clears their automatic mark): give ids, --file SOURCE for every pending rule "
+    "imported from one file, or --all for every pending rule (with --source/--scope/--file to "
+    "narrow it; asks first unless --yes). All in one transaction.",
+)
+_bulk_command(
+    "reject",
+    "Delete rules: give ids (any status), --file SOURCE for every pending rule imported from one "
+    "file, or --all for every pending rule (with --source/--scope/--file; asks first unless "
+    "--yes). All in one transaction.",
+)
 _action_command("unapprove", "Put an active rule back to pending.")
 _action_command("pin", "Send a rule on every request (always).")
 _action_command("unpin", "Stop sending a rule on every request.")

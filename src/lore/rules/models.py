@@ -8,6 +8,7 @@ from typing import Any
 
 STATUSES = ("active", "pending")
 SOURCES = ("user", "agent", "feedback", "discover", "learn", "memorize", "trained")
+FILE_SOURCES = ("memorize", "trained")  # rules whose evidence names the instruction file they came from
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Rule:
     updated_at: float = 0.0
     served_count: int = 0
     last_served_at: float | None = None
+    held: str = ""  # why the screening gate would hold this rule (risky wording), or ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,6 +60,24 @@ class Rule:
             return self.title
         text = " ".join(self.text.split())
         return text if len(text) <= 60 else text[:57].rstrip() + "..."
+
+    @property
+    def origin(self) -> str:
+        """Where a rule came from, for grouping a review queue: the instruction file an imported
+        rule was read from, else its source (`discover`, `learn`, `agent`, ...)."""
+        if self.source in FILE_SOURCES:
+            for ev in self.evidence:
+                if isinstance(ev, dict) and isinstance(ev.get("file"), str) and ev["file"]:
+                    return ev["file"]
+        return self.source
+
+    def files(self) -> tuple[str, ...]:
+        """Every instruction file an imported rule was read from (one text in two files is one rule)."""
+        if self.source not in FILE_SOURCES:
+            return ()
+        return tuple(
+            ev["file"] for ev in self.evidence if isinstance(ev, dict) and isinstance(ev.get("file"), str)
+        )
 
     @property
     def scope_text(self) -> str:
@@ -80,6 +100,8 @@ class Rule:
             "updated_at": self.updated_at,
             "served_count": self.served_count,
             "last_served_at": self.last_served_at,
+            "held": self.held,
+            "origin": self.origin,
         }
 
 

@@ -112,8 +112,10 @@ def add_rule(
     auto: bool = False,
     evidence: Sequence[dict[str, Any]] = (),
     tagged: bool | None = None,
+    held: str = "",
 ) -> Rule:
-    """Store a rule after the outright refusals (hidden characters, HTML comments, length)."""
+    """Store a rule after the outright refusals (hidden characters, HTML comments, length);
+    `held` is the gate's reason when it held the rule for its wording."""
     text = text.strip()
     title = (title or "").strip()
     trigger_list = parse_triggers(triggers)
@@ -137,6 +139,7 @@ def add_rule(
             "auto": auto,
             "tagged": is_tagged,
             "evidence": list(evidence),
+            "held": held,
         },
     )
 
@@ -240,6 +243,7 @@ def add_rule_checked(
             scope=scope,
             status="active" if decision.activate else "pending",
             auto=decision.activate,
+            held="" if decision.activate or not is_wording_reason(decision.reason) else decision.reason,
             **fields,
         )
         if session_id is not None:
@@ -248,9 +252,59 @@ def add_rule_checked(
     return CheckedSave(rule, known=False, decision=decision)
 
 
-def list_rules(project: Project, *, status: str | None = None, auto_only: bool = False) -> list[Rule]:
+def is_wording_reason(reason: str) -> bool:
+    """Whether a gate's reason is about the rule's wording (a pattern, or the look by meaning)."""
+    return reason.startswith(("risky wording", "held: reads like"))
+
+
+def list_rules(
+    project: Project,
+    *,
+    status: str | None = None,
+    auto_only: bool = False,
+    source: str | None = None,
+    file: str | None = None,
+    scope: str | None = None,
+) -> list[Rule]:
+    """A project's rules, narrowed by status, automatic mark, source (`memorize`, `agent`, ...),
+    the instruction file an imported rule came from, and scope (`global`, a section or a glob)."""
     rules = rules_store().rules(project.id, status)
-    return [r for r in rules if r.auto] if auto_only else rules
+    if auto_only:
+        rules = [r for r in rules if r.auto]
+    if source:
+        if source not in SOURCES:
+            raise InvalidInput(f"unknown rule source {source!r}; one of {', '.join(SOURCES)}")
+        rules = [r for r in rules if r.source == source]
+    if file:
+        wanted = file.strip().removeprefix("./")
+        rules = [r for r in rules if wanted in r.files() or r.origin == wanted]
+    if scope:
+        wanted = scope.strip()
+        rules = [r for r in rules if wanted in (r.scope_text, *r.scope, *(e.rstrip("/") for e in r.scope))]
+    return rules
+
+
+def by_origin(rules: Iterable[Rule]) -> list[tuple[str, list[Rule]]]:
+    """Rules grouped by where they came from (`Rule.origin`), groups in the order first seen."""
+    groups: dict[str, list[Rule]] = {}
+    for rule in rules:
+        groups.setdefault(rule.origin, []).append(rule)
+    return list(groups.items())
+
+
+BULK_ACTIONS = ("approve", "reject")
+
+
+def apply_many(action: str, rules: Sequence[Rule]) -> list[Rule]:
+    """Approve or reject many rules in one transaction: approving activates them and clears the
+    automatic mark, rejecting deletes them. Returns the rules as they are now (approve) or were
+    (reject); rules deleted meanwhile are left out."""
+    ids = [r.id for r in rules]
+    if action == "approve":
+        return rules_store().set_status_many(ids, "active")
+    if action == "reject":
+        return rules_store().delete_rules(ids)
+    raise InvalidInput(f"unknown action {action!r}; one of {', '.join(BULK_ACTIONS)}")
 
 
 def approve(rule: Rule) -> Rule:
@@ -300,6 +354,7 @@ def edit(
     if text is not None:
         check_rule_fields(text.strip())
         changes["text"] = text.strip()
+        changes["held"] = ""  # a person wrote this text: the gate's word on the old one is moot
     if scope is not None:
         project = project or rules_store().project_by_id(rule.project_id)
         changes["scope"] = normalize_scope(scope, project.sections, project.path)  # type: ignore[union-attr]

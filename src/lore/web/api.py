@@ -46,6 +46,15 @@ class RuleChanges(BaseModel):
     scope: str | list[str] | None = None
 
 
+class BulkChange(BaseModel):
+    """Approve or reject many rules at once: the ids given, or every pending rule imported from
+    one file (`file`), in one transaction."""
+
+    action: Literal["approve", "reject"]
+    ids: list[str] = Field(default_factory=list, max_length=10_000)
+    file: str | None = None
+
+
 class TrustChange(BaseModel):
     action: Literal["trust", "untrust", "reset"]
 
@@ -155,6 +164,26 @@ def rule_action(
     found = service.find_project(name)
     result = ACTIONS[action](service.get_rule(rule_id, found))
     return {"action": action, **_rule_view(result)}
+
+
+@router.post("/projects/{name}/rules/bulk")
+def bulk_action(name: str, change: BulkChange) -> dict[str, Any]:
+    """Approve or reject the given rules (or a file's pending rules) in one transaction; an
+    unknown id refuses the whole request, so nothing half happens."""
+    found = service.find_project(name)
+    if bool(change.ids) == bool(change.file):
+        raise InvalidInput("give the rules' ids or a file, not both and not neither")
+    if change.file:
+        chosen = service.list_rules(found, status="pending", file=change.file)
+    else:
+        chosen = list({r.id: r for r in (service.get_rule(i, found) for i in change.ids)}.values())
+    done = service.apply_many(change.action, chosen)
+    return {
+        "action": change.action,
+        "count": len(done),
+        "rules": [r.id for r in done],
+        "held": [r.id for r in done if r.held],
+    }
 
 
 @router.get("/projects/{name}/usage")

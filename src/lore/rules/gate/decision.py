@@ -42,6 +42,29 @@ class Decision:
     notes: tuple[str, ...] = ()
 
 
+def wording_verdicts(rules: Sequence[Sequence[str]]) -> list[str]:
+    """The risky-wording check alone (patterns, then the second look by meaning) for many rules,
+    each given as its text, title and trigger words: the reason the gate would hold each, or ""
+    when its wording passes. Imports (`memorize`, `discover`, `learn`) wait for a person anyway;
+    this tells that person which of them the gate would not have let through, and why."""
+    reasons = [""] * len(rules)
+    unsure: list[int] = []
+    for i, parts in enumerate(rules):
+        risky = next((m for part in parts if part and (m := risky_wording(part))), None)
+        if risky is not None:
+            reasons[i] = risky.reason()
+        else:
+            unsure.append(i)
+    texts = [[part for part in rules[i] if part] for i in unsure]
+    flat = [part for parts in texts for part in parts]
+    looks = iter(second_look_many(flat)) if flat else iter(())
+    for i, parts in zip(unsure, texts, strict=True):
+        found = [look for _ in parts if (look := next(looks)).match is not None]
+        if found:
+            reasons[i] = found[0].match.reason()  # type: ignore[union-attr]
+    return reasons
+
+
 def conflicting_rule(text: str, scope: Sequence[str], active: Iterable[Rule]) -> tuple[Rule, str] | None:
     """The first active rule in an overlapping scope that the new text contradicts, and why."""
     for other in active:

@@ -13,7 +13,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -249,7 +249,14 @@ MIGRATIONS = [
         );
         """,
     ),
+    # what the screening gate held an imported rule for (risky wording), shown while it waits
+    Migration(
+        "rules/0006_rule_held",
+        "ALTER TABLE rules ADD COLUMN held TEXT NOT NULL DEFAULT ''",
+        postgres="ALTER TABLE rules ADD COLUMN held TEXT NOT NULL DEFAULT ''",
+    ),
 ]
+_IN_BATCH = 500  # ids per IN (...) list, well under every driver's limit on parameters
 VECTOR_WAIT_MS = 50  # a cache write never keeps an agent waiting behind another writer
 
 
@@ -262,7 +269,7 @@ SETUP_PENDING = "*setup*"  # a session id no real session has: marks projects aw
 
 _RULE_COLUMNS = (
     "id, project_id, text, title, triggers, always, scope, status, source, auto, tagged, "
-    "evidence, created_at, updated_at, served_count, last_served_at"
+    "evidence, created_at, updated_at, served_count, last_served_at, held"
 )
 
 
@@ -304,6 +311,7 @@ def _rule(row: sqlite3.Row) -> Rule:
         updated_at=row["updated_at"],
         served_count=row["served_count"],
         last_served_at=row["last_served_at"],
+        held=row["held"] or "",
     )
 
 
@@ -419,6 +427,73 @@ class RulesStore:
                 (rule_id, row["project_id"], version),
             )
         return _rule(row)
+
+    def set_status_many(self, rule_ids: Sequence[str], status: str) -> list[Rule]:
+        """Set many rules' status in one transaction (a person approving a file's rules at once),
+        clearing the automatic mark; one version bump per project touched."""
+        return self._many(
+            rule_ids,
+            lambda tx, ids, version: tx.execute(
+                f"UPDATE rules SET status = ?, auto = 0, updated_at = ?, version = ? WHERE id IN ({in_marks(ids)})",
+                (status, time.time(), version, *ids),
+            ),
+            reread=True,
+        )
+
+    def delete_rules(self, rule_ids: Sequence[str]) -> list[Rule]:
+        """Delete many rules in one transaction; the rules as they were."""
+
+        def delete(tx: sqlite3.Connection, ids: list[str], version: int) -> None:
+            marks = in_marks(ids)
+            tx.execute(f"DELETE FROM rules WHERE id IN ({marks})", ids)
+            tx.execute(f"DELETE FROM rule_vectors WHERE rule_id IN ({marks})", ids)
+
+        return self._many(rule_ids, delete, reread=False, tombstones=True)
+
+    def _many(
+        self,
+        rule_ids: Sequence[str],
+        change: Callable[[sqlite3.Connection, list[str], int], object],
+        *,
+        reread: bool,
+        tombstones: bool = False,
+    ) -> list[Rule]:
+        wanted = list(dict.fromkeys(rule_ids))
+        if not wanted:
+            return []
+        before: list[Rule] = []
+        with self.store.transaction() as tx:
+            for start in range(0, len(wanted), _IN_BATCH):
+                chunk = wanted[start : start + _IN_BATCH]
+                rows = tx.execute(
+                    f"SELECT {_RULE_COLUMNS} FROM rules WHERE id IN ({in_marks(chunk)})", chunk
+                ).fetchall()
+                before += [_rule(r) for r in rows]
+            by_project: dict[int, list[str]] = {}
+            for rule in before:
+                by_project.setdefault(rule.project_id, []).append(rule.id)
+            for project_id, ids in by_project.items():
+                version = self._bump(tx, project_id)
+                for start in range(0, len(ids), _IN_BATCH):
+                    chunk = ids[start : start + _IN_BATCH]
+                    change(tx, chunk, version)
+                    if tombstones:
+                        tx.executemany(
+                            "INSERT INTO rule_tombstones (rule_id, project_id, version) VALUES (?, ?, ?)",
+                            [(rid, project_id, version) for rid in chunk],
+                        )
+            if not reread:
+                order = {rid: n for n, rid in enumerate(wanted)}
+                return sorted(before, key=lambda r: order[r.id])
+            after: list[Rule] = []
+            for start in range(0, len(wanted), _IN_BATCH):
+                chunk = wanted[start : start + _IN_BATCH]
+                rows = tx.execute(
+                    f"SELECT {_RULE_COLUMNS} FROM rules WHERE id IN ({in_marks(chunk)})", chunk
+                ).fetchall()
+                after += [_rule(r) for r in rows]
+        order = {rid: n for n, rid in enumerate(wanted)}
+        return sorted(after, key=lambda r: order[r.id])
 
     def rule(self, rule_id: str) -> Rule | None:
         row = self._conn().execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
@@ -674,8 +749,8 @@ class RulesStore:
                 ids.append(rule_id)
                 tx.execute(
                     "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
-                    " source, auto, tagged, evidence, created_at, updated_at, version, text_key)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " source, auto, tagged, evidence, created_at, updated_at, version, text_key, held)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         rule_id,
                         project_id,
@@ -693,6 +768,7 @@ class RulesStore:
                         now,
                         version,
                         text_key(fields["text"]),
+                        fields.get("held", ""),
                     ),
                 )
             rows = [

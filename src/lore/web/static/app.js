@@ -275,8 +275,78 @@ async function renderRules(status, current) {
   const rules = await api("GET", projectPath(`/rules?status=${status}&auto=${autoOnly}`));
   if (!current()) return;
   const list = $(".rules", section);
-  list.replaceChildren(...rules.map(ruleItem));
+  if (status === "pending") {
+    // the review queue, grouped by the file (or source) each rule came from
+    list.replaceChildren(...groupByOrigin(rules).map(([origin, members]) => originGroup(origin, members)));
+    $(".bulk", section).hidden = rules.length === 0;
+    $(".select-all", section).checked = false;
+    updateSelection();
+  } else {
+    list.replaceChildren(...rules.map(ruleItem));
+  }
   $(".empty", section).hidden = rules.length > 0;
+}
+
+function groupByOrigin(rules) {
+  const groups = new Map();
+  for (const rule of rules) {
+    const origin = rule.origin || rule.source;
+    if (!groups.has(origin)) groups.set(origin, []);
+    groups.get(origin).push(rule);
+  }
+  return [...groups];
+}
+
+function originGroup(origin, members) {
+  const group = el("li", null, "origin-group");
+  group.dataset.origin = origin;
+  const head = el("div", null, "origin-head");
+  const held = members.filter((r) => r.held).length;
+  head.append(el("h3", "from " + origin));
+  head.append(el("span", `${members.length} pending` + (held ? ` · ${held} held for their wording` : ""), "muted"));
+  const buttons = el("div", null, "buttons");
+  buttons.append(button(`Approve all ${members.length}`, () => bulk("approve", members)));
+  buttons.append(button(`Reject all ${members.length}`, () => bulk("reject", members), "danger"));
+  head.append(buttons);
+  const list = el("ul", null, "rules");
+  list.append(...members.map(ruleItem));
+  group.append(head, list);
+  return group;
+}
+
+function picked() {
+  return [...document.querySelectorAll("#tab-pending input.pick:checked")].map((box) => box.value);
+}
+
+function updateSelection() {
+  const count = picked().length;
+  const section = $("#tab-pending");
+  $(".selected-count", section).textContent = count ? `${count} selected` : "none selected";
+  for (const b of section.querySelectorAll(".bulk [data-bulk]")) b.disabled = count === 0;
+}
+
+function onBulkBar(event) {
+  const action = event.target.closest("[data-bulk]")?.dataset.bulk;
+  if (action) bulk(action, picked().map((id) => ({ id, held: heldIds.has(id) })));
+}
+
+const heldIds = new Set();
+
+async function bulk(action, rules) {
+  if (!rules.length) return;
+  const held = rules.filter((r) => r.held).length;
+  const question = action === "reject"
+    ? `Delete ${rules.length} rule(s)?`
+    : `Approve ${rules.length} rule(s)?` +
+      (held ? `\n\n${held} of them were held by the screening gate for their wording.` : "");
+  if (!confirm(question)) return;
+  try {
+    const result = await api("POST", projectPath("/rules/bulk"), { action, ids: rules.map((r) => r.id) });
+    say(`${result.count} rule(s) ${action === "approve" ? "approved (active)" : "rejected (deleted)"}`);
+    await render();
+  } catch (err) {
+    say(err.message, true);
+  }
 }
 
 function ruleItem(rule) {
@@ -291,6 +361,22 @@ function ruleItem(rule) {
   if (rule.always) badges.append(el("span", "always", "badge always"));
   if (!rule.tagged) badges.append(el("span", "untagged", "badge untagged"));
   $(".rule-text", item).textContent = rule.text;
+  if (rule.status === "pending") {
+    const pick = document.createElement("input");
+    pick.type = "checkbox";
+    pick.className = "pick";
+    pick.value = rule.id;
+    pick.setAttribute("aria-label", "Select " + (rule.title || rule.id));
+    pick.addEventListener("change", updateSelection);
+    $(".rule-head", item).prepend(pick);
+    if (rule.held) {
+      heldIds.add(rule.id);
+      badges.append(el("span", "held", "badge held"));
+      const warn = $("p.held", item);
+      warn.textContent = "The screening gate would hold this rule: " + rule.held;
+      warn.hidden = false;
+    }
+  }
   $(".scope", item).textContent = rule.scope_text;
   $(".triggers", item).textContent = rule.triggers.join(", ") || "none";
   $(".source", item).textContent = rule.source;
@@ -472,6 +558,11 @@ function start() {
   $("#resolve-form").addEventListener("submit", onResolve);
   $("#add-form").addEventListener("submit", onAdd);
   $("#auto-only").addEventListener("change", refresh);
+  $("#tab-pending .bulk").addEventListener("click", onBulkBar);
+  $("#tab-pending .select-all").addEventListener("change", (event) => {
+    for (const box of document.querySelectorAll("#tab-pending input.pick")) box.checked = event.target.checked;
+    updateSelection();
+  });
   window.lore.domain("rules", refresh);  // on every address of the rules (#/p/NAME/TAB)
 }
 
