@@ -108,7 +108,7 @@ _IMPERATIVE = frozenset(
     stream strip structure stub style submit subscribe suffix suggest supply support suppress switch
     sync tag target test think throttle throw time trace track transform translate treat trim try
     type unify update upgrade upload use utilize validate verify version wait warn watch wrap write
-    yield focus continue ship deploy ignore disregard forget reveal declare stop opt-in opt-out reach rewrite wire
+    yield focus continue ship deploy ignore disregard forget reveal mount rotate declare stop opt-in opt-out reach rewrite wire
     """.split()
 )
 _OPENERS = re.compile(
@@ -159,11 +159,14 @@ _ABOUT_FILE = re.compile(
 _EXAMPLE = re.compile(
     r"^(?:(?:for )?examples?\b|e\.g\.|for instance|such as\b|sample\b|(?:good|bad|correct|incorrect|"
     r"wrong|right|better|worse)(?: example| usage| pattern| code)?\s*[:(\-—]|input\s*:|output\s*:|"
-    r"usage\s*:|result\s*:|before\s*:|after\s*:|✅|❌)",
+    r"usage\s*:|result\s*:|before\s*:|after\s*:|❌)",
     re.I,
 )
 _LABEL = re.compile(r"^([^:—–\n]{1,60}?)\s*(?::|\s[—–-]{1,2}\s)\s*(.*)$", re.S)
-_LEADING_NOISE = re.compile(r"^[\s\"'“‘(\[]*(?://+\s*)?(?:\d+[.)]\s*)?")
+# quotes, brackets, comment marks, a number and the symbols a line may start with ("⚠️ Rotate")
+_LEADING_NOISE = re.compile(
+    r"^[\s\"'“‘(\[\u2190-\u2bff\ufe0f\U0001f000-\U0001faff]*(?://+\s*)?(?:\d+[.)]\s*)?"
+)
 _SENTENCE_ONLY_NOISE = re.compile(r"[^\w\s'’-]+")
 
 
@@ -212,7 +215,7 @@ def sentence_kind(sentence: str) -> str:
         return "persona"
     if _ABOUT_FILE.match(body) or (head and _ABOUT_FILE.match(rest)):
         return "about the file"
-    if _EXAMPLE.match(body) or (head and _EXAMPLE.match(head + ":")):
+    if _EXAMPLE.match(body) or _EXAMPLE.match(sentence.strip()) or (head and _EXAMPLE.match(head + ":")):
         return "example"
     if head and rest:
         if _PERSONA.match(rest):

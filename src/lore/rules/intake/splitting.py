@@ -53,6 +53,7 @@ class Piece:
     title: str = ""
     reason: str = ""  # why a piece was left out
     led: bool = False  # introduced by a lead-in that says what to do
+    sentence: bool = False  # left out: one sentence taken out of a piece that was kept
 
 
 @dataclass
@@ -180,7 +181,7 @@ def _emit(out: Split, piece: Piece) -> Piece | None:
         out.left_out.append(piece)
         return None
     for sentence, why in verdict.removed:  # a persona sentence before an order, and the like
-        out.left_out.append(Piece(sentence, piece.line, piece.title, why))
+        out.left_out.append(Piece(sentence, piece.line, piece.title, why, sentence=True))
     piece.text = verdict.text
     out.pieces.append(piece)
     return piece
