@@ -1,11 +1,15 @@
 """Benchmark: `lore mcp` start-up and get_rules round trips over stdio.
 
 Start-up is timed from spawning the process to a completed initialize, for `lore mcp` and for
-a minimal server written with the same SDK (the floor: importing the SDK alone takes about a
-second here), in the same run. Round trips: get_rules over stdio against the same call made
-in-process.
+a minimal server written with the same SDK (the floor: importing the SDK), in the same run.
+The first get_rules of a session is timed against the calls after it in the same sessions: sent
+the moment initialize completes (the worst case: the server is still loading the semantic model
+and the project's rules in the background), and sent after `--pause` seconds (an agent's first
+turn: the model reads the instructions and the task before it edits), with the size of the first
+reply (tokens, estimated as characters / 4). Round trips: get_rules over stdio against the same
+call made in-process.
 
-    .venv/bin/python bench/mcp_roundtrip.py [--starts 7] [--calls 200]
+    .venv/bin/python bench/mcp_roundtrip.py [--starts 7] [--calls 200] [--pause 2]
 """
 
 from __future__ import annotations
@@ -63,6 +67,29 @@ async def trips(client: Any, calls: int) -> list[float]:
     return out
 
 
+TASKS = ["add pagination to the orders endpoint", "add a status column to the orders table"]
+
+
+async def first_and_later(
+    params: StdioServerParameters, pause: float = 0.0, later: int = 5
+) -> tuple[float, list[float], str]:
+    """One fresh session: its first get_rules (ms, sent `pause` seconds after initialize),
+    `later` calls after it (ms), and the first reply's text."""
+    async with Client(params, mode="legacy") as client:
+        await anyio.sleep(pause)
+        t0 = time.perf_counter()
+        first = await client.call_tool("get_rules", {"paths": ["src/api/orders.py"], "task": TASKS[0]})
+        first_ms = (time.perf_counter() - t0) * 1000
+        rest = []
+        for i in range(later):
+            t0 = time.perf_counter()
+            await client.call_tool(
+                "get_rules", {"paths": ["src/api/orders.py"], "task": TASKS[i % 2], "refresh": True}
+            )
+            rest.append((time.perf_counter() - t0) * 1000)
+        return first_ms, rest, first.content[0].text
+
+
 async def round_trips(params: StdioServerParameters, calls: int) -> list[float]:
     async with Client(params, mode="legacy") as client:
         return await trips(client, calls)
@@ -72,6 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=7)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--pause", type=float, default=2.0, help="seconds before a paused first call")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lore-mcp-bench-"))
     env = {**os.environ, "LORE_HOME": str(work / "home")}
@@ -99,6 +127,12 @@ def main() -> None:
     for _ in range(args.starts):  # interleaved, so machine noise hits both alike
         floor.append(anyio.run(time_start, floor_params))
         lore.append(anyio.run(time_start, lore_params))
+    firsts, paused, laters, first_text = [], [], [], ""
+    for _ in range(args.starts):
+        first_ms, later_ms, first_text = anyio.run(first_and_later, lore_params)
+        firsts.append(first_ms)
+        laters += later_ms
+        paused.append(anyio.run(first_and_later, lore_params, args.pause)[0])
     stdio_ms = anyio.run(round_trips, lore_params, args.calls)
 
     session = AgentSession(project.path)
@@ -113,6 +147,20 @@ def main() -> None:
     print(f"{'python -c import mcp.server':>36} | {statistics.median(sdk_import):7.3f}")
     print(f"{'minimal MCPServer (floor)':>36} | {f50:7.3f}")
     print(f"{'lore mcp':>36} | {l50:7.3f}   ratio {l50 / f50:.2f}x (+{(l50 / f50 - 1):.0%})")
+    from lore.core.text import estimate_tokens
+
+    first50, later50 = statistics.median(firsts), statistics.median(laters)
+    print(f"\nFirst get_rules of a session against the later ones ({args.starts} sessions, ms)\n")
+    print(f"{'':>20} | {'p50':>7} | {'max':>7}")
+    print(f"{'first, at once':>20} | {first50:7.1f} | {max(firsts):7.1f}")
+    paused50 = statistics.median(paused)
+    print(
+        f"{f'first, after {args.pause:g} s':>20} | {paused50:7.1f} | {max(paused):7.1f}   first / later {paused50 / statistics.median(laters):.1f}x"
+    )
+    print(
+        f"{'later calls':>20} | {later50:7.1f} | {max(laters):7.1f}   first / later {first50 / later50:.1f}x"
+    )
+    print(f"first reply: {estimate_tokens(first_text)} tokens, {first_text.count(chr(10)) + 1} lines")
     print(f"\nget_rules round trip over {args.calls} calls (ms)\n")
     print(f"{'':>20} | {'p50':>7} | {'p95':>7}")
     print(f"{'stdio (lore mcp)':>20} | {statistics.median(stdio_ms):7.2f} | {pct(stdio_ms, 0.95):7.2f}")

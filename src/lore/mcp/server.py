@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -349,6 +350,8 @@ def run_stdio(argv: list[str]) -> None:
         raise SystemExit(2)
     _quiet_logging()
     session = AgentSession(Path.cwd())
+    # the model and the started project's rules load beside the handshake, not in the first call
+    threading.Thread(target=session.warm_up, name="lore-warm-up", daemon=True).start()
     try:
         build_server(session=session).run("stdio")
     finally:

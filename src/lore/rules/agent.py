@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -162,6 +163,42 @@ class AgentSession:
     @property
     def settings(self) -> Settings:
         return load_settings()
+
+    def warm_up(self) -> None:
+        """Load now what the first get_rules would otherwise load while the agent waits: the
+        modules of a reply, the semantic model of `hybrid` selection (the slow part), and, when
+        the server started in a registered project, its rules' index and vectors and whether it
+        can learn from reviews. Meant for a background thread started with the server: the first
+        call then waits only for what is left (the model's loader and the index are locked, so
+        nothing is loaded twice). Nothing is registered or counted as sent; a failure is left for
+        the call itself to meet and report."""
+        try:
+            self._warm_up()
+        except Exception:  # the call that needs the part meets the same failure and reports it
+            return
+
+    def _warm_up(self) -> None:
+        from lore.core.errors import NeedsModel
+        from lore.rules.serve.index import project_index
+        from lore.rules.serve.meaning import semantic_embedder
+        from lore.rules.serve.selection import HYBRID
+
+        embedder = None
+        if service.selection_mode() == HYBRID:  # first: every hybrid selection needs it
+            with suppress(NeedsModel):  # the first reply says it fell back to keywords
+                embedder = semantic_embedder()
+        root = self._started_root
+        if root is None:
+            return
+        project = rules_store().project_by_path(root)
+        if project is not None:
+            index = project_index(rules_store(), project.id, service.tokenizer())
+            if embedder is not None and index.rules:
+                with index.lock:  # the rules' vectors: read back from the store, or made once
+                    index.meaning.similarities(embedder, "warm up")
+        decisions_for_files(root, ["."], 1)  # loads the decisions only if the history has them
+        if trust_state(root).yours:  # then a reply may send the agent to read reviews
+            self._can_learn_at(root)
 
     @property
     def sessions(self) -> SessionStore:
@@ -424,11 +461,14 @@ class AgentSession:
     def _can_learn(self, project: Project) -> bool:
         """Whether `lore learn` would work here: the same remote detection and credentials
         lookup it uses (asked once per session per project)."""
-        if project.path not in self._on_github:
+        return self._can_learn_at(project.path)
+
+    def _can_learn_at(self, root: Path) -> bool:
+        if root not in self._on_github:
             from lore.rules.intake.learn import can_learn
 
-            self._on_github[project.path] = can_learn(project.path)
-        return self._on_github[project.path]
+            self._on_github[root] = can_learn(root)
+        return self._on_github[root]
 
     @staticmethod
     def _reviews_due(project: Project) -> bool:
