@@ -351,8 +351,10 @@ def run_stdio(argv: list[str]) -> None:
     _quiet_logging()
     session = AgentSession(Path.cwd())
     # the model and the started project's rules load beside the handshake, not in the first call
-    threading.Thread(target=session.warm_up, name="lore-warm-up", daemon=True).start()
+    warming = threading.Thread(target=session.warm_up, name="lore-warm-up", daemon=True)
+    warming.start()
     try:
         build_server(session=session).run("stdio")
     finally:
         session.writer.flush(timeout=60)  # what the session was sent is still recorded
+        warming.join(timeout=60)  # a store connection is not left mid-query at exit
