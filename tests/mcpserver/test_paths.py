@@ -120,3 +120,59 @@ def test_ambiguous_prefixes_are_named_with_their_candidates(repo: Path) -> None:
     assert "skipped beef: 'beef' matches 2 rules (beef0001, beef0002)" in text
     assert service.get_rule("beef0002").title == "Two"
     assert re.search(r"Tagged 1 rule", text)
+
+
+def test_started_outside_any_repository_relative_paths_follow_the_served_project(
+    tmp_path: Path, repo: Path, rules: dict[str, str]
+) -> None:
+    """Some clients start the server in `/` or the home folder: a relative path means nothing
+    until the session has served a project, then it is read from that project's root."""
+    outside = tmp_path / "home"
+    outside.mkdir()
+    server = build_server(outside)
+    text, error = call(server, "get_rules", {"paths": ["src/api/orders.py"]})
+    assert error and "pass absolute paths" in text and "started outside any repository" in text
+    text, error = call(server, "get_rules", {"paths": [str(repo / "src" / "api" / "orders.py")]})
+    assert not error and "- [section] Validate request bodies" in text
+    text, error = call(server, "get_rules", {"paths": ["src/api/orders.py"], "refresh": True})
+    assert not error and "Rules for project `shop`" in text and "- [section] Validate request bodies" in text
+    assert f"Relative paths were read from the project root ({repo})" in text
+    assert "do not exist" not in text
+
+
+def test_a_mixed_call_whose_first_path_is_relative_serves_the_first_paths_project(
+    tmp_path: Path, repo: Path, rules: dict[str, str]
+) -> None:
+    other = make_repo(tmp_path / "other", {"b.py": "x"})
+    text, error = call(build_server(repo), "get_rules", {"paths": ["src/api/orders.py", str(other / "b.py")]})
+    assert not error and "Rules for project `shop`" in text and "- [section] Validate request bodies" in text
+    assert f"1 path(s) belong to another project and were left out: {other / 'b.py'}" in text
+
+
+def test_a_path_that_does_not_exist_is_said_not_to_exist(
+    tmp_path: Path, repo: Path, rules: dict[str, str]
+) -> None:
+    server = build_server(repo)
+    text, error = call(server, "get_rules", {"paths": ["src/api/new_handler.py"]})
+    assert not error and "- [section] Validate request bodies" in text  # a new file gets its rules
+    assert f"1 path(s) do not exist: {repo / 'src' / 'api' / 'new_handler.py'}" in text
+    text, error = call(server, "get_rules", {"paths": ["lib/typo.py"]})
+    assert not error and f"1 path(s) do not exist: {repo / 'lib' / 'typo.py'}" in text
+    text, _ = call(server, "get_rules", {"paths": [str(tmp_path / "nowhere" / "x.py")]})
+    assert f"do not exist: {tmp_path / 'nowhere' / 'x.py'}" in text and "not in a git repository" not in text
+
+
+def test_a_remote_client_never_sees_the_servers_absolute_paths(
+    tmp_path: Path, repo: Path, rules: dict[str, str]
+) -> None:
+    from lore.web.mcp_http import RemoteSession
+
+    server = build_server(session=RemoteSession(service.find_project("shop")))
+    replies = [
+        call(server, "get_rules", {"paths": ["src/api/new_handler.py", "lib/typo.py"]}),
+        call(server, "get_rules", {"path": "src/api", "refresh": True}),
+        call(server, "get_rules", {"paths": ["../loose/c.py", "src/db/models.py"]}),
+    ]
+    assert "do not exist: src/api/new_handler.py, lib/typo.py" in replies[0][0]
+    for text, _ in replies:
+        assert str(tmp_path) not in text, text

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the gate's modules load on the first save, not at `lore mcp
 REVIEW_INTERVAL_DAYS = 14
 LISTED_NOTE = service.LISTED_NOTE
 MAX_DECISIONS = 3  # decisions said per reply: a few lines, never a history lesson
+REMOTE_CLIENT = "remote"  # a session over `lore serve --mcp`: never shown this machine's paths
 
 
 def decisions_enabled() -> bool:
@@ -59,6 +60,7 @@ class Resolution:
     inside: list[str] = field(default_factory=list)  # absolute paths inside the project
     elsewhere: list[str] = field(default_factory=list)  # paths of other projects
     outside: list[str] = field(default_factory=list)  # paths in no git repository
+    missing: list[str] = field(default_factory=list)  # paths that do not exist
     assumed: str | None = None  # where relative paths were read from, said in the reply
 
     def path_notes(self) -> dict[str, str]:
@@ -76,6 +78,11 @@ class Resolution:
             )
         if self.assumed:
             notes["relative:" + self.assumed] = f"Relative paths were read from {self.assumed}."
+        if self.missing:
+            notes["missing:" + "\n".join(sorted(self.missing))] = (
+                f"{len(self.missing)} path(s) do not exist: {', '.join(self.missing[:5])}. If they "
+                "are new files, this reply is for them; otherwise check them or pass absolute paths."
+            )
         return notes
 
 
@@ -84,6 +91,7 @@ class Delivery:
     """What one get_rules reply gives, recorded only once the reply has been handed back."""
 
     project_id: int
+    root: Path | None = None  # the project's folder: relative paths of later calls are read from it
     served: list[str] = field(default_factory=list)
     notes: set[str] = field(default_factory=set)
     take_setup: bool = False
@@ -146,6 +154,7 @@ class AgentSession:
         self._notes: dict[int, set[str]] = {}
         self._projects: set[int] = set()
         self._asked: set[int] = set()
+        self._last_root: Path | None = None  # the project this session was last sent rules of
         self.writer = WriteBehind()
 
     @property
@@ -221,12 +230,14 @@ class AgentSession:
         return project, new
 
     def _folder(self, raw: str) -> Path:
-        """The `path` argument: absolute, or from the start repository's root, else the start folder."""
+        """The `path` argument: absolute, or from the start repository's root (else the project
+        this session served last), else the start folder."""
         given = Path(raw).expanduser()
         if given.is_absolute():
             return given
-        if self._started_root is not None and (self._started_root / given).exists():
-            return self._started_root / given
+        root = self._started_root or self._last_root
+        if root is not None and (root / given).exists():
+            return root / given
         return self.cwd / given
 
     def resolve(
@@ -239,28 +250,45 @@ class AgentSession:
     ) -> Resolution:
         """The project of a call, and each given path made absolute.
 
-        Relative paths are read from the `path` folder when one is given, else from the root of
-        the project the call is about (from absolute paths, the project name, or the repository
-        the server started in), else from the folder the server started in. A relative path that
-        only exists under the start folder is read from there. The reply says what was assumed.
+        The first path that lies in a repository decides the project (seed 000: a call mixing
+        two projects serves the first), then the `path` folder, then a project name (reading
+        tools), then the repository the server started in. A relative path is read from the
+        `path` folder when one is given, else from the root of the call's project; the first
+        one, which may decide that project, from the folder, the named project, the repository
+        the server started in, else the project this session served last (a client may start
+        the server in `/` or the home folder). With none of these, the call is refused with the
+        advice to pass absolute paths. A relative path that only exists under the start folder
+        is read from there. The reply says what was assumed, and which paths do not exist.
         """
         check_paths([*paths, *([path] if path else [])])
         folder = self._folder(path) if path else None
-        absolute = [Path(raw).expanduser() for raw in paths if Path(raw).expanduser().is_absolute()]
-        chosen_root = next((r for a in absolute if (r := proj.git_root(a)) is not None), None)
+        named: Path | None = None
+        if project and not saving:
+            found = rules_store().project_by_name(project)
+            if found is None:
+                raise NotFound(f"no project named {_shown(project)}; pass paths or path instead")
+            named = found.path
+        first_base = folder or named or self._started_root or self._last_root
+        chosen_root = None
+        for raw in paths:  # the first path in a repository decides
+            given = Path(raw).expanduser()
+            if given.is_absolute():
+                root = proj.git_root(given)
+            else:
+                root = proj.git_root(first_base / given) if first_base is not None else None
+            if root is not None:
+                chosen_root = root
+                break
         if chosen_root is None and folder is not None:
             chosen_root = proj.git_root(folder)
             if chosen_root is None:
                 raise InvalidInput(f"{_shown(path or '')} is not inside a git repository")
-        if chosen_root is None and project and not saving:
-            found = rules_store().project_by_name(project)
-            if found is None:
-                raise NotFound(f"no project named {_shown(project)}; pass paths or path instead")
-            chosen_root = found.path
         if chosen_root is None:
-            chosen_root = self._started_root
+            chosen_root = named or self._started_root
+        if chosen_root is None and any(not Path(raw).expanduser().is_absolute() for raw in paths):
+            chosen_root = self._last_root
         base = folder or chosen_root or self.cwd
-        roots: list[tuple[str, Path | None]] = []
+        roots: list[tuple[str, Path, Path | None]] = []
         assumed: str | None = None
         for raw in paths:
             given = Path(raw).expanduser()
@@ -269,29 +297,53 @@ class AgentSession:
             else:
                 full = base / given
                 if folder is None and not full.exists() and (self.cwd / given).exists():
-                    full, assumed = self.cwd / given, f"the folder the server started in ({self.cwd})"
+                    full, assumed = (
+                        self.cwd / given,
+                        self._where("the folder the server started in", self.cwd),
+                    )
                 elif assumed is None and base != self.cwd:
-                    assumed = f"{'the given folder' if folder else 'the project root'} ({base})"
-            roots.append((str(full), proj.git_root(full)))
+                    assumed = self._where("the given folder" if folder else "the project root", base)
+            roots.append((self._shown_path(raw, full), full, proj.git_root(full)))
         if chosen_root is None:
-            chosen_root = next((r for _, r in roots if r is not None), None)
+            chosen_root = next((r for _, _, r in roots if r is not None), None)
         if chosen_root is None:
+            if any(not Path(raw).expanduser().is_absolute() for raw in paths):
+                where = f" ({self.cwd})" if self.local_paths else ""
+                raise InvalidInput(
+                    f"relative paths cannot be read here: the server started outside any "
+                    f"repository{where} and this session has served no project yet; pass absolute "
+                    "paths (or path, the repository folder)"
+                )
             raise InvalidInput(
                 "cannot tell which project this is about: pass paths (the files you are "
                 "changing) or path (the repository folder)"
             )
         resolved, _ = self._project_at(chosen_root)
         out = Resolution(resolved, assumed=assumed)
-        for shown, root in roots:
+        for shown, full, root in roots:
             if root is None:
-                out.outside.append(shown)
+                (out.outside if full.parent.exists() else out.missing).append(shown)
             elif root == resolved.path:
-                out.inside.append(shown)
+                out.inside.append(str(full))
+                if not full.exists():
+                    out.missing.append(shown)
             else:
                 out.elsewhere.append(shown)
         if not paths and folder is not None and proj.git_root(folder) == resolved.path:
             out.inside.append(str(folder))  # a folder stands for its files: its section applies
         return out
+
+    @property
+    def local_paths(self) -> bool:
+        """Whether replies may show this machine's absolute paths: not to a remote client."""
+        return self.client != REMOTE_CLIENT
+
+    def _where(self, what: str, folder: Path) -> str:
+        return f"{what} ({folder})" if self.local_paths else what
+
+    def _shown_path(self, raw: str, full: Path) -> str:
+        """A path as a reply names it: absolute for a local agent, as given for a remote one."""
+        return str(full) if self.local_paths else raw
 
     def _given(self, project: Project, key: str, delivery: Delivery) -> bool:
         """True if a once-per-session note has not been given yet; this reply gives it."""
@@ -336,7 +388,7 @@ class AgentSession:
         if len(include) > MAX_RULES_PER_CALL:
             raise InvalidInput(f"include names {len(include)} ids; at most {MAX_RULES_PER_CALL}")
         res = self.resolve(paths, path, project)
-        delivery = Delivery(res.project.id)
+        delivery = Delivery(res.project.id, res.project.path)
         include_ids, problems = service.resolve_ids(res.project, include)
         notes = self._path_notes(res, delivery) + self._one_time_notes(res, delivery)
         with self._state:
@@ -395,6 +447,8 @@ class AgentSession:
             new_project = pid not in self._asked
             self._asked.add(pid)
             self._projects.add(pid)
+            if delivery.root is not None:
+                self._last_root = delivery.root
         session_id = self.id
         self.writer.submit(
             lambda wait: self.sessions.record_reply(
