@@ -89,12 +89,16 @@ def test_the_summary_shows_what_happened(tmp_path: Path) -> None:
     r.commit("More", {"src/a.py": lines(4, "a")})
     first = runner.invoke(app, ["ingest", str(r.root), "--quiet"])
     assert first.exit_code == 0, first.output
-    rows = [line.strip("│ ").split("│")[0].strip() for line in first.stdout.splitlines() if "│" in line]
+    title, *shown = first.stdout.splitlines()
+    assert title == "Ingested project"
+    rows = [line.split("  ")[1] for line in shown]
     assert rows == ["path", "mode", "commits added", "nodes added", "edges added", "seconds"]
+    assert len({line.index(line.split()[-1]) for line in shown if " added " in line}) == 1  # aligned
     again = runner.invoke(app, ["ingest", str(r.root), "--quiet"])
-    rows = [line.strip("│ ").split("│")[0].strip() for line in again.stdout.splitlines() if "│" in line]
+    title, *shown = again.stdout.splitlines()
+    rows = [line.split("  ")[1] for line in shown]
     assert rows == ["path", "mode", "commits added", "seconds"]  # nothing new: nothing more to say
-    assert "│ commits added │ 0" in again.stdout.replace("  ", " ").replace("  ", " ")
+    assert shown[2].split() == ["commits", "added", "0"]
     data = json.loads(runner.invoke(app, ["ingest", str(r.root), "--json"]).stdout)
     assert data["lossy_commits"] == 0 and data["shallow"] is False  # JSON keeps every field
 

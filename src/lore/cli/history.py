@@ -1,4 +1,4 @@
-"""`lore history ...`: ingest a repository's history and ask the graph about it.
+"""`lore history ...`: ask the graph of an ingested history (`ingest` is in `history_ingest`).
 
 Paths, subjects, names and titles come from the repository and are shown as plain `Text`,
 never parsed as Rich markup: `pages/[id].tsx` keeps its brackets, `dependabot[bot]` its
@@ -7,39 +7,23 @@ suffix, and a subject holding `[/api]` cannot break the table.
 
 from __future__ import annotations
 
-import re
-import shlex
-import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    SpinnerColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
-from lore.cli.common import console, err_console, handle_errors, print_json
-from lore.core.errors import InvalidInput, LoreError, NotFound
+from lore.cli.common import console, echo, handle_errors, print_json
+from lore.cli.history_ingest import JSON_OPT, app
+from lore.core.errors import InvalidInput
+from lore.core.terminal import safe_text
 from lore.history import lines as line_queries
 from lore.history import queries
-from lore.history.ingest.git import ingest_git
-from lore.history.ingest.gitlog import repo_root, stored_path
+from lore.history.ingest.gitlog import stored_path
 from lore.history.queries import Filters
 from lore.history.repos import Repo, all_repos, remove_repo, resolve_repo
-
-app = typer.Typer(
-    help="Engineering history: a graph of commits, files, PRs, issues and people.",
-    no_args_is_help=True,
-)
 
 REPO_OPT = typer.Option(
     None,
@@ -47,7 +31,6 @@ REPO_OPT = typer.Option(
     "-r",
     help="Ingested repository (name or path); default: the one of this folder, or the only one.",
 )
-JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 NO_BOTS_OPT = typer.Option(False, "--no-bots", help="Leave out commits by bots (dependabot, renovate...).")
 PATH_OPT = typer.Option(
     None, "--path", help="Only files matching this glob (repeatable), e.g. 'src/**/*.py'."
@@ -57,60 +40,6 @@ SINCE_HELP = "a date, or an age such as 90d counted back from the last commit"
 UNTIL_OPT = typer.Option(
     None, "--until", help="Count only commits up to this date (the history as it stood then)."
 )
-_SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-
-
-class _Rate(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f}/s" if speed else "", style="cyan")
-
-
-class RichProgress:
-    """Progress bars with counts and rates on stderr; rate-limit waits as a countdown."""
-
-    def __init__(self, quiet: bool = False):
-        self.bar = Progress(
-            SpinnerColumn(),
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _Rate(),
-            TimeElapsedColumn(),
-            console=err_console,
-            disable=quiet,
-            transient=False,
-        )
-        self.task: Any = None
-
-    def __enter__(self) -> RichProgress:
-        self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.stop()
-
-    def start(self, label: str, total: int | None = None) -> None:
-        if self.task is not None:
-            self.bar.update(self.task, total=self.bar.tasks[-1].completed)
-        self.task = self.bar.add_task(label, total=total)
-
-    def advance(self, n: int = 1) -> None:
-        if self.task is not None and n:
-            self.bar.advance(self.task, n)
-
-    def wait(self, seconds: float, reason: str) -> None:
-        countdown = self.bar.add_task(f"[yellow]waiting: {reason}", total=max(seconds, 0.01))
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            self.bar.update(
-                countdown, completed=seconds - left, description=f"[yellow]{reason}: {left:,.0f}s left"
-            )
-            time.sleep(min(1.0, left))
-        self.bar.remove_task(countdown)
-
-    def note(self, message: str) -> None:
-        self.bar.console.print(Text.assemble(("note:", "yellow"), " ", message), highlight=False)
 
 
 def _when(value: str | None) -> str:
@@ -119,112 +48,6 @@ def _when(value: str | None) -> str:
 
 def _repo(choice: str | None) -> Repo:
     return resolve_repo(choice)
-
-
-@app.command("ingest")
-@handle_errors
-def ingest(
-    target: str = typer.Argument(..., help="A local git repository (PATH) or OWNER/REPO on GitHub."),
-    max_pages: int = typer.Option(
-        None,
-        "--max-pages",
-        min=1,
-        help="GitHub: read at most N pages of 100 issues/PRs; commits are then pinned to their time window.",
-    ),
-    clone: Path = typer.Option(
-        None, "--clone", help="GitHub: read commits from this local clone instead of the API."
-    ),
-    since: str = typer.Option(None, "--since", help="Local: only commits after this date."),
-    until: str = typer.Option(None, "--until", help="Local: only commits before this date."),
-    refresh: bool = typer.Option(
-        False,
-        "--refresh",
-        help="GitHub: revalidate cached responses "
-        "(304s are free) and fetch only items updated since last run.",
-    ),
-    rebuild: bool = typer.Option(
-        False, "--rebuild", help="Delete what was ingested for this repository and read it all again."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
-    as_json: bool = JSON_OPT,
-) -> None:
-    """Ingest a repository's history (a second run adds only what is new)."""
-    local = Path(target).expanduser()
-    if local.exists():
-        if max_pages or clone or refresh:
-            raise InvalidInput("--max-pages, --clone and --refresh are for OWNER/REPO")
-    elif not _SLUG.match(target):
-        if "/" in target or target.startswith((".", "~")):  # a path: missing files are exit 3
-            raise NotFound(f"no such file or folder: {target} (nor is it OWNER/REPO on GitHub)")
-        raise InvalidInput(f"{target!r} is neither a folder nor OWNER/REPO")
-    try:
-        with RichProgress(quiet=quiet or as_json) as progress:
-            if local.exists():
-                result = ingest_git(
-                    local, since=since, until=until, progress=progress, rebuild=rebuild
-                ).as_dict()
-                if result["mailmap_changed"]:
-                    progress.note(
-                        ".mailmap changed since the last ingest: commits read before keep their old"
-                        " identities; run `lore history ingest PATH --rebuild` to apply it to all"
-                    )
-                if result["shallow"]:
-                    progress.note(
-                        f"shallow clone: history stops at {result['boundary_commits']} boundary commit(s);"
-                        " run `git fetch --unshallow`, then ingest again to fill it in"
-                    )
-            else:  # the GitHub client (httpx) is loaded only for a GitHub ingest
-                from lore.history.ingest.github import ingest_github
-
-                result = ingest_github(
-                    target,
-                    max_pages=max_pages,
-                    clone=clone,
-                    refresh=refresh,
-                    progress=progress,
-                    rebuild=rebuild,
-                ).as_dict()
-    except KeyboardInterrupt:
-        err_console.print(Text(_stopped(target, local)))
-        raise typer.Exit(130) from None
-    if as_json:
-        print_json(result)
-        return
-    table = Table("", "", title=Text(f"Ingested {result['repo']}"), show_header=False)
-    for key, value in result.items():
-        if key != "repo" and (key in _ALWAYS or (value and value != [None, None])):  # 0s say nothing
-            table.add_row(key.replace("_", " "), Text(_fmt(value)))
-    console.print(table)
-
-
-# the rows an ingest summary always shows; the others only when something happened
-_ALWAYS = frozenset({"path", "mode", "commits_added", "items", "commits", "seconds"})
-
-
-def _stopped(target: str, local: Path) -> str:
-    """What an ingest stopped by Ctrl-C kept, and how to go on (what the store holds now)."""
-    again = f"lore history ingest {shlex.quote(target)}"
-    try:
-        repo = resolve_repo(str(repo_root(local.resolve())) if local.exists() else target)
-        data = queries.stats(repo)
-    except LoreError:  # nothing was stored: the repository was not even registered
-        return f"stopped: nothing was stored yet; run `{again}` to start again"
-    items = sum(data["items_fetched"].values())
-    kept = f"{data['commits']:,} commit(s)" + (f" and {items:,} issue(s) and PR(s)" if items else "")
-    return (
-        f"stopped: {kept} of {repo.name} are stored and kept; run `{again}` again"
-        " to read the rest (it goes on from where this run stopped)"
-    )
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    if isinstance(value, list):
-        return " → ".join(str(v) for v in value)
-    return str(value)
 
 
 @app.command("repos")
@@ -406,6 +229,37 @@ def coupling(
     console.print(table)
 
 
+# Up to this many rows a table is drawn by rich; beyond it, as plain aligned columns: rich
+# measures and lays out every cell, which for thousands of rows (a walk with hubs expanded and
+# no limit) costs seconds, while the plain columns cost about what `--json` does.
+_DRAWN_ROWS = 200
+
+
+def _print_table(title: Text, headers: tuple[str, ...], rows: Sequence[Sequence[str | Text]]) -> None:
+    """A table of one-line cells: rich's up to `_DRAWN_ROWS` rows, plain columns beyond."""
+    if len(rows) <= _DRAWN_ROWS:
+        table = Table(*headers, title=title)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+        return
+    from rich.cells import cell_len  # the width a terminal gives the text (wide characters: 2)
+
+    cells: list[list[str]] = [list(headers)]
+    cells += [
+        [safe_text(cell.plain if isinstance(cell, Text) else cell, multiline=False) for cell in row]
+        for row in rows
+    ]
+    widths = [max(cell_len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [safe_text(title.plain, multiline=False)]
+    for line in cells:
+        padded = [
+            cell + " " * (width - cell_len(cell)) for cell, width in zip(line[:-1], widths, strict=False)
+        ]
+        lines.append("  ".join([*padded, line[-1]]))
+    echo("\n".join(lines))
+
+
 def _path_cell(row: dict[str, Any]) -> Text:
     """A file's name, marked when it no longer exists or an older file held the path."""
     note = " (deleted)" if row.get("deleted") else " (an earlier file)" if row.get("replaced") else ""
@@ -549,18 +403,18 @@ def walk(
         print_json(data)
         return
     start = data["start"]
-    table = Table(
-        "hops",
-        "kind",
-        "when",
-        "degree",
-        "node",
-        title=Text(f"From {_start_name(start)} (depth {depth}, max degree {max_degree or 'off'})"),
-    )
-    for r in data["results"]:
-        degree = Text.assemble(str(r["degree"]), (" hub", "yellow") if r["hub"] else "")
-        table.add_row(str(r["depth"]), r["kind"], _when(r["at"]), degree, _describe(r))
-    console.print(table)
+    rows = [
+        (
+            str(r["depth"]),
+            r["kind"],
+            _when(r["at"]),
+            Text.assemble(str(r["degree"]), (" hub", "yellow") if r["hub"] else ""),
+            _describe(r),
+        )
+        for r in data["results"]
+    ]
+    title = Text(f"From {_start_name(start)} (depth {depth}, max degree {max_degree or 'off'})")
+    _print_table(title, ("hops", "kind", "when", "degree", "node"), rows)
     if not data["results"]:
         console.print("[dim]nothing reachable with these limits[/dim]")
 

@@ -79,8 +79,8 @@ COMMANDS: dict[str, Entry] = {
     "history": Entry(
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",
-        "history",
-        also=("history_decisions", "history_why", "history_owners"),
+        "history_ingest",
+        also=("history", "history_decisions", "history_why", "history_owners"),
     ),
     "books": Entry(
         BOOKS,
@@ -124,8 +124,9 @@ def load(name: str) -> Any:
 
 class _GroupWithLater(TyperGroup):
     """A command group whose `also` modules are imported only when one of their subcommands
-    (or the list of all of them) is asked for: `lore history ingest` does not load the model
-    client that `history why` and `history extract` need, nor `books list` the answering stack.
+    (or the list of all of them) is asked for: `lore history ingest` loads neither the query
+    commands nor the model client that `history why` and `history extract` need, nor does
+    `books list` load the answering stack.
 
     `load` gives an already built group this class; `later` is (its Typer app, the modules)."""
 

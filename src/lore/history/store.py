@@ -843,7 +843,9 @@ class HistoryStore:
 
     def node_ids(self, repo_id: int) -> dict[tuple[str, str], int]:
         conn = self.store.connect()
-        rows = conn.execute("SELECT kind, key, id FROM history_nodes WHERE repo_id = ?", (repo_id,))
+        rows = conn.execute(
+            "SELECT kind, key, id FROM history_nodes WHERE repo_id = ?", (repo_id,)
+        ).fetchall()
         return {(kind, key): nid for kind, key, nid in rows}
 
     def insert_nodes(self, rows: Sequence[tuple]) -> None:
@@ -910,7 +912,7 @@ class HistoryStore:
 
     def known_shas(self, repo_id: int) -> set[str]:
         conn = self.store.connect()
-        rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ?", (repo_id,))
+        rows = conn.execute("SELECT sha FROM history_commits WHERE repo_id = ?", (repo_id,)).fetchall()
         return {r[0] for r in rows}
 
     def commit_parents(self, repo_id: int) -> dict[str, tuple[tuple[str, ...], float]]:
@@ -918,7 +920,7 @@ class HistoryStore:
         conn = self.store.connect()
         rows = conn.execute(
             "SELECT sha, parents, committed_at FROM history_commits WHERE repo_id = ?", (repo_id,)
-        )
+        ).fetchall()
         return {sha: (tuple(parents.split()), at) for sha, parents, at in rows}
 
     def commit_prs(self, repo_id: int) -> dict[str, int]:
@@ -927,7 +929,7 @@ class HistoryStore:
         rows = conn.execute(
             "SELECT sha, pr_number FROM history_commits WHERE repo_id = ? AND pr_number IS NOT NULL",
             (repo_id,),
-        )
+        ).fetchall()
         return {sha: pr for sha, pr in rows}
 
     def part_of_links(self, repo_id: int) -> set[tuple[int, int]]:
@@ -937,7 +939,7 @@ class HistoryStore:
             "SELECT e.src, e.dst FROM history_edges e JOIN history_nodes n ON n.id = e.dst"
             " WHERE n.repo_id = ? AND n.kind = 'pr' AND e.rel = 'PART_OF'",
             (repo_id,),
-        )
+        ).fetchall()
         return {(src, dst) for src, dst in rows}
 
     def upsert_items(self, rows: Sequence[dict[str, Any]]) -> None:

@@ -15,8 +15,10 @@ with the history behind them.
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -138,10 +140,14 @@ def _ingest(
             mode, revs = "incremental", [head] + [f"^{t}" for t in tips]
         else:
             mode, revs = "full", [head]
-        total = _count(root, revs, since, until) if revs else 0
-        if total is None:  # a remembered tip is gone (history rewritten): read everything
-            revs = [head]
+        total: int | None = 0
+        if tips and revs:  # the count also tells whether a remembered tip is still there
             total = _count(root, revs, since, until)
+            if total is None:  # a remembered tip is gone (history rewritten): read everything
+                revs = [head]
+                total = _count(root, revs, since, until) if wants_total(progress) else None
+        elif revs:  # a first read: counted only for a bar that shows it
+            total = _count(root, revs, since, until) if wants_total(progress) else None
         known = store.known_shas(repo.id)
         # a full read into an empty history stores only HEAD's ancestors: all reachable
         all_reachable = not known and revs == [head] and not windowed
@@ -156,7 +162,7 @@ def _ingest(
                 db.set_sync(repo.id, "git", {"tips": sorted(frontier), "head": head, "complete": False})
 
         counted = 0  # commits shown on the progress bar: it moves as the log is read
-        with deferred_interrupt() as stop:
+        with deferred_interrupt() as stop, _cycles_not_collected():
             for commit in read_log(root, revs, since, until) if revs else ():
                 frontier.difference_update(commit.parents)
                 frontier.add(commit.sha)
@@ -178,7 +184,10 @@ def _ingest(
             writer.flush(WRITERS, extra=partial if revs else None)  # a stop keeps all it read
             if stop.requested:
                 raise KeyboardInterrupt
-        link_prs(writer, store, repo.id, pull_refs(root), first_parent_line(root, head))
+        # after a run that is not windowed every ancestor of HEAD is stored, so the main line
+        # is read from the store; a windowed run asks git (it stores only part of the line)
+        mainline = first_parent_line(root, head) if windowed else None
+        link_prs(writer, store, repo.id, pull_refs(root), mainline, head)
         reachable = None if all_reachable else reachable_shas(root)
 
         def checkpoint(db: HistoryStore) -> None:
@@ -217,12 +226,49 @@ def _ingest(
     )
 
 
+@contextmanager
+def _cycles_not_collected() -> Iterator[None]:
+    """Pause Python's cycle collector while the log is read and written.
+
+    The loop makes a great many small objects (commits, changes, rows) that hold no reference
+    cycles: reference counting frees each batch once it is written, and the collector's passes,
+    started by nothing but the count of new objects, would free nothing and cost a noticeable
+    share of the ingest's own CPU. It runs again as before once the loop is left.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def head_commit(root: Path) -> str:
     """The commit HEAD points at; a repository without commits is refused."""
     try:
         return git_output(root, "rev-parse", "--verify", "HEAD^{commit}").strip()
     except InvalidInput:
         raise InvalidInput(f"{root} has no commits yet") from None
+
+
+def first_parents(commits: dict[str, tuple[tuple[str, ...], float]], head: str | None) -> set[str]:
+    """The shas of `head`'s first-parent line among `commits` (sha -> (parents, time)), as
+    `git rev-list --first-parent` lists them when every ancestor is there: it stops where a
+    parent is missing (a shallow clone's cut)."""
+    line: set[str] = set()
+    sha = head
+    while sha is not None and sha in commits and sha not in line:
+        line.add(sha)
+        parents = commits[sha][0]
+        sha = parents[0] if parents else None
+    return line
+
+
+def wants_total(progress: Progress) -> bool:
+    """Whether `progress` shows a total (counting costs a walk of the history by git); a
+    progress that shows none says so with `total_wanted = False`."""
+    return bool(getattr(progress, "total_wanted", True))
 
 
 def _count(root: Path, revs: list[str], since: str | None, until: str | None) -> int | None:
@@ -249,34 +295,38 @@ class _CommitIngest:
 
     def add(self, c: GitCommit) -> None:
         w, at = self.w, c.committed_at
+        node, edges = w.node, w.edge_list().append  # bound once: this runs for every commit
         who = (c.author_name, c.author_email)
         known = self.authors.get(who)
         if known is None:
             key, login = person_key(c.author_email)
             known = self.authors[who] = (key, login, is_bot(*who))
         key, login, bot = known
-        pid = w.node("person", key, c.author_name, at)
+        pid = node("person", key, c.author_name, at)
         if pid not in self.people_seen:
             self.people_seen.add(pid)
             w.rows("people", (pid, self.repo_id, c.author_name, c.author_email, login, int(bot)))
         subject = c.subject
-        cid = w.node("commit", c.sha, subject[:200], at)
-        w.edge(pid, cid, "AUTHORED", at)
+        cid = node("commit", c.sha, subject[:200], at)
+        edges((pid, cid, "AUTHORED", at))
         for parent in c.parents:
-            w.edge(cid, w.node("commit", parent), "PARENT", at)
-        pr = pr_from_subject(subject)
+            edges((cid, node("commit", parent), "PARENT", at))
+        pr = pr_from_subject(subject) if "#" in subject else None
         if pr is not None:
-            w.edge(cid, w.node("pr", str(pr), f"PR #{pr}", at), "PART_OF", at)
+            edges((cid, node("pr", str(pr), f"PR #{pr}", at), "PART_OF", at))
         added = removed = 0
         cut = c.sha in self.boundary
-        for ch in () if cut else c.changes:
-            fid = w.node("file", ch.path, ch.path, at)
-            w.edge(cid, fid, "MODIFIED", at)
-            w.rows("changes", (cid, fid, ch.status, ch.old_path, ch.added, ch.removed, at))
-            if ch.status == "R" and ch.old_path:
-                w.edge(fid, w.node("file", ch.old_path, ch.old_path), "RENAMED_FROM", at)
-            added += ch.added
-            removed += ch.removed
+        if not cut and c.changes:
+            changes = w.row_list("changes").append
+            for ch in c.changes:
+                path = ch.path
+                fid = node("file", path, path, at)
+                edges((cid, fid, "MODIFIED", at))
+                changes((cid, fid, ch.status, ch.old_path, ch.added, ch.removed, at))
+                if ch.status == "R" and ch.old_path:
+                    edges((fid, node("file", ch.old_path, ch.old_path), "RENAMED_FROM", at))
+                added += ch.added
+                removed += ch.removed
         w.rows(
             "commits",
             (
@@ -305,12 +355,19 @@ class _CommitIngest:
 
 
 def link_prs(
-    w: GraphWriter, db: HistoryStore, repo_id: int, pull_heads: dict[str, int], mainline: set[str]
+    w: GraphWriter,
+    db: HistoryStore,
+    repo_id: int,
+    pull_heads: dict[str, int],
+    mainline: set[str] | None,
+    head: str | None = None,
 ) -> None:
     """Give branch commits the PR that merged them (merge commits, `refs/pull/N/head`).
 
     Walks back from a merge's second parent (or a PR head) until reaching the first-parent
-    line of HEAD or a commit already claimed by another PR; each commit is claimed once. Every
+    line of HEAD (`mainline`, or when None the first parents of `head` among the stored commits,
+    which hold all its ancestors) or a commit already claimed by another PR; each commit is
+    claimed once. Every
     merge stored so far is considered, oldest first, not only the ones this run read: a run
     killed before this step leaves its merges to the next one, which must link them exactly as
     an uninterrupted run would. Links already stored are not written again. The main line
@@ -318,6 +375,8 @@ def link_prs(
     it) cannot mistake main-line commits for branch commits.
     """
     commits = db.commit_parents(repo_id)
+    if mainline is None:
+        mainline = first_parents(commits, head)
     named = db.commit_prs(repo_id)  # sha -> PR named in the subject
     linked = db.part_of_links(repo_id)
     claimed = set(named)

@@ -1,4 +1,8 @@
-"""How long-running ingest work reports itself; the CLI renders it, tests ignore it."""
+"""How long-running ingest work reports itself; the CLI renders it, tests ignore it.
+
+A progress that shows no total sets `total_wanted = False`: the ingest then does not ask git
+to count the commits ahead (a walk of the whole history) only for a bar nobody sees.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ class Progress(Protocol):
 
 class QuietProgress:
     """Reports nothing; waits really wait."""
+
+    total_wanted = False
 
     def start(self, label: str, total: int | None = None) -> None:
         pass

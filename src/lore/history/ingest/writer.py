@@ -39,20 +39,27 @@ class GraphWriter:
         """The id of a node, created on first sight; a later label or newer time updates it."""
         nid = self.ids.get((kind, key))
         if nid is None:
-            if self._next >= self._end:
-                with self.store.transaction() as db:
-                    self._next = db.reserve_node_ids(_ID_BLOCK)
-                self._end = self._next + _ID_BLOCK
-            nid = self._next
-            self._next += 1
-            self.ids[(kind, key)] = nid
-            self._new.append([nid, self.repo_id, kind, key, label, at])
-            self._refresh[nid] = ("", None)  # marker: new in this batch
-            return nid
+            return self._create(kind, key, label, at)
         if label or at is not None:
-            old_label, old_at = self._refresh.get(nid, ("", None))
-            newest = at if old_at is None or (at is not None and at > old_at) else old_at
-            self._refresh[nid] = (label or old_label, newest)
+            old = self._refresh.get(nid)
+            if old is None:
+                self._refresh[nid] = (label, at)
+            else:
+                old_label, old_at = old
+                newest = at if old_at is None or (at is not None and at > old_at) else old_at
+                self._refresh[nid] = (label or old_label, newest)
+        return nid
+
+    def _create(self, kind: str, key: str, label: str, at: float | None) -> int:
+        if self._next >= self._end:
+            with self.store.transaction() as db:
+                self._next = db.reserve_node_ids(_ID_BLOCK)
+            self._end = self._next + _ID_BLOCK
+        nid = self._next
+        self._next += 1
+        self.ids[(kind, key)] = nid
+        self._new.append([nid, self.repo_id, kind, key, label, at])
+        self._refresh[nid] = ("", None)  # marker: new in this batch
         return nid
 
     def edge(self, src: int, dst: int, rel: str, at: float | None) -> None:
@@ -61,6 +68,14 @@ class GraphWriter:
     def rows(self, kind: str, row: Any) -> None:
         """A detail row for `flush` to pass to the store function registered under `kind`."""
         self._rows.setdefault(kind, []).append(row)
+
+    def row_list(self, kind: str) -> list[Any]:
+        """The buffered detail rows of `kind`, to append to (valid until the next `flush`)."""
+        return self._rows.setdefault(kind, [])
+
+    def edge_list(self) -> list[tuple]:
+        """The buffered edges (src, dst, rel, at), to append to (valid until the next `flush`)."""
+        return self._edges
 
     @property
     def pending(self) -> int:
