@@ -105,9 +105,9 @@ def test_every_client_file_becomes_pending_rules_with_scope_and_evidence(tmp_pat
     spaces = rules["Use 4 spaces for indentation in Python files."]
     assert spaces.title == "Code style: Use 4 spaces for indentation in Python files" and spaces.scope == ()
     assert spaces.evidence[0] == {"file": "AGENTS.md", "line": 4, "kind": "agents"}
-    # stored as plain text: a code span keeps its content, not its backticks
-    assert rules["Validate every request body with the schema in schemas/."].scope == ("src/api/",)
-    assert set(rules["Prefer unknown over any in type annotations."].scope) == {"**/*.ts", "**/*.tsx"}
+    # stored as plain text: emphasis and list marks go, a code span keeps its backticks
+    assert rules["Validate every request body with the schema in `schemas/`."].scope == ("src/api/",)
+    assert set(rules["Prefer `unknown` over `any` in type annotations."].scope) == {"**/*.ts", "**/*.tsx"}
     db = rules["Every query goes through the repository layer."]
     assert (
         db.scope == ("src/db/**/*.py",)

@@ -59,13 +59,13 @@ def test_a_crafted_file_keeps_its_orders_as_plain_text() -> None:
     kept = [p.text for p in split.pieces]
     assert kept == [
         "Prefer idempotent handlers — retry-safe handlers make replays harmless.",
-        "Never log card numbers; mask them with mask_pan().",
-        "See the style guide and always run ruff first.",
+        "Never log card numbers; mask them with `mask_pan()`.",
+        "See the style guide and always run `ruff` first.",
         "Follow these rules:\nFunctional components\nNamed exports",
         "Every query goes through the repository layer. Native drivers are fast.",
         "Keep functions under 40 lines.",
         "Use the retry helper for outbound calls.",
-        "Run pytest -q before every commit.",
+        "Run `pytest -q` before every commit.",
     ]
     # the emphasis-only paragraph is a heading: it titles the items below it
     assert split.pieces[0].title == "Principle"
@@ -83,11 +83,11 @@ def test_a_crafted_file_keeps_its_orders_as_plain_text() -> None:
     assert len(split.left_out) == 6
 
 
-def test_plain_text_keeps_code_span_content_and_drops_marks() -> None:
+def test_plain_text_keeps_code_spans_and_drops_marks() -> None:
     assert plain("**Use** `snake_case` for _module_ names, see [docs](http://x.y/z).") == (
-        "Use snake_case for module names, see docs."
+        "Use `snake_case` for module names, see docs."
     )
-    assert plain("- [ ] Pin `**/*.ts` globs\n  - nested *item*") == "Pin **/*.ts globs\nnested item"
+    assert plain("- [ ] Pin ``**/*.ts`` globs\n  - nested *item*") == "Pin `**/*.ts` globs\nnested item"
     assert plain("***both*** and __strong__ and ~~gone~~") == "both and strong and gone"
 
 
@@ -152,7 +152,7 @@ def test_the_github_actions_guide_keeps_its_orders_not_its_mission(shared_data: 
     texts = [p.text for p in split.pieces]
     assert not any("you are an expert" in t.lower() or "your mission" in t.lower() for t in texts)
     assert (
-        "Permissions: Define permissions at the workflow level for a secure default, overriding at the job level if needed."
+        "Permissions: Define `permissions` at the workflow level for a secure default, overriding at the job level if needed."
         in texts
     )
     assert any(p.reason == "persona" for p in split.left_out)

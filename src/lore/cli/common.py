@@ -61,6 +61,14 @@ def echo(text: str, *, err: bool = False) -> None:
     typer.echo(safe_text(text), err=err)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether a person watches stderr (a progress bar is drawn only then)."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
+
+
 def print_json(data: Any) -> None:
     """Machine-readable output on stdout (for agents and scripts), controls escaped."""
     text = json.dumps(data, indent=2, default=str, ensure_ascii=False)

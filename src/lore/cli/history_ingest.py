@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 import time
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import typer
 
-from lore.cli.common import echo, handle_errors, print_json
+from lore.cli.common import echo, handle_errors, print_json, stderr_is_terminal
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.core.terminal import safe_text
 from lore.history.ingest.git import ingest_git
@@ -56,18 +55,11 @@ class _NotesOnly:
 
 def _progress(quiet: bool) -> AbstractContextManager[Progress]:
     """A bar when a person watches a terminal; elsewhere, or when asked to be quiet, the notes."""
-    if quiet or not _stderr_is_terminal():
+    if quiet or not stderr_is_terminal():
         return nullcontext(_NotesOnly())
     from lore.cli.ingest_bar import RichProgress
 
     return RichProgress()
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed
-        return False
 
 
 @app.command("ingest")

@@ -113,6 +113,7 @@ def load(name: str) -> Any:
         if entry.also:  # the subcommands of `also` modules are added when first asked for
             command.__class__ = _GroupWithLater
             command.later = (target, entry.also)
+            command.modules = (entry.module, *entry.also)
     else:
         holder = typer.Typer(add_completion=False)
         target(holder)
@@ -131,6 +132,7 @@ class _GroupWithLater(TyperGroup):
     `load` gives an already built group this class; `later` is (its Typer app, the modules)."""
 
     later: tuple[typer.Typer, tuple[str, ...]] | None = None
+    modules: tuple[str, ...] = ()  # the group's own module, then its `also` modules
 
     def _load_later(self) -> None:
         if self.later is None:
@@ -144,8 +146,17 @@ class _GroupWithLater(TyperGroup):
                 self.add_command(plain_help(sub), sub_name)
 
     def list_commands(self, ctx: Any) -> list[str]:
+        """The subcommands module by module in the table's order, each module's in the order it
+        declares them, whichever of those modules a process happened to import first."""
         self._load_later()
-        return super().list_commands(ctx)
+        modules = [f"lore.cli.{name}" for name in self.modules]
+        names = super().list_commands(ctx)
+
+        def rank(name: str) -> int:
+            module = getattr(self.commands[name].callback, "__module__", "")
+            return modules.index(module) if module in modules else len(modules)
+
+        return sorted(names, key=rank)  # stable: each module's own order is kept
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands:

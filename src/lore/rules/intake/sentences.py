@@ -18,8 +18,9 @@ first, so a paragraph that starts with a persona and goes on with an order keeps
 `Label: value` lead ("**Naming:** Use camelCase") is judged by what follows the label, and by
 the label itself when it is an order ("**Prefer native HTML** - Use <button>").
 
-Pieces are stored as plain text: emphasis, link syntax, list and heading marks and code-span
-backticks are removed (a code span's content is kept); nested items stay on lines of their own.
+Pieces are stored as plain text: emphasis, link syntax, list and heading marks are removed; a
+code span keeps one pair of backticks, so an agent still reads `Exception` as code; nested items
+stay on lines of their own.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ _SLOT = "\x00{}\x00"
 
 
 def plain(text: str) -> str:
-    """Markdown as plain words: no emphasis, link syntax, list or heading marks; code spans keep
-    their content without the backticks. Lines stay lines (nested items, table rows)."""
+    """Markdown as plain words: no emphasis, link syntax, list or heading marks; a code span is
+    kept between single backticks. Lines stay lines (nested items, table rows)."""
     spans: list[str] = []
 
     def keep(match: re.Match[str]) -> str:
-        spans.append(match.group(2).strip() if match.group(2).strip() else match.group(2))
+        content = match.group(2).strip() or match.group(2)
+        spans.append(f"`{content}`" if "`" not in content else content)
         return _SLOT.format(len(spans) - 1)
 
     text = _CODE_SPAN.sub(keep, text)
@@ -120,7 +122,8 @@ _OBLIGATION = re.compile(
     r"\b(?:must|mustn'?t|should|shouldn'?t|shall|ought to|needs? to|has to|have to|"
     r"(?:is|are|be) (?:required|mandatory|preferred|forbidden|prohibited|discouraged|recommended|"
     r"encouraged|not allowed|disallowed|not permitted)|not allowed|never|always|instead of|"
-    r"rather than|do not|don'?t|avoid|prefer(?:red)?(?: over| to)?)\b",
+    r"rather than|do not|don'?t|avoid|prefer(?:red)?(?: over| to)?|"
+    r"only (?:through|via|in|from|with|by|when|if|on|after|before|once|as|to))\b",
     re.I,
 )
 _QUANTIFIED = re.compile(r"^(?:every|all|each|no|any|none of)\b\s+\S", re.I)
