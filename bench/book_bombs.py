@@ -108,4 +108,7 @@ if __name__ == "__main__":
     elif len(sys.argv) == 3 and sys.argv[1] == "--make":
         make_files(Path(sys.argv[2]))
     else:
-        main()
+        from report import recorded
+
+        with recorded(baseline="a normal small EPUB read the same way, in the same run"):
+            main()

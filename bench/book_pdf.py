@@ -127,4 +127,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the same book's EPUB, read and imported in the same run"):
+        main()

@@ -338,4 +338,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="import: reading the file alone (time) and a child that only loads Lore (memory); search: the same queries uncapped; all in the same run"
+    ):
+        main()

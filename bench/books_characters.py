@@ -149,4 +149,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the labelled entities of tests/data/book_characters.json"):
+        main()

@@ -144,4 +144,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline='`python -c "import typer"`, interleaved with the commands in the same run'):
+        main()

@@ -126,4 +126,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the same server through the in-process client, interleaved in the same run"):
+        main()

@@ -328,4 +328,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="the hash embedder (quality), and the sqlite-vec SQL scan against the in-memory NumPy search, same run"
+    ):
+        main()

@@ -90,4 +90,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="a bare `git ls-files` and one bare `git rev-parse`, interleaved in the same run"):
+        main()

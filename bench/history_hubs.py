@@ -128,4 +128,7 @@ def _p50_p95(times: list[float]) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the unsuppressed walk (`max_degree` None), same run"):
+        main()

@@ -310,4 +310,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="a bare `git log --numstat` and the exact `git log` Lore runs, interleaved in the same run (PyDriller on the same commits beside them)"
+    ):
+        main()

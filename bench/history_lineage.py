@@ -140,4 +140,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="`git log --follow --no-merges` for every live file, same run"):
+        main()

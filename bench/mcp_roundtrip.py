@@ -169,4 +169,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="a minimal server written with the same SDK (start-up) and the in-process client (round trips), same run"
+    ):
+        main()

@@ -493,4 +493,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from report import recorded
+
+    with recorded(baseline="sending every eligible rule on the same labelled tasks"):
+        sys.exit(main())

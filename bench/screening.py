@@ -768,4 +768,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="a naive one-regex screen of the spec's examples, same run; benign rules from ../shared/data/rules"
+    ):
+        main()

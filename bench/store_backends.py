@@ -784,4 +784,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(
+        baseline="the embedded SQLite store doing the same work in the same run (ratio = PostgreSQL / SQLite)"
+    ):
+        main()

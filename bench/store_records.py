@@ -97,4 +97,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the same SQL fetched as driver rows, same process and store"):
+        main()

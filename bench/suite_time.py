@@ -77,4 +77,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the suite in one process (`-n 0`), interleaved in the same run"):
+        main()

@@ -159,4 +159,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the books service called directly in the same process, interleaved"):
+        main()

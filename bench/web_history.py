@@ -123,4 +123,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from report import recorded
+
+    with recorded(baseline="the history service called directly, interleaved in the same run"):
+        main()
