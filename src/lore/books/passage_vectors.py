@@ -37,8 +37,7 @@ BATCH = 256
 # and the process gets k keys back. The store's planner (`VectorStore.plan`) picks the way: a cap
 # keeping few rows or a small share (a book, a series) is the exact scan over just its rows
 # through a b-tree (the same top-k as in memory); a cap keeping a large share walks the HNSW
-# index. At 1,000,000 passages that is p95 16 ms for 15,000 rows where the GIN-narrowed exact
-# scan took 42, and 40 ms for a cap over every book where it took 1.8 s (docs/store.md).
+# index, since scanning a large share exactly would read most of the library (docs/store.md).
 _SEARCH_PATH = {"sqlite": "numpy", "postgres": "pgvector-hnsw"}
 
 _embedders: dict[str, Embedder] = {}

@@ -608,8 +608,8 @@ class _Walkable:
     renames: dict[int, set[int]]  # path node -> the path nodes a rename or copy joins it to
 
 
-# (store file, repository) -> the walkable graph: reading and ordering 10,000 commits and their
-# renames cost ~100 ms, and `why` walks a file's lineage on every call
+# (store file, repository) -> the walkable graph: reading and ordering every commit and rename is
+# the costly part of a lineage, and `why` walks a file's lineage on every call
 _graphs: dict[tuple[str, int], _Walkable] = {}
 
 

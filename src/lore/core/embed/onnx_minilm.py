@@ -13,9 +13,8 @@ it embeds with no network and nothing to download.
 The model gives one 384-d vector per token (`last_hidden_state`); a sentence's vector is the
 mean of its tokens, as sentence-transformers pools this model, and the base class makes it unit
 length. Texts are cut at 256 tokens, the length the model was trained
-on. A transformer is far slower than WordLlama's table lookup (tens of long passages a second on
-two cores), so its vectors are worth caching: `cacheable` stays on (a short query costs about
-40 ms to compute and under 1 ms to read back from the cache, measured on 2 busy cores).
+on. A transformer is far slower than WordLlama's table lookup, so its vectors are worth caching:
+`cacheable` stays on (reading a vector back from the cache is much cheaper than computing it).
 """
 
 from __future__ import annotations
