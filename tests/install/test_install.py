@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from lore.cli.app import app
 from lore.core.config import load_settings
-from lore.install import clients
+from lore.core.home import lore_home
+from lore.install import changes, clients, service
 
 runner = CliRunner()
 
@@ -101,7 +102,7 @@ def _read_all(home: Path) -> dict[str, str | None]:
 
 def test_round_trip_keeps_every_other_entry_byte_for_byte(home: Path) -> None:
     originals = _existing_setup(home)
-    first = clients.install(["all"])
+    first = service.install(["all"])
     assert not first.failed
     assert {c.client: c.action for c in first.changes if c.path.suffix != ".md"} == {
         "claude": "added",
@@ -132,31 +133,31 @@ def test_round_trip_keeps_every_other_entry_byte_for_byte(home: Path) -> None:
     assert all(c.backup and c.backup.read_text() == originals[_key(c)] for c in first.changes)
 
     installed = _read_all(home)
-    second = clients.install(["all"])
+    second = service.install(["all"])
     assert {c.action for c in second.changes} == {"unchanged"}
     assert _read_all(home) == installed
 
-    removed = clients.uninstall()
+    removed = service.uninstall()
     assert {c.action for c in removed.changes} == {"removed"}
     assert _read_all(home) == originals
 
 
-def _key(change: clients.FileChange) -> str:
+def _key(change: changes.FileChange) -> str:
     return "copilot-instructions" if change.path.suffix == ".md" else change.client
 
 
 def test_fresh_home_files_are_created_and_removed_again(home: Path) -> None:
-    report = clients.install(["all"], approval="manual")
+    report = service.install(["all"], approval="manual")
     assert all(c.action == "added" and c.backup is None for c in report.changes)
     assert load_settings().approval == "manual"
     assert "never say a saved rule is active" in _files(home)["copilot-instructions"].read_text()
-    clients.uninstall()
+    service.uninstall()
     assert all(v is None for v in _read_all(home).values())
 
 
 def test_approval_switch_rewrites_the_instruction_block(home: Path) -> None:
-    clients.install(["copilot"], approval="manual")
-    report = clients.install(["copilot"], approval="auto")
+    service.install(["copilot"], approval="manual")
+    report = service.install(["copilot"], approval="auto")
     actions = {c.path.name: c.action for c in report.changes}
     assert actions == {"mcp-config.json": "unchanged", "copilot-instructions.md": "updated"}
     text = _files(home)["copilot-instructions"].read_text()
@@ -171,7 +172,7 @@ def test_dry_run_shows_a_diff_and_writes_nothing(home: Path) -> None:
     assert '+        "lore": {' in result.output and "+[mcp_servers.lore]" in result.output
     assert "would be added" in result.output
     assert _read_all(home) == originals
-    assert not (clients.lore_home() / "config.json").exists()
+    assert not (lore_home() / "config.json").exists()
 
 
 def test_broken_client_file_is_left_alone_and_others_still_installed(home: Path) -> None:
@@ -193,7 +194,7 @@ def test_codex_inline_definition_is_refused(home: Path) -> None:
     path = _files(home)["codex"]
     path.parent.mkdir(parents=True)
     path.write_text('[mcp_servers]\nlore = { command = "old" }\n')
-    report = clients.install(["codex"])
+    report = service.install(["codex"])
     assert report.failed and "inline" in report.failed[0].error
     assert path.read_text() == '[mcp_servers]\nlore = { command = "old" }\n'
 
@@ -201,14 +202,14 @@ def test_codex_inline_definition_is_refused(home: Path) -> None:
 def test_default_installs_into_the_clients_found(home: Path) -> None:
     (home / ".cursor").mkdir()
     (home / ".codex").mkdir()
-    report = clients.install()
+    report = service.install()
     assert {c.client for c in report.changes} == {"cursor", "codex"}
     assert report.how_chosen == "clients found on this machine"
 
 
 def test_vscode_on_macos_uses_application_support(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clients.platform, "system", lambda: "Darwin")
-    clients.install(["vscode"])
+    service.install(["vscode"])
     assert (home / "Library/Application Support/Code/User/mcp.json").exists()
 
 
@@ -219,7 +220,7 @@ def test_unknown_client_is_a_clear_error(home: Path) -> None:
 
 def test_registered_command_runs(home: Path) -> None:
     """The command written into the clients is a working `lore mcp`."""
-    clients.install(["claude"])
+    service.install(["claude"])
     entry = json.loads(_files(home)["claude"].read_text())["mcpServers"]["lore"]
     env = {**os.environ, **entry["env"]}
     help_run = subprocess.run(
@@ -270,14 +271,14 @@ def test_registered_command_runs(home: Path) -> None:
 
 
 def test_approval_change_for_another_client_still_updates_the_copilot_block(home: Path) -> None:
-    clients.install(["copilot"], approval="auto")
-    report = clients.install(["claude"], approval="manual")
+    service.install(["copilot"], approval="auto")
+    report = service.install(["claude"], approval="manual")
     assert {c.path.name: c.action for c in report.changes} == {
         ".claude.json": "added",
         "copilot-instructions.md": "updated",
     }
     assert "never say a saved rule is active" in _files(home)["copilot-instructions"].read_text()
-    untouched = clients.install(["claude"])  # no --approval: the block is left alone
+    untouched = service.install(["claude"])  # no --approval: the block is left alone
     assert [c.path.name for c in untouched.changes] == [".claude.json"]
 
 
@@ -360,7 +361,7 @@ def _read_bytes(home: Path) -> dict[str, bytes | None]:
 @pytest.mark.parametrize("layout", list(_JSON_LAYOUTS))
 def test_round_trip_is_byte_for_byte_in_every_layout(home: Path, layout: str) -> None:
     originals = {name: text.encode() for name, text in _write_layout(home, layout).items()}
-    report = clients.install(["all"])
+    report = service.install(["all"])
     assert not report.failed, [c.error for c in report.failed]
     files = _files(home)
     for name, before in originals.items():
@@ -375,10 +376,10 @@ def test_round_trip_is_byte_for_byte_in_every_layout(home: Path, layout: str) ->
         elif name == "codex":
             assert tomllib.loads(after)["mcp_servers"]["lore"]["args"] == ["mcp"]
     installed = _read_bytes(home)
-    assert {c.action for c in clients.install(["all"]).changes} == {"unchanged"}
+    assert {c.action for c in service.install(["all"]).changes} == {"unchanged"}
     assert _read_bytes(home) == installed
 
-    clients.uninstall()
+    service.uninstall()
     after_all = _read_bytes(home)
     for name, before in originals.items():
         assert after_all[name] == before, f"{name} ({layout}) did not come back byte for byte"
@@ -388,11 +389,11 @@ def test_uninstall_after_the_user_edited_the_file_removes_only_lore(home: Path) 
     path = _files(home)["cursor"]
     path.parent.mkdir(parents=True)
     path.write_text('{"mcpServers":{"db":{"command":"db-mcp"}}}')
-    clients.install(["cursor"])
+    service.install(["cursor"])
     installed = path.read_text()
     assert installed.startswith('{"mcpServers":{"db":{"command":"db-mcp"},"lore":{"command":')
     path.write_text(installed[:-1] + ',"theme":"dark"}')  # the user adds something
-    clients.uninstall(["cursor"])
+    service.uninstall(["cursor"])
     assert path.read_text() == '{"mcpServers":{"db":{"command":"db-mcp"}},"theme":"dark"}'
 
 
@@ -401,7 +402,7 @@ def test_codex_inline_servers_table_is_refused_clearly(home: Path) -> None:
     path.parent.mkdir(parents=True)
     text = 'mcp_servers = { github = { command = "npx" } }\n'
     path.write_text(text)
-    report = clients.install(["codex"])
+    report = service.install(["codex"])
     assert report.failed and "inline table" in report.failed[0].error
     assert path.read_text() == text
 
@@ -410,7 +411,7 @@ def test_uninstall_removes_the_folders_install_created_and_only_those(home: Path
     (home / ".codex").mkdir()
     (home / ".codex" / "history.jsonl").write_text("{}\n")  # the user's own folder, not empty
     (home / ".config").mkdir()  # existed before, empty: not Lore's to remove
-    clients.install(["all"])
+    service.install(["all"])
     assert (home / ".cursor/mcp.json").is_file() and (home / ".config/Code/User/mcp.json").is_file()
     (home / ".copilot" / "session.log").write_text("the client's own file\n")  # written meanwhile
 
@@ -422,5 +423,5 @@ def test_uninstall_removes_the_folders_install_created_and_only_those(home: Path
     assert (home / ".codex/history.jsonl").is_file()
     assert (home / ".copilot/session.log").is_file()  # a folder holding anything stays
     assert "removed empty folder ~/.cursor" in result.stdout
-    clients.uninstall()
+    service.uninstall()
     assert (home / ".copilot").is_dir()

@@ -9,8 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from lore.cli.common import console, echo, err_console, handle_errors, print_json
-from lore.install import clients
-from lore.install.clients import CLIENTS, InstallReport
+from lore.install import service
+from lore.install.changes import InstallReport
+from lore.install.clients import CLIENTS
 
 _CLIENT_HELP = (
     f"Client(s) to act on: {', '.join(CLIENTS)} or all (repeat or comma-separate). "
@@ -57,7 +58,7 @@ def register(root: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Register `lore mcp` with Claude Code, Copilot CLI, Cursor, VS Code and Codex."""
-        report = clients.install(client, approval, dry_run)
+        report = service.install(client, approval, dry_run)
         if as_json:
             print_json(report.to_dict())
         else:
@@ -87,7 +88,7 @@ def register(root: typer.Typer) -> None:
 
         Everything else in their files stays; folders Lore created and that are now empty
         are removed."""
-        report = clients.uninstall(client, dry_run)
+        report = service.uninstall(client, dry_run)
         if as_json:
             print_json(report.to_dict())
         else:
