@@ -34,10 +34,6 @@ def current_run() -> str:
     return _run.get()[0]
 
 
-def current_subject() -> str | None:
-    return _subject.get()
-
-
 @contextmanager
 def model_run(label: str | None = None, subject: str | None = None) -> Iterator[str]:
     """Count the calls made inside under a new run (and a default subject); yields the run id.

@@ -444,6 +444,8 @@ class WhyStore:
         """`docs_by_source` with each text's source meta, as `sourced` gives it."""
         if not source_ids or not kinds:
             return []
+        # `+repo_id`: the (kind, source_id) key finds a handful of rows; left to itself the planner
+        # would take the repository's index and read every text of it
         where = (
             f"+d.repo_id = ? AND d.kind IN ({in_marks(kinds)}) AND d.source_id IN ({in_marks(source_ids)})"
         )
