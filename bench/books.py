@@ -68,7 +68,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def fresh_home() -> None:
-    from lore.core.store import forget_stores
+    from lore.core.store.open import forget_stores
 
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-books-")
     forget_stores()

@@ -44,7 +44,7 @@ def search_figures(shared: Path) -> dict[str, object]:
     from lore.books import library, search
     from lore.books.question import understand
     from lore.books.store import books_store
-    from lore.core.store import forget_stores
+    from lore.core.store.open import forget_stores
 
     os.environ.pop("LORE_EMBED", None)
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-search-")
@@ -112,7 +112,7 @@ def main() -> None:
         return
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-ask-")
     os.environ["LORE_EMBED"] = "hash"
-    from lore.core.store import forget_stores
+    from lore.core.store.open import forget_stores
 
     forget_stores()
     sys.path.insert(0, str(ROOT / "tests"))

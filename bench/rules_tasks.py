@@ -273,7 +273,7 @@ def check(labelled: LabelledSet) -> Report:
 @contextlib.contextmanager
 def temp_home(parent: Path | None = None) -> Iterator[Path]:
     """A fresh `$LORE_HOME` for the duration, the previous one (and its cached stores) restored."""
-    from lore.core.store import forget_stores
+    from lore.core.store.open import forget_stores
 
     before = os.environ.get("LORE_HOME")
     with tempfile.TemporaryDirectory(prefix="lore-rules-tasks-", dir=parent) as tmp:

@@ -82,7 +82,7 @@ def ms(fn: Callable[[], Any]) -> float:
 
 def use_backend(url: str | None) -> None:
     """A fresh home (and, for PostgreSQL, the given fresh database) for what follows."""
-    from lore.core.store import forget_stores
+    from lore.core.store.open import forget_stores
 
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-backends-")
     os.environ.pop("LORE_DATABASE_URL", None)
@@ -227,9 +227,10 @@ def graph_figures(nodes: int, repeat: int) -> dict[str, float]:
     import random
 
     from lore.core.graph import GraphTables
-    from lore.core.store import Migration, open_store_for
+    from lore.core.store.base import Migration
     from lore.core.store.graph_store import GraphStore, graph_tables_postgres_sql, graph_tables_sql
 
+    from lore.core.store.open import open_store_for
     tables = GraphTables(nodes="bench_nodes", edges="bench_edges", degrees="bench_degrees")
     migration = Migration(
         "bench/0001_graph", graph_tables_sql(tables), postgres=graph_tables_postgres_sql(tables)
@@ -360,7 +361,8 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
     import numpy as np
 
     from lore.core import vectors as core_vectors
-    from lore.core.store import open_store, vector_store
+    from lore.core.store import vector_store
+    from lore.core.store.open import open_store
     from lore.core.vectors import VectorIndex, VectorSpace
     from vector_corpus import random_corpus, real_corpus
 

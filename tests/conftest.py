@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.core.store import forget_stores
+from lore.core.store.open import forget_stores
 
 # The shared books and real rules next to the checkout; LORE_SHARED_DATA points elsewhere.
 # A terminal size exported by the runner (pytest-xdist workers export COLUMNS=80 and LINES=24)

@@ -20,11 +20,12 @@ INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named module listed here
 ALLOWED_CROSS = {("rules", "history.reviews"), ("rules", "history.for_agents")}
 # the backends: the only modules that hand out a connection (to the store modules)
-BACKENDS = (SRC / "core" / "store" / "sqlite.py", SRC / "core" / "store" / "postgres.py")
+BACKENDS = tuple(SRC / "core" / "store" / f"{name}.py" for name in ("sqlite", "postgres", "open"))
 # what a store module (and so every migration) may import from Lore: the store layer, errors,
 # plain records, and its own domain's records and store modules; never logic that can change
 STORE_MAY_IMPORT = ("lore.core.store", "lore.core.errors", "lore.core.home", "lore.core.graph")
-# the backend (which holds no migration) also reads its own settings (`store.read_only`)
+# the backends and the choice between them (which hold no migration) also read their own settings
+# (`store.read_only`, `database_url`)
 BACKEND_MAY_IMPORT = ("lore.core.config",)
 DRIVERS = ("sqlite3", "sqlean", "sqlite_vec", "psycopg", "psycopg_pool", "pgvector")
 DRIVER_NAMES = re.compile(r"\b(sqlite3|Row|Connection|Cursor)\b")

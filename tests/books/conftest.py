@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lore.books import library
-from lore.core.store import Store
+from lore.core.store.base import Store
+from lore.core.store.sqlite import SqliteStore
 from support.mystery import mystery_epub_fixture as mystery_epub_fixture
 from support.mystery import mystery_fixture as mystery_fixture
 
@@ -30,7 +31,7 @@ class SharedLibrary:
 @pytest.fixture(scope="session")
 def _shared_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedLibrary]:
     root = tmp_path_factory.mktemp("shared-library")
-    yield SharedLibrary(root, Store(root / "lore.db"))
+    yield SharedLibrary(root, SqliteStore(root / "lore.db"))
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from lore.books import store as sql
 from lore.books.passage_vectors import vector_search
 from lore.books.store import Cap
 from lore.core.errors import NotFound
-from lore.core.store import Store
+from lore.core.store.base import Store
 from support.books import make_epub, mystery_book
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from lore.books import entities, library, search
-from lore.core.store import Store, forget_stores, open_database
+from lore.core.store.base import Store
+from lore.core.store.open import forget_stores, open_database
+from lore.core.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -73,7 +75,7 @@ class Copies:
                     (book_id, chapter, chapter, passage),
                 )
                 _truncate(conn, book_id, chapter, passage)
-            return Store(target)
+            return SqliteStore(target)
         server = self.request.getfixturevalue("postgres_server")
         name = f"lore_{os.getpid()}_cap{len(self.made)}"
         source.close()  # a template database must have no other session

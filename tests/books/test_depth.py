@@ -16,7 +16,7 @@ from lore.books.passage_vectors import COLLECTION, book_depths, cap_filter, plac
 from lore.books.store import END, Cap, books_store
 from lore.core.config import update_settings
 from lore.core.llm import totals
-from lore.core.store import forget_stores, open_store
+from lore.core.store.open import forget_stores, open_store
 from lore.core.vectors import DEPTH_FIELD, VectorIndex
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL

@@ -9,8 +9,8 @@ import pytest
 from lore.books import library
 from lore.books import store as sql
 from lore.core.errors import InvalidInput, NotFound
-from lore.core.store import open_store
 from lore.core.store.move import count_rows
+from lore.core.store.open import open_store
 from support.books import make_epub, mystery_book
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL

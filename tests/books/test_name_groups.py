@@ -131,7 +131,7 @@ def test_a_kind_is_known_from_where_the_text_shows_it(tmp_path) -> None:
 
 def test_a_library_imported_before_the_timeline_gets_its_names_found_again(mystery) -> None:
     from lore.books import store as sql
-    from lore.core.store import Store
+    from lore.core.store.sqlite import SqliteStore
 
     db = sql.books_store()
     library.set_progress(mystery.id, 2)
@@ -140,7 +140,7 @@ def test_a_library_imported_before_the_timeline_gets_its_names_found_again(myste
         tx.execute("DELETE FROM book_name_links")
         tx.execute("UPDATE book_mentions SET entity_id = (SELECT MIN(id) FROM book_entities)")
         tx.execute("DELETE FROM schema_migrations WHERE name = 'books/0004_names_as_read'")
-    reopened = sql.books_store(Store(db.path))
+    reopened = sql.books_store(SqliteStore(db.path))
     after = entities.characters(mystery.id, limit=500, store=reopened)[1]
     assert [(e.name, e.kind, e.mentions) for e in after] == [(e.name, e.kind, e.mentions) for e in before]
 
@@ -148,7 +148,7 @@ def test_a_library_imported_before_the_timeline_gets_its_names_found_again(myste
 def test_a_store_that_ran_the_old_names_migration_gets_the_queue_table(mystery) -> None:
     """Migration 0004 once ran the name finder itself and made no queue table; 0005 adds it."""
     from lore.books import store as sql
-    from lore.core.store import Store
+    from lore.core.store.sqlite import SqliteStore
 
     db = sql.books_store()
     library.set_progress(mystery.id, 2)
@@ -156,7 +156,7 @@ def test_a_store_that_ran_the_old_names_migration_gets_the_queue_table(mystery) 
     with db.store.transaction() as tx:
         tx.execute("DROP TABLE book_names_pending")
         tx.execute("DELETE FROM schema_migrations WHERE name = 'books/0005_names_pending'")
-    reopened = library.open_books(Store(db.path))
+    reopened = library.open_books(SqliteStore(db.path))
     assert "books/0005_names_pending" in reopened.store.applied_migrations()
     after = entities.characters(mystery.id, limit=500, store=reopened)[1]
     assert [(e.name, e.mentions) for e in after] == [(e.name, e.mentions) for e in before]

@@ -23,7 +23,7 @@ from lore.cli.app import app
 from lore.core.embed import HashEmbedder, get_embedder
 from lore.core.embed.wordllama import WordLlamaEmbedder
 from lore.core.llm import totals
-from lore.core.store import forget_stores, open_store
+from lore.core.store.open import forget_stores, open_store
 from lore.core.vectors import VectorIndex, VectorSpace, collections
 from support.books import BookSpec, make_epub, mystery_book
 
@@ -154,7 +154,7 @@ _KILLER = """
 import os, signal, sys
 from lore.books import passage_vectors
 from lore.core.embed import HashEmbedder
-from lore.core.store import open_store
+from lore.core.store.open import open_store
 
 class DiesOnZebra(HashEmbedder):
     '''A hash embedder under its own name that kills its process on the second book's text.'''

@@ -9,7 +9,8 @@ import pytest
 from lore.books import library, search
 from lore.books.query import content_terms, names_the_role, parse
 from lore.core.config import update_settings
-from lore.core.store import Store
+from lore.core.store.base import Store
+from lore.core.store.sqlite import SqliteStore
 from support.books import make_epub, mystery_book
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
@@ -94,9 +95,9 @@ def test_scores_do_not_depend_on_text_past_the_cap(tmp_path: Path, mystery_epub:
         assert result["verdict"] == "found" and result["hits"]
         return [{k: h[k] for k in keep} for h in result["hits"]]
 
-    alone = Store(tmp_path / "one" / "lore.db")
+    alone = SqliteStore(tmp_path / "one" / "lore.db")
     original = found(mystery_epub, alone)
-    assert original == found(revised_epub, Store(tmp_path / "two" / "lore.db"))
+    assert original == found(revised_epub, SqliteStore(tmp_path / "two" / "lore.db"))
     assert all(h["bm25"] is not None for h in original if h["coverage"] > 0)
     found(revised_epub, alone)  # another book in the same library changes nothing either
     assert found(mystery_epub, alone) == original

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lore.books import entities, library, search
-from lore.core.store import forget_stores
+from lore.core.store.open import forget_stores
 
 
 @pytest.fixture

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import git, make_repo
-from lore.core.store import DB_NAME, forget_stores, open_database, open_store
+from lore.core.store.base import DB_NAME
 from lore.core.store.move import move
+from lore.core.store.open import forget_stores, open_database, open_store
 from lore.history.decisions.store import NewDecision, open_decisions
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
@@ -161,7 +162,7 @@ def test_a_moved_store_lists_the_same_and_a_second_run_copies_nothing(
 def test_a_move_cut_short_is_completed_without_doubling_and_ids_continue(
     filled: list[Path], target: str, lore_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lore.cli.database import domain_migrations
+    from lore.cli.store import domain_migrations
 
     source = open_store(lore_home / DB_NAME)
     lists = list(domain_migrations().values())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lore.core.store import open_store
 from lore.core.store.binding import bind_named, in_marks
+from lore.core.store.open import open_store
 
 
 def test_positional_and_named_lists_select_what_they_name(tmp_path: Path) -> None:

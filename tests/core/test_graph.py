@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from lore.core.graph import BridgeCap, EdgeFilter, GraphTables
-from lore.core.store import Migration, open_store, open_store_for
+from lore.core.store.base import Migration
 from lore.core.store.graph_store import GraphStore, graph_tables_postgres_sql, graph_tables_sql
+from lore.core.store.open import open_store, open_store_for
 
 T = GraphTables(nodes="g_nodes", edges="g_edges", degrees="g_degrees")
 MIGRATION = Migration("test/0001_graph", graph_tables_sql(T), postgres=graph_tables_postgres_sql(T))

@@ -14,8 +14,9 @@ import pytest
 
 from conftest import make_repo
 from lore.core.errors import StoreError
-from lore.core.store import Migration, StoreBusy, StoreReadOnly, forget_stores, open_store, open_store_for
+from lore.core.store.base import Migration, StoreBusy, StoreReadOnly
 from lore.core.store.dialect import to_postgres
+from lore.core.store.open import forget_stores, open_store, open_store_for
 from lore.rules import service
 from lore.rules.store.rules import rules_store
 

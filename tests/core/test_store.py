@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from lore.core.errors import StoreError
-from lore.core.store import Migration, Store, open_store
+from lore.core.store.base import Migration
+from lore.core.store.open import open_store
+from lore.core.store.sqlite import SqliteStore
 
 MIGRATIONS = [
     Migration("test/0001_items", "CREATE TABLE items (id INTEGER PRIMARY KEY, v TEXT);"),
@@ -15,7 +17,7 @@ MIGRATIONS = [
 
 
 def test_wal_busy_timeout_and_migrations_applied_once(tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.db")
+    store = SqliteStore(tmp_path / "a.db")
     store.migrate(MIGRATIONS)
     store.migrate(MIGRATIONS)
     conn = store.connect()
@@ -23,13 +25,13 @@ def test_wal_busy_timeout_and_migrations_applied_once(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
     assert store.applied_migrations() == ["test/0001_items", "test/0002_index"]
     # a new process (new Store object) sees them applied and adds only the new one
-    again = Store(tmp_path / "a.db")
+    again = SqliteStore(tmp_path / "a.db")
     again.migrate([*MIGRATIONS, Migration("test/0003_more", "ALTER TABLE items ADD COLUMN w TEXT;")])
     assert again.applied_migrations()[-1] == "test/0003_more"
 
 
 def test_connection_per_thread(tmp_path: Path) -> None:
-    store = Store(tmp_path / "b.db")
+    store = SqliteStore(tmp_path / "b.db")
     main = store.connect()
     seen = []
     t = threading.Thread(target=lambda: seen.append(store.connect()))
@@ -39,7 +41,7 @@ def test_connection_per_thread(tmp_path: Path) -> None:
 
 
 def test_failed_transaction_rolls_back(tmp_path: Path) -> None:
-    store = Store(tmp_path / "c.db")
+    store = SqliteStore(tmp_path / "c.db")
     store.migrate(MIGRATIONS)
     with pytest.raises(RuntimeError), store.transaction() as tx:
         tx.execute("INSERT INTO items (v) VALUES ('x')")
@@ -52,12 +54,12 @@ def test_corrupt_file_gives_a_clear_error_and_is_left_alone(tmp_path: Path) -> N
     path.write_bytes(b"this is not a database at all" * 100)
     before = path.read_bytes()
     with pytest.raises(StoreError, match="not a database"):
-        Store(path).migrate(MIGRATIONS)
+        SqliteStore(path).migrate(MIGRATIONS)
     assert path.read_bytes() == before
 
 
 def _writer(path: str, n: int) -> None:
-    store = Store(Path(path))
+    store = SqliteStore(Path(path))
     store.migrate(MIGRATIONS)
     for i in range(n):
         with store.transaction() as tx:

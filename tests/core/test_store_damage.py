@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from lore.core.errors import StoreError
-from lore.core.store import Migration, Store
+from lore.core.store.base import Migration
+from lore.core.store.sqlite import SqliteStore
 from support.damage import digest, pending_wal_bytes, scramble_table, settle, truncate
 
 MIGRATIONS = [
@@ -26,7 +27,7 @@ LATER = [*MIGRATIONS, Migration("test/0003_more", "CREATE TABLE more (id INTEGER
 
 
 def _filled(path: Path) -> Path:
-    store = Store(path)
+    store = SqliteStore(path)
     store.migrate(MIGRATIONS)
     with store.transaction() as tx:
         tx.executemany("INSERT INTO items (v) VALUES (?)", [(f"item {i} " * 20,) for i in range(400)])
@@ -45,7 +46,7 @@ def test_a_damaged_table_page_refuses_reads_of_it_and_every_write(tmp_path: Path
     db = _filled(tmp_path / "lore.db")
     scramble_table(db, "items")
     before = digest(db)
-    store = Store(db)
+    store = SqliteStore(db)
     # what does not touch the damage still reads
     assert store.connect().execute("SELECT body FROM notes").fetchone()[0] == "kept"
     with pytest.raises(StoreError) as read:
@@ -74,7 +75,7 @@ def test_damage_is_found_before_any_write_even_in_an_untouched_table(tmp_path: P
     scramble_table(db, "items")
     before = digest(db)
     for write in ("transaction", "bare"):
-        store = Store(db)
+        store = SqliteStore(db)
         with pytest.raises(StoreError, match="is damaged") as refused:
             if write == "transaction":
                 with store.transaction() as tx:
@@ -91,7 +92,7 @@ def test_pending_migrations_are_never_written_into_a_damaged_file(tmp_path: Path
     scramble_table(db, "items")
     before = digest(db)
     with pytest.raises(StoreError, match="is damaged"):
-        Store(db).migrate(LATER)
+        SqliteStore(db).migrate(LATER)
     settle(db)
     assert digest(db) == before
     names = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
@@ -102,7 +103,7 @@ def test_a_truncated_file_is_damage(tmp_path: Path) -> None:
     db = _filled(tmp_path / "lore.db")
     truncate(db, 0.4)
     before = digest(db)
-    store = Store(db)
+    store = SqliteStore(db)
     with pytest.raises(StoreError, match="is damaged") as refused:
         store.migrate(LATER)
         store.connect().execute("SELECT COUNT(*), MAX(v) FROM items").fetchall()
@@ -115,16 +116,16 @@ def test_a_zero_byte_file_is_refused_and_only_a_missing_file_is_a_new_store(tmp_
     db = tmp_path / "lore.db"
     db.write_bytes(b"")
     with pytest.raises(StoreError, match=r"is damaged \(the file is empty\)"):
-        Store(db).migrate(MIGRATIONS)
+        SqliteStore(db).migrate(MIGRATIONS)
     assert db.read_bytes() == b""
     fresh = tmp_path / "new" / "lore.db"
-    Store(fresh).migrate(MIGRATIONS)
+    SqliteStore(fresh).migrate(MIGRATIONS)
     assert fresh.stat().st_size > 0
     assert not [p.name for p in fresh.parent.iterdir() if p.name.endswith(".new")]
 
 
 def _open_and_write(path: str, tag: int) -> None:
-    store = Store(Path(path))
+    store = SqliteStore(Path(path))
     store.migrate(MIGRATIONS)
     with store.transaction() as tx:
         tx.execute("INSERT INTO notes (body) VALUES (?)", (str(tag),))
@@ -149,7 +150,7 @@ def test_a_store_asked_to_be_read_only_reads_and_refuses_writes(tmp_path: Path, 
     before = digest(db)
     lore_home.mkdir(parents=True, exist_ok=True)
     (lore_home / "config.json").write_text(json.dumps({"store": {"read_only": True}}))
-    store = Store(db)
+    store = SqliteStore(db)
     assert store.read_only
     store.migrate(MIGRATIONS)  # all applied: nothing to write, so it works
     assert store.connect().execute("SELECT COUNT(*) FROM items").fetchone()[0] == 400
@@ -160,7 +161,7 @@ def test_a_store_asked_to_be_read_only_reads_and_refuses_writes(tmp_path: Path, 
         "(make the file and its folder writable, or unset store.read_only in config.json)"
     )
     with pytest.raises(StoreError, match="read-only and needs 1 schema update"):
-        Store(db).migrate(LATER)
+        SqliteStore(db).migrate(LATER)
     store.close()
     assert digest(db) == before
 
@@ -169,7 +170,7 @@ def test_the_driver_refusing_a_write_reads_as_read_only(tmp_path: Path) -> None:
     """The same message when SQLite itself refuses (what a 0444 file gives a normal user)."""
     db = _filled(tmp_path / "lore.db")
     settle(db)
-    store = Store(db, read_only=True)
+    store = SqliteStore(db, read_only=True)
     conn = store.connect()
     with pytest.raises(StoreError, match="is read-only"):
         conn.execute("WITH x AS (SELECT 1) INSERT INTO notes (body) SELECT 'lost' FROM x")
@@ -182,7 +183,7 @@ def test_a_0444_file_and_a_read_only_folder_open_read_only(tmp_path: Path) -> No
     before = digest(db)
     db.chmod(0o444)
     try:
-        store = Store(db)
+        store = SqliteStore(db)
         assert store.read_only
         assert store.connect().execute("SELECT COUNT(*) FROM items").fetchone()[0] == 400
         with pytest.raises(StoreError, match="is read-only"), store.transaction() as tx:
@@ -190,7 +191,7 @@ def test_a_0444_file_and_a_read_only_folder_open_read_only(tmp_path: Path) -> No
         store.close()
         db.chmod(0o644)
         db.parent.chmod(0o555)
-        store = Store(db)
+        store = SqliteStore(db)
         assert store.read_only
         assert store.connect().execute("SELECT COUNT(*) FROM items").fetchone()[0] == 400
         store.close()
@@ -202,7 +203,7 @@ def test_a_0444_file_and_a_read_only_folder_open_read_only(tmp_path: Path) -> No
 
 def test_constraint_failures_still_reach_the_domain_as_integrity_errors(tmp_path: Path) -> None:
     """A duplicate is an answer the domain asks for (e.g. a name taken), not a broken store."""
-    store = Store(tmp_path / "lore.db")
+    store = SqliteStore(tmp_path / "lore.db")
     store.migrate(MIGRATIONS)
     with store.transaction() as tx:
         tx.execute("INSERT INTO items (id, v) VALUES (1, 'a')")

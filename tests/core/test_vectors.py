@@ -13,8 +13,9 @@ import pytest
 
 from lore.core.embed import HashEmbedder
 from lore.core.errors import InvalidInput
-from lore.core.store import Store, forget_stores, open_database, open_store
+from lore.core.store.base import Store
 from lore.core.store.move import move
+from lore.core.store.open import forget_stores, open_database, open_store
 from lore.core.store.vector_store import MIGRATIONS
 from lore.core.vectors import (
     VectorIndex,

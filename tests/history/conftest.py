@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.core.store import forget_stores
+from lore.core.store.open import forget_stores
 from support.history_repo import BOB, CAROL, DEPENDABOT, HistoryRepo, lines, run_git
 from support.history_why import WhyRepo, build_why_repo, ingest_with_threads
 

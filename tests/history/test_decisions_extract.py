@@ -169,7 +169,7 @@ def test_without_a_model_extract_says_what_one_would_add(gh) -> None:
 def test_marks_written_before_marks_were_per_model_are_kept() -> None:
     """The migration to one mark per model keeps the marks already written: a store read by one
     model before the upgrade still costs that model nothing."""
-    from lore.core.store import open_store
+    from lore.core.store.open import open_store
     from lore.history import store as layer1
     from lore.history.decisions.store import MIGRATIONS
 

@@ -133,7 +133,7 @@ def test_an_ingest_held_on_another_machine_refuses_a_second_and_the_first_stays_
     """On a shared database the lock row's process id means nothing to another machine, so the
     ingest also holds the store's `exclusive` lock; a second store object (a separate pool, as
     another member's process would have) stands in for the other machine."""
-    from lore.core.store import open_store
+    from lore.core.store.open import open_store
     from lore.core.store.postgres import PgStore
 
     app_dir = _app(tmp_path / "app", "a", 2)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.history import queries as q
 from lore.history import store as sql
 from lore.history.ingest.git import ingest_git

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import make_repo
-from lore.core.store import DB_NAME
+from lore.core.store.base import DB_NAME
 from lore.mcp.server import build_server
 from lore.rules import service
 from lore.rules.serve.index import project_index

@@ -15,8 +15,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import make_repo
-from lore.cli.database import domain_migrations
-from lore.core.store import DB_NAME, open_store
+from lore.cli.store import domain_migrations
+from lore.core.store.base import DB_NAME
+from lore.core.store.open import open_store
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.damage import digest, scramble_table, settle

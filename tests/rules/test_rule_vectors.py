@@ -146,7 +146,7 @@ def test_the_cli_in_a_new_process_ranks_with_the_stored_vectors(project: Project
 
 
 def test_a_store_from_before_the_vectors_table_gets_it_and_keeps_its_rules() -> None:
-    from lore.core.store import open_store
+    from lore.core.store.open import open_store
     from lore.rules.store.rules import MIGRATIONS
 
     store = open_store()

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_repo
-from lore.core.store import open_store
+from lore.core.store.open import open_store
 from lore.rules import service
 from lore.rules.store.rules import MIGRATIONS, rules_store, text_key
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git, make_repo
-from lore.core.store import forget_stores
+from lore.core.store.open import forget_stores
 from lore.rules.gate.trust import (
     BY_GITHUB_OWNER,
     BY_LOCAL_COMMITS,

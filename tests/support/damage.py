@@ -8,7 +8,7 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from lore.core.store import forget_stores
+from lore.core.store.open import forget_stores
 
 
 def settle(db: Path) -> None:

@@ -26,7 +26,7 @@ from lore.books.read.parsed import ParsedBook, count_words
 from lore.books.read.readers import read_book
 from lore.books.store import END, BookRow, BooksStore, Cap
 from lore.core.errors import InvalidInput, NotFound
-from lore.core.store import Store
+from lore.core.store.base import Store
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 

@@ -27,7 +27,7 @@ from lore.books.store import END, BooksStore, Cap, PassageText, books_store
 from lore.core.embed import Embedder, get_embedder
 from lore.core.embed.base import ProgressBar, stderr_is_terminal
 from lore.core.llm import model_subject
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.core.vectors import DEPTH_FIELD as DEPTH
 from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 

@@ -11,9 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.core.home import ensure_home
-from lore.core.store import DB_NAME, Migration, open_database, open_store
+from lore.core.store.base import DB_NAME, Migration
 from lore.core.store.move import check as check_store
 from lore.core.store.move import move
+from lore.core.store.open import open_database, open_store
 
 app = typer.Typer(help="The store: what it holds, and moving it into PostgreSQL.", no_args_is_help=True)
 

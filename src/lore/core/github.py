@@ -25,7 +25,7 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 
 from lore.core.errors import LoreError, NotFound
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.core.store.http_cache_store import HttpCacheStore
 
 DEFAULT_API = "https://api.github.com"

@@ -45,7 +45,7 @@ from typing import Any, Protocol, TypeGuard
 import numpy as np
 
 from lore.core.errors import InvalidInput
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.core.store.vector_store import DEPTH_FIELD as DEPTH_FIELD  # the prefix tiers' field
 from lore.core.store.vector_store import Condition as _Cond
 from lore.core.store.vector_store import Plan, VectorStore, clauses_key

@@ -37,7 +37,7 @@ def decisions_for_files(root: Path, paths: list[str], limit: int) -> list[Decisi
     """Decisions in force now that touch any of `paths` (relative to `root`), newest first.
 
     The history package loads here, on the first get_rules with paths, not at `lore mcp` start."""
-    from lore.core.store import StoreOutdated
+    from lore.core.store.base import StoreOutdated
     from lore.history import store as sql
 
     try:

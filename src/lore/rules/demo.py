@@ -11,7 +11,7 @@ from pathlib import Path
 from lore.core import git
 from lore.core.errors import LoreError
 from lore.core.home import lore_home
-from lore.core.store.sqlite import DATABASE_URL_ENV
+from lore.core.store.open import DATABASE_URL_ENV
 from lore.rules import service
 from lore.rules.models import Project
 from lore.rules.projects import DEMO_FOLDER

@@ -149,7 +149,7 @@ class Embedder(ABC):
 
 
 def _read_only_store() -> bool:
-    from lore.core.store import open_store
+    from lore.core.store.open import open_store
 
     return open_store().read_only
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from lore.core.errors import InvalidInput
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.core.store.llm_store import CachedReply, LlmStore
 
 _bypassed: ContextVar[bool] = ContextVar("lore_no_cache", default=False)

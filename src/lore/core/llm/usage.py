@@ -21,7 +21,7 @@ from typing import Any
 from lore.core.config import warn
 from lore.core.errors import InvalidInput
 from lore.core.llm.settings import model_config
-from lore.core.store import Store
+from lore.core.store.base import Store
 from lore.core.store.llm_store import LlmStore
 
 _PROCESS_RUN = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:6]}"

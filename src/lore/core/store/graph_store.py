@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lore.core.graph import BridgeCap, EdgeFilter, GraphTables, Hit
+from lore.core.store.base import Store
 from lore.core.store.binding import bind_named
-from lore.core.store.sqlite import Store
 
 
 def graph_tables_sql(tables: GraphTables) -> str:

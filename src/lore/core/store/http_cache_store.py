@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lore.core.store.sqlite import Migration, Store, open_store_for
+from lore.core.store.base import Migration, Store
+from lore.core.store.open import open_store_for
 
 MIGRATIONS = [
     Migration(

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lore.core.store.base import Migration, Store
 from lore.core.store.binding import in_marks
-from lore.core.store.sqlite import Migration, Store, open_store_for
+from lore.core.store.open import open_store_for
 
 CACHE_MIGRATIONS = [
     Migration(

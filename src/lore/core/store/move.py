@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lore.core.errors import StoreError
-from lore.core.store.sqlite import Migration, Store
+from lore.core.store.base import Migration, Store
 
 BATCH = 2_000
 

@@ -12,7 +12,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 
 from lore.core.home import ensure_home
-from lore.core.store.sqlite import DB_NAME, Migration, Store, StoreBusy, open_store
+from lore.core.store.base import DB_NAME, Migration, Store, StoreBusy
+from lore.core.store.open import open_store
 
 MIGRATIONS = [
     Migration(

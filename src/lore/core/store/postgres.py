@@ -32,8 +32,7 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
 from lore.core.errors import StoreError
-from lore.core.store.dialect import to_postgres
-from lore.core.store.sqlite import (
+from lore.core.store.base import (
     Migration,
     Store,
     StoreBusy,
@@ -41,6 +40,7 @@ from lore.core.store.sqlite import (
     StoreReadOnly,
     read_only_message,
 )
+from lore.core.store.dialect import to_postgres
 
 # every writer takes this transaction-scoped advisory lock first (an arbitrary, fixed number)
 WRITE_LOCK = 0x4C6F7265  # "Lore"

@@ -14,29 +14,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.core.config import config_path, read_raw, warn
-from lore.core.errors import InvalidInput, StoreError
-from lore.core.home import ensure_home
+from lore.core.config import read_raw
+from lore.core.errors import StoreError
+from lore.core.store.base import (
+    Migration,
+    Store,
+    StoreBusy,
+    StoreOutdated,
+    StoreReadOnly,
+    damaged_message,
+    read_only_message,
+)
 
-DB_NAME = "lore.db"
 BUSY_TIMEOUT_MS = 30_000
 
 
-@dataclass(frozen=True)
-class Migration:
-    """A named, append-only schema step: SQL text, or a function given the connection."""
-
-    name: str
-    apply: str | Callable[[sqlite3.Connection], None]
-    # the same step on PostgreSQL, under the same name (None: the domain does not run there yet)
-    postgres: str | Callable[[Any], None] | None = None
-
-
-class Store:
+class SqliteStore(Store):
     """A SQLite file shared by every domain; hands each thread its own connection.
 
     Every driver error from a connection this store hands out arrives as a `StoreError` with one
@@ -221,19 +217,6 @@ class Store:
             self._local.conn = None
 
 
-def damaged_message(path: Path, reason: str) -> str:
-    return (
-        f"the store at {path} is damaged ({reason}); nothing was written; restore a backup or move it aside"
-    )
-
-
-def read_only_message(path: Path) -> str:
-    return (
-        f"the store at {path} is read-only; this command needs to write to it "
-        "(make the file and its folder writable, or unset store.read_only in config.json)"
-    )
-
-
 def _wants_read_only(path: Path, forced: bool | None) -> bool:
     if forced is not None:
         return forced
@@ -356,7 +339,7 @@ class _Cursor(sqlite3.Cursor):
 
 
 def _check_write(conn: _Connection, sql: str) -> None:
-    """A write outside `Store.transaction` gets the same health and read-only check.
+    """A write outside `SqliteStore.transaction` gets the same health and read-only check.
 
     A plain (deferred) `BEGIN` only opens a read snapshot, so it is not a write; `BEGIN
     IMMEDIATE` / `EXCLUSIVE` take the write lock and are."""
@@ -368,7 +351,7 @@ def _check_write(conn: _Connection, sql: str) -> None:
 class _Connection(sqlite3.Connection):
     """The one place driver errors become Lore's: every statement runs through `_Cursor`."""
 
-    store: Store
+    store: SqliteStore
 
     def cursor(self, factory: Any = _Cursor) -> Any:
         return super().cursor(factory)
@@ -387,26 +370,6 @@ class _Connection(sqlite3.Connection):
             super().commit()
         except sqlite3.DatabaseError as exc:
             raise _translate(exc, self) from None
-
-
-class StoreBusy(StoreError):
-    """Another process held the store past the busy timeout."""
-
-
-class StoreReadOnly(StoreError):
-    """The store is open read-only and a write was asked for: bookkeeping may skip it."""
-
-
-class StoreOutdated(StoreReadOnly):
-    """A read-only store lacks tables this version needs and cannot be given them.
-
-    `absent`: none of the asked migrations was ever applied, so that part of Lore was never used
-    with this store (each domain makes its tables on first use) and it holds nothing of it; a
-    reader may answer as from an empty part instead of failing."""
-
-    def __init__(self, message: str, *, absent: bool):
-        super().__init__(message)
-        self.absent = absent
 
 
 _DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
@@ -482,114 +445,3 @@ def _retry_locked(fn: Callable[[], object], attempts: int = 60) -> object:
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
     return None
-
-
-_stores: dict[str, Store] = {}
-_stores_lock = threading.Lock()
-
-
-DATABASE_URL_ENV = "LORE_DATABASE_URL"
-_URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def database_url() -> str | None:
-    """The PostgreSQL database every domain uses instead of the embedded file, if one is set:
-    `LORE_DATABASE_URL`, else `database_url` in config.json. A value that is not a PostgreSQL
-    URL is refused rather than ignored: falling back to a private file would quietly split a
-    team's rules in two."""
-    raw: object = os.environ.get(DATABASE_URL_ENV)
-    where = DATABASE_URL_ENV
-    if not raw:
-        raw = _configured_url()
-        where = "database_url in config.json"
-    if raw is None or raw == "":
-        return None
-    if not isinstance(raw, str) or not raw.startswith(_URL_SCHEMES):
-        raise StoreError(f"{where} must be a postgresql:// URL (got {str(raw)[:60]!r}); fix or unset it")
-    return raw
-
-
-_config_seen: dict[str, tuple[tuple[int, int], object]] = {}
-
-
-def _configured_url() -> object:
-    """`database_url` from config.json, read again only when the file changed: `open_store` is
-    called on every request and must not parse the file each time."""
-    path = config_path()
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size)
-    seen = _config_seen.get(str(path))
-    if seen is None or seen[0] != stamp:
-        seen = _config_seen[str(path)] = (stamp, read_raw(path).get("database_url"))
-    return seen[1]
-
-
-def open_store(path: Path | None = None) -> Store:
-    """The process-wide Store: the given file, else the configured PostgreSQL database (see
-    `database_url`), else `$LORE_HOME/lore.db`."""
-    url = None if path else database_url()
-    key = str(path) if path else ("url:" + url if url else "home:" + os.environ.get("LORE_HOME", ""))
-    store = _stores.get(key)
-    if store is not None:
-        return store
-    with _stores_lock:
-        store = _stores.get(key)
-        if store is None:
-            if url:
-                store = _stores[key] = _postgres(url)
-            else:
-                target = Path(path) if path else ensure_home() / DB_NAME
-                store = _stores[key] = Store(target.resolve())
-        return store
-
-
-def open_store_for(migrations: Sequence[Migration]) -> Store:
-    """The process-wide Store for a domain: the configured database if every one of the domain's
-    migrations has a PostgreSQL text, else the embedded file.
-
-    A domain moves to PostgreSQL when its store does, one at a time; until then its tables stay
-    in `$LORE_HOME/lore.db` (said once per process on stderr), so the rest keeps working.
-    """
-    store = open_store()
-    if store.dialect == "sqlite":
-        return store
-    waiting = next((m.name for m in migrations if m.postgres is None), None)
-    if waiting is None:
-        return store
-    local = open_store(ensure_home() / DB_NAME)
-    warn(f"the {waiting.split('/')[0]} store does not run on PostgreSQL yet; it stays in {local.path}")
-    return local
-
-
-def open_database(url: str) -> Store:
-    """The process-wide Store for a PostgreSQL URL given outright (`lore store migrate --to`)."""
-    if not url.startswith(_URL_SCHEMES):
-        raise InvalidInput(f"{url[:60]!r} is not a postgresql:// URL")
-    key = "url:" + url
-    with _stores_lock:
-        store = _stores.get(key)
-        if store is None:
-            store = _stores[key] = _postgres(url)
-        return store
-
-
-def _postgres(url: str) -> Store:
-    try:
-        from lore.core.store.postgres import PgStore
-    except ImportError as exc:
-        raise StoreError(
-            f"a PostgreSQL database is configured but its driver is missing ({exc.name}); "
-            "install it with: pip install 'lore-mem[postgres]'"
-        ) from None
-    return PgStore(url)
-
-
-def forget_stores() -> None:
-    """Close and drop cached stores (tests switch `$LORE_HOME` between cases)."""
-    with _stores_lock:
-        for store in _stores.values():
-            store.close()
-        _stores.clear()

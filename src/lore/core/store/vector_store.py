@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from lore.core.errors import InvalidInput, StoreError
+from lore.core.store.base import Migration, Store
 from lore.core.store.binding import in_marks
-from lore.core.store.sqlite import Migration, Store, open_store_for
+from lore.core.store.open import open_store_for
 
 MIGRATIONS = [
     Migration(

@@ -20,8 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lore.core.errors import NotFound
-from lore.core.store import Migration, Store, open_store_for
+from lore.core.store.base import Migration, Store
 from lore.core.store.binding import in_marks
+from lore.core.store.open import open_store_for
 
 # who may bind the project on GitHub (the `author_association` of a comment or an item)
 AUTHORITY = ("OWNER", "MEMBER", "COLLABORATOR")

@@ -18,10 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lore.core.errors import AlreadyExists
+from lore.core.errors import AlreadyExists, StoreError
 from lore.core.home import ensure_home
-from lore.core.store import DB_NAME, Migration, Store, StoreError, open_store
+from lore.core.store.base import DB_NAME, Migration, Store
 from lore.core.store.binding import in_marks
+from lore.core.store.open import open_store
 from lore.rules.models import Project, Rule, TrustRecord
 
 

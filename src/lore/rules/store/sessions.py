@@ -17,7 +17,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lore.core.store import Migration, StoreBusy, StoreError, StoreReadOnly
+from lore.core.errors import StoreError
+from lore.core.store.base import Migration, StoreBusy, StoreReadOnly
 from lore.rules.store.rules import MIGRATIONS, RulesStore, rules_store
 
 SESSION_MIGRATIONS = [
