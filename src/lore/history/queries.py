@@ -24,7 +24,9 @@ from lore.history import store as sql
 from lore.history.ingest.gitlog import stored_path
 from lore.history.lineage import FileKey
 from lore.history.repos import Repo
-from lore.history.store import ChangeEvent, HistoryStore, Node
+from lore.history.store import HistoryStore
+from lore.history.store.base import REACHABLE_ONLY
+from lore.history.store.records import ChangeEvent, GraphCommit, Node
 
 NODE_KINDS = ("commit", "file", "pr", "issue", "person")
 RELATIONS = (
@@ -323,12 +325,6 @@ def coupling(
     }
 
 
-def _name_of(db: HistoryStore, names: dict[int, str], fid: int) -> str:
-    if fid not in names:
-        names[fid] = db.node_key(fid) or str(fid)
-    return names[fid]
-
-
 # ---------------------------------------------------------------- nodes
 
 
@@ -516,7 +512,7 @@ def walk_from(
         until=since_time(repo, until),
         limit=None,
         bridge_cap=BridgeCap("MODIFIED", max_changeset, kind="commit") if max_changeset else None,
-        edge_filter=sql.REACHABLE_ONLY,
+        edge_filter=REACHABLE_ONLY,
     )
     found: dict[int, tuple[int, float | None, int, str, str, str]] = {
         h.id: (h.depth, h.at, h.degree, h.kind, h.key, h.label) for h in hits if h.id != start.id
@@ -601,7 +597,7 @@ class _Walkable:
     """The reachable commit graph with what every lineage walk over it needs, made once."""
 
     version: tuple[int, int, int, str | None]
-    graph: dict[str, sql.GraphCommit]
+    graph: dict[str, GraphCommit]
     starts: list[str]
     order: list[str]  # newest first, each commit after its children
     position: dict[int, int]  # commit node id -> place in `order`

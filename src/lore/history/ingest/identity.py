@@ -77,7 +77,3 @@ def closing_refs(text: str, slug: str) -> set[int]:
         re.I,
     )
     return {int(a or b) for a, b in pattern.findall(text)}
-
-
-def is_pr_subject_merge(subject: str) -> bool:
-    return bool(_MERGE.match(subject))

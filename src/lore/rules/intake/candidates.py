@@ -9,7 +9,7 @@ carries both places as evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,15 +94,6 @@ class Saved:
     @property
     def repeats(self) -> int:
         return self.count("known")
-
-
-def merge_candidates(candidates: Iterable[Candidate]) -> list[tuple[str, Candidate]]:
-    """(normalised text, candidate) once per text; evidence joined, scopes joined (global wins)."""
-    groups: dict[str, list[Candidate]] = {}
-    for cand in candidates:
-        if key := cand.key:
-            groups.setdefault(key, []).append(cand)
-    return [(key, _merge(group)) for key, group in groups.items()]
 
 
 def _merge(group: list[Candidate]) -> Candidate:
