@@ -372,19 +372,6 @@ class WhyStore:
         )
         return {r[0]: _doc(r) for r in rows}
 
-    def docs_by_source(self, repo_id: int, kinds: Sequence[str], source_ids: Sequence[int]) -> list[Doc]:
-        """The indexed texts of these layer-1 sources (commit or item nodes, comment ids)."""
-        if not source_ids or not kinds:
-            return []
-        rows = self.store.connect().execute(
-            f"SELECT id, repo_id, kind, source_id, thread_id, at, text FROM history_why_docs"
-            # `+repo_id`: the (kind, source_id) key finds a handful of rows; left to itself the
-            # planner would take the repository's index and read every text of it
-            f" WHERE +repo_id = ? AND kind IN ({in_marks(kinds)}) AND source_id IN ({in_marks(source_ids)})",
-            [repo_id, *kinds, *source_ids],
-        )
-        return [_doc(r) for r in rows]
-
     def keyword_search(self, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
         """SQLite: the best `limit` texts for an FTS5 expression, best first, none newer than
         `as_of` (on PostgreSQL `why.keywords` ranks `keyword_candidates`)."""
@@ -442,7 +429,8 @@ class WhyStore:
     def sourced_by_source(
         self, repo_id: int, kinds: Sequence[str], source_ids: Sequence[int]
     ) -> list[Sourced]:
-        """`docs_by_source` with each text's source meta, as `sourced` gives it."""
+        """The indexed texts of these layer-1 sources (commit or item nodes, comment ids), with each
+        text's source meta, as `sourced` gives it."""
         if not source_ids or not kinds:
             return []
         # `+repo_id`: the (kind, source_id) key finds a handful of rows; left to itself the planner
@@ -460,19 +448,6 @@ class WhyStore:
             meta = _meta(doc, r[7:])
             if meta is not None:
                 out[doc.id] = (doc, meta)
-        return out
-
-    def pr_commits(self, repo_id: int, numbers: Sequence[int]) -> dict[int, list[str]]:
-        """PR number -> the shas of commits naming it (squash merges and PART_OF links)."""
-        if not numbers:
-            return {}
-        rows = self.store.connect().execute(
-            f"SELECT pr_number, sha FROM history_commits WHERE repo_id = ? AND pr_number IN ({in_marks(numbers)})",
-            [repo_id, *numbers],
-        )
-        out: dict[int, list[str]] = {}
-        for number, sha in rows:
-            out.setdefault(number, []).append(sha)
         return out
 
 
