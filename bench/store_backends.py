@@ -130,12 +130,13 @@ def rules_figures(count: int, repeat: int) -> dict[str, float]:
 def _writer(n: int, env: dict[str, str], repo: str, writes: int, barrier: Any, results: Any) -> None:
     os.environ.update(env)
     from lore.rules import service
+    from lore.rules.propose import add_rule_checked
 
     project = service.project_for_path(repo)
     barrier.wait()
     t = time.perf_counter()
     for k in range(writes):
-        service.add_rule_checked(
+        add_rule_checked(
             project, f"Writer {n} rule {k}: name the helper after its result", decide=_yes
         )
     results.put(time.perf_counter() - t)

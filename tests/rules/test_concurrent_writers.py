@@ -17,6 +17,7 @@ import pytest
 
 from conftest import make_repo
 from lore.rules import service
+from lore.rules.propose import add_rule_checked
 from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import session_store
 
@@ -50,7 +51,7 @@ def _writer(n: int, repo: str, env: dict[str, str], barrier, results) -> None:
     barrier.wait()  # all eight are ready: now they race
     saved = 0
     for text in texts:
-        result = service.add_rule_checked(project, text, decide=_limited, session_id=SESSION)
+        result = add_rule_checked(project, text, decide=_limited, session_id=SESSION)
         saved += not result.known
         rules_store().record_served(f"worker-{n}", project.id, [result.rule.id])
     results.put(saved)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from lore.rules import projects as proj
 from lore.rules import service
 from lore.rules.gate.trust import trust_state
 from lore.rules.models import Project, Rule
-from lore.rules.scopes import normalize_scope
+from lore.rules.propose import flag, save_proposed
 from lore.rules.serve.selection import DECISIONS_HEADER, MIN_MAX_TOKENS, RulesReply, check_task
 from lore.rules.store.rules import rules_store
 from lore.rules.store.sessions import SessionStore, WriteBehind, session_store
@@ -668,63 +667,27 @@ class AgentSession:
         return ids
 
     def _save(self, res: Resolution, items: Sequence[dict[str, Any]], source: str) -> str:
-        from lore.rules.gate.validation import refusal_reason
-
+        """Hand the items to `rules.propose` with this session's facts; say what became of each."""
         project = res.project
+        outcomes = save_proposed(
+            project,
+            items,
+            source=source,
+            session_id=self.id,
+            working_projects=self._working_projects(),
+        )
         lines = [f"Rules saved for project `{project.name}`:"]
-        for item in items:
-            text = str(item.get("text") or item.get("rule") or "").strip()
-            reason = refusal_reason(text)
-            if reason:
-                lines.append(f"- refused: {reason}")
-                continue
-            try:
-                scope = tuple(normalize_scope(item.get("scope"), project.sections, project.path))
-                shown = [str(item.get("title") or ""), *service.parse_triggers(item.get("triggers"))]
-                saved = service.add_rule_checked(
-                    project,
-                    text,
-                    # the gate runs inside the save's transaction: see service.add_rule_checked
-                    decide=partial(self.screen, project, text, scope, shown),
-                    session_id=self.id,
-                    title=str(item.get("title") or ""),
-                    triggers=item.get("triggers"),
-                    always=flag(item.get("always")),
-                    scope=scope,
-                    source=source,
-                    evidence=[{"session": self.id, "source": source}],
-                )
-            except LoreError as exc:
-                lines.append(f"- refused: {exc}")
-                continue
-            if saved.known:
-                known = saved.rule
+        for outcome in outcomes:
+            if outcome.saved is None:
+                lines.append(f"- refused: {outcome.refused}")
+            elif outcome.saved.known:
+                known = outcome.saved.rule
                 lines.append(f"- already known as {known.id} ({known.status}): {known.label}")
-                continue
-            lines.append(_outcome_line(project, saved.rule, saved.decision))
+            else:
+                lines.append(_outcome_line(project, outcome.saved.rule, outcome.saved.decision))
         lines += list(res.path_notes().values())
         lines.append("Tell the user in one line which rules were activated and which wait.")
         return "\n".join(lines)
-
-    def screen(
-        self, project: Project, text: str, scope: tuple[str, ...], shown: Sequence[str] = ()
-    ) -> Decision:
-        """The gate (`lore.rules.gate.decision.decide`) with this session's facts."""
-        from lore.rules.gate.decision import decide
-
-        settings = self.settings
-        return decide(
-            project,
-            text,
-            scope,
-            shown,
-            approval=settings.approval,
-            auto_limit=settings.auto_limit,
-            working_projects=self._working_projects(),
-            active_rules=lambda: service.list_rules(project, status="active"),
-            activated_in_session=lambda: self.sessions.activated_count(self.id),
-            trust=lambda: trust_state(project.path),
-        )
 
     # -- candidates for the agent to judge -------------------------------------------------------
     def discover_conventions(self, path: str | None = None) -> str:
@@ -749,18 +712,6 @@ class AgentSession:
             f"No review feedback of `{project.name}` from its owners, members or collaborators.",
             "Keep only feedback that states a lasting convention and save it with propose_rules.",
         )
-
-
-def flag(value: Any) -> bool:
-    """A yes/no from an agent: true/false, "true"/"false", "yes"/"no", 1/0."""
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in ("true", "yes", "y", "1", "on"):
-            return True
-        if word in ("false", "no", "n", "0", "off", ""):
-            return False
-        raise InvalidInput(f"always must be true or false (got {value!r})")
-    return bool(value)
 
 
 def check_request(task: str | None, max_tokens: int | None) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import heapq
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from lore.core.config import load_settings
 from lore.core.errors import AlreadyExists, InvalidInput, NeedsModel, NotFound
@@ -193,68 +193,6 @@ def resolve_ids(project: Project, ids: Iterable[str]) -> tuple[list[str], list[s
         if rule.id not in found:
             found.append(rule.id)
     return found, problems
-
-
-@dataclass(frozen=True)
-class CheckedSave:
-    """The outcome of a save whose checks ran inside its transaction."""
-
-    rule: Rule
-    known: bool  # an existing rule with the same text and scope; nothing was written
-    decision: Any = None  # what the check decided (None when known)
-
-
-class Verdict(Protocol):
-    """What a check decides; read-only, so a frozen dataclass (the gate's Decision) fits."""
-
-    @property
-    def activate(self) -> bool: ...
-
-    @property
-    def reason(self) -> str: ...
-
-
-def add_rule_checked(
-    project: Project,
-    text: str,
-    *,
-    decide: Callable[[], Verdict],
-    session_id: str | None = None,
-    **fields: Any,
-) -> CheckedSave:
-    """Save a rule with its duplicate check and the gate's decision inside one write transaction.
-
-    BEGIN IMMEDIATE serialises writers across threads and processes, so what `decide` reads
-    (active rules to contradict, the session's activation count) cannot change between the
-    check and the insert: two sessions saving contradicting rules at once, four servers saving
-    one rule, or parallel calls racing for `auto_limit` all see each other's writes. `decide` is
-    the gate; it reads the store through the same connection and so inside the transaction.
-    """
-    store = rules_store()
-    scope = tuple(normalize_scope(fields.pop("scope", None), project.sections, project.path))
-    with store.transaction():
-        for same in store.rules_with_text(project.id, text.strip()):
-            if same.scope == scope:
-                return CheckedSave(same, known=True)
-        decision = decide()
-        rule = add_rule(
-            project,
-            text,
-            scope=scope,
-            status="active" if decision.activate else "pending",
-            auto=decision.activate,
-            held="" if decision.activate or not is_wording_reason(decision.reason) else decision.reason,
-            **fields,
-        )
-        if session_id is not None:
-            outcome = "activated" if decision.activate else "waiting"
-            session_store().record_outcome(session_id, rule.id, project.id, outcome, decision.reason)
-    return CheckedSave(rule, known=False, decision=decision)
-
-
-def is_wording_reason(reason: str) -> bool:
-    """Whether a gate's reason is about the rule's wording (a pattern, or the look by meaning)."""
-    return reason.startswith(("risky wording", "held: reads like"))
 
 
 def list_rules(
