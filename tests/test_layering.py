@@ -1,7 +1,7 @@
 """The house holds: imports only go down, SQL and the driver live only in store modules, and
 store modules hand out records, never driver rows or connections.
 
-Store modules are named, not listed: `store.py`, `*_store.py`, any module under a `store/`
+Store modules of core and the domains are named, not listed: `store.py`, `*_store.py`, any module under a `store/`
 package, and migrations (`migrations.py` or under `migrations/`). `core/store/sqlite.py` and
 `core/store/postgres.py` are the backends: the modules that may hand out a connection (to the
 store modules).
@@ -84,8 +84,10 @@ def _layer(path: Path) -> str:
 
 
 def is_store_module(path: Path) -> bool:
+    """A module of core or a domain that may hold SQL; an interface module never is one, whatever
+    its name (`cli/store.py` is the `lore store` command)."""
     rel = path.relative_to(SRC)
-    return (
+    return _layer(path) not in INTERFACES and (
         path.name in ("store.py", "migrations.py")
         or path.stem.endswith("_store")
         or "store" in rel.parts[:-1]

@@ -7,7 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.model import app, model_command
+from lore.cli.app import app
+from lore.cli.model_use import model_command
 from lore.core.config import update_settings
 from lore.core.embed import get_embedder
 from lore.core.llm import (
@@ -29,62 +30,62 @@ runner = CliRunner()
 
 def test_show_without_a_model_says_what_to_do(monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["show"])
+    result = runner.invoke(app, ["model", "show"])
     assert result.exit_code == 0
     assert "none" in result.stdout and "LORE_MODEL" in result.stdout
     assert "still works" in result.stdout
-    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)
     assert data["chat"] is None and "OPENAI_API_KEY" in data["needs_model"]
     assert data["embedder"].startswith("hash")
 
 
 def test_show_masks_the_key(fake_llm: FakeLLM) -> None:
     update_settings({"model": {"prices": {"fake-model": {"input": 0.15, "output": 0.6}}}})
-    result = runner.invoke(app, ["show"])
+    result = runner.invoke(app, ["model", "show"])
     assert result.exit_code == 0, result.output
     assert API_KEY not in result.stdout
     assert "sk-t…0000" in result.stdout
     assert "openai:fake-model" in result.stdout and "env LORE_MODEL" in result.stdout
-    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)
     assert data["chat"]["api_key"] == "sk-t…0000"
     assert data["chat"]["base_url"] == fake_llm.url
     assert data["prices"] == {"fake-model": {"input": 0.15, "output": 0.6}}
 
 
 def test_show_lists_every_known_task_and_where_it_goes(fake_llm: FakeLLM, monkeypatch) -> None:
-    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)
     assert set(data["tasks"]) == set(TASKS)
     assert data["tasks"][BOOKS_EXTRACT]["model"] == "openai:fake-model"
     assert data["tasks"][BOOKS_EXTRACT]["from"] == "the default (env LORE_MODEL)"
     monkeypatch.setenv("LORE_MODEL_BOOKS_EXTRACT", "openai:cheap")
-    table = runner.invoke(app, ["show"]).stdout
+    table = runner.invoke(app, ["model", "show"]).stdout
     assert f"task {BOOKS_EXTRACT}" in table and "openai:cheap" in table
     assert "LORE_MODEL_BOOKS_EXTRACT" in table
-    one = json.loads(runner.invoke(app, ["show", "--task", BOOKS_EXTRACT, "--json"]).stdout)
+    one = json.loads(runner.invoke(app, ["model", "show", "--task", BOOKS_EXTRACT, "--json"]).stdout)
     assert one["chat"]["model"] == "cheap"
-    assert BOOKS_EXTRACT in runner.invoke(app, ["show", "--help"]).stdout
-    bad = runner.invoke(app, ["show", "--task", "extract"])
+    assert BOOKS_EXTRACT in runner.invoke(app, ["model", "show", "--help"]).stdout
+    bad = runner.invoke(app, ["model", "show", "--task", "extract"])
     assert bad.exit_code == 2 and f"the tasks are {BOOKS_EXTRACT}" in bad.stderr
 
 
 def test_model_test_makes_one_real_call_every_time(fake_llm: FakeLLM) -> None:
     fake_llm.reply_model = "fake-model-0613"
     fake_llm.reply("pong", "pong")
-    result = runner.invoke(app, ["test"])
+    result = runner.invoke(app, ["model", "test"])
     assert result.exit_code == 0, result.output
     assert "openai:fake-model answered in" in result.stdout
     assert "fake-model-0613" in result.stdout and "'pong'" in result.stdout
-    data = json.loads(runner.invoke(app, ["test", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "test", "--json"]).stdout)
     assert data["reply"] == "pong" and data["latency_ms"] > 0
     assert fake_llm.count() == 2  # never answered from the cache
 
 
 def test_model_test_takes_no_cache(fake_llm: FakeLLM) -> None:
     fake_llm.reply("pong", "pong")
-    result = runner.invoke(app, ["test", "--no-cache"])
+    result = runner.invoke(app, ["model", "test", "--no-cache"])
     assert result.exit_code == 0, result.output
     assert fake_llm.count() == 1
-    assert "--no-cache" in runner.invoke(app, ["test", "--help"]).stdout
+    assert "--no-cache" in runner.invoke(app, ["model", "test", "--help"]).stdout
 
 
 def test_model_command_turns_the_flag_into_fresh_calls_for_the_run(fake_llm: FakeLLM) -> None:
@@ -108,14 +109,14 @@ def test_model_command_turns_the_flag_into_fresh_calls_for_the_run(fake_llm: Fak
 
 def test_model_test_without_a_model_exits_5(monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["test"])
+    result = runner.invoke(app, ["model", "test"])
     assert result.exit_code == 5
     assert "no language model is configured" in result.stderr
 
 
 def test_model_test_refuses_an_unknown_provider_in_one_line(fake_llm: FakeLLM, monkeypatch) -> None:
     monkeypatch.setenv("LORE_MODEL", "foo:bar")
-    result = runner.invoke(app, ["test"])
+    result = runner.invoke(app, ["model", "test"])
     assert result.exit_code == 2
     assert "unknown model provider 'foo'" in result.stderr and "openai" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -126,7 +127,7 @@ def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monke
     monkeypatch.chdir(tmp_path)  # a cloned repository whose .env points at its own server
     monkeypatch.delenv("OPENAI_BASE_URL")
     (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={fake_llm.url}\n", encoding="utf-8")
-    result = runner.invoke(app, ["test"])
+    result = runner.invoke(app, ["model", "test"])
     assert result.exit_code == 2
     assert "refusing to send the API key from env OPENAI_API_KEY" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -135,14 +136,14 @@ def test_a_dotenv_base_url_never_receives_the_users_key(fake_llm: FakeLLM, monke
         f"OPENAI_BASE_URL={fake_llm.url}\nOPENAI_API_KEY={API_KEY}\n", encoding="utf-8"
     )
     monkeypatch.delenv("OPENAI_API_KEY")
-    assert runner.invoke(app, ["test"]).exit_code == 0  # its own key may go there
+    assert runner.invoke(app, ["model", "test"]).exit_code == 0  # its own key may go there
     assert fake_llm.count() == 1
 
 
 def test_model_test_reports_a_failing_server(fake_llm: FakeLLM, monkeypatch) -> None:
     monkeypatch.setenv("LORE_LLM_MAX_RETRIES", "0")
     fake_llm.fail("500")
-    result = runner.invoke(app, ["test"])
+    result = runner.invoke(app, ["model", "test"])
     assert result.exit_code == 1
     assert "answered 500" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -152,14 +153,14 @@ def test_cache_stats_and_clear(fake_llm: FakeLLM) -> None:
     fake_llm.reply("ping", "pong")
     complete_sync("ping")
     complete_sync("ping")
-    stats = json.loads(runner.invoke(app, ["cache", "stats", "--json"]).stdout)
+    stats = json.loads(runner.invoke(app, ["model", "cache", "stats", "--json"]).stdout)
     assert (stats["chat_entries"], stats["chat_hits"]) == (1, 1)
-    assert "1 completions (1 cache hits" in runner.invoke(app, ["cache", "stats"]).stdout
-    aborted = runner.invoke(app, ["cache", "clear"], input="n\n")
+    assert "1 completions (1 cache hits" in runner.invoke(app, ["model", "cache", "stats"]).stdout
+    aborted = runner.invoke(app, ["model", "cache", "clear"], input="n\n")
     assert aborted.exit_code == 1
-    cleared = runner.invoke(app, ["cache", "clear", "--yes", "--json"])
+    cleared = runner.invoke(app, ["model", "cache", "clear", "--yes", "--json"])
     assert json.loads(cleared.stdout) == {"removed": 1, "kind": "all"}
-    bad = runner.invoke(app, ["cache", "clear", "--yes", "--kind", "nope"])
+    bad = runner.invoke(app, ["model", "cache", "clear", "--yes", "--kind", "nope"])
     assert bad.exit_code == 2 and "unknown cache kind" in bad.stderr
 
 
@@ -169,14 +170,14 @@ def test_usage_by_subject_and_model(fake_llm: FakeLLM) -> None:
     with model_subject("book:3"):
         complete_sync("a")
     complete_sync("b", subject="repo:o/n")
-    table = runner.invoke(app, ["usage"])
+    table = runner.invoke(app, ["model", "usage"])
     assert table.exit_code == 0
     assert "book:3" in table.stdout and "repo:o/n" in table.stdout and "$" in table.stdout
-    data = json.loads(runner.invoke(app, ["usage", "--by", "model", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "usage", "--by", "model", "--json"]).stdout)
     assert data["openai:fake-model"]["calls"] == 2
-    only_books = json.loads(runner.invoke(app, ["usage", "--subject", "book:", "--json"]).stdout)
+    only_books = json.loads(runner.invoke(app, ["model", "usage", "--subject", "book:", "--json"]).stdout)
     assert list(only_books) == ["book:3"]
-    assert runner.invoke(app, ["usage", "--by", "colour"]).exit_code == 2
+    assert runner.invoke(app, ["model", "usage", "--by", "colour"]).exit_code == 2
 
 
 def test_a_command_reports_its_model_use_in_one_line_at_the_end(fake_llm: FakeLLM, capsys) -> None:
@@ -193,5 +194,5 @@ def test_a_command_reports_its_model_use_in_one_line_at_the_end(fake_llm: FakeLL
     with model_command("books search"):
         pass
     assert capsys.readouterr().err == ""  # no model used, nothing said
-    table = runner.invoke(app, ["usage", "--json"])
+    table = runner.invoke(app, ["model", "usage", "--json"])
     assert json.loads(table.stdout)["book:3"]["calls"] == 2

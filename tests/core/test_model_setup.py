@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.model import app
+from lore.cli.app import app
 from lore.core.config import config_path, update_settings
 from support.fake_llm import API_KEY, FakeLLM
 
@@ -43,7 +43,7 @@ def config() -> dict:
 
 
 def setup(*args: str, input: str | None = None):
-    return runner.invoke(app, ["setup", *args], input=input)
+    return runner.invoke(app, ["model", "setup", *args], input=input)
 
 
 def test_flags_save_a_variable_name_and_the_test_call_reaches_the_server(
@@ -69,10 +69,10 @@ def test_flags_save_a_variable_name_and_the_test_call_reaches_the_server(
     }
     assert API_KEY not in config_path().read_text() and API_KEY not in result.output
     # what was saved is what later commands use
-    shown = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    shown = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)
     assert shown["chat"]["model"] == "fake-model" and shown["chat"]["base_url"] == server.url
     assert shown["chat"]["sources"]["api_key"] == "env MY_MODEL_KEY (config model.api_key_env)"
-    tested = runner.invoke(app, ["test", "--json"])
+    tested = runner.invoke(app, ["model", "test", "--json"])
     assert tested.exit_code == 0, tested.output
     assert server.count("chat") == 2
 
@@ -93,7 +93,7 @@ def test_a_key_typed_at_the_prompt_goes_to_a_private_file_never_to_config(server
     assert key not in config_path().read_text()
     assert "api_key" not in saved and "api_key_env" not in saved
     assert server.requests[-1].headers["authorization"] == f"Bearer {key}"
-    again = runner.invoke(app, ["test", "--json"])
+    again = runner.invoke(app, ["model", "test", "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["reply"] == "pong"
 
@@ -192,7 +192,7 @@ def test_a_key_file_others_can_read_is_refused(server: FakeLLM, tmp_path: Path) 
     assert config()["model"]["api_key_file"] == str(key_file)
     # a file made readable later is refused where the key is read, with the same fix
     key_file.chmod(0o640)
-    later = runner.invoke(app, ["test"])
+    later = runner.invoke(app, ["model", "test"])
     assert later.exit_code == 2 and f"chmod 600 {key_file}" in later.stderr
 
 
@@ -260,7 +260,7 @@ def test_a_compatible_server_never_gets_the_openai_key(server: FakeLLM, monkeypa
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["key"]["kind"] == "none"
     assert "authorization" not in server.requests[0].headers
-    runner.invoke(app, ["test"])
+    runner.invoke(app, ["model", "test"])
     assert all("authorization" not in r.headers for r in server.requests)
 
 
@@ -269,17 +269,17 @@ def test_show_with_a_model_but_no_key_says_the_key_is_missing_and_where_it_looke
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LORE_MODEL", "openai:gpt-4o-mini")
-    result = runner.invoke(app, ["show"])
+    result = runner.invoke(app, ["model", "show"])
     assert result.exit_code == 0, result.output
     assert "No API key for openai:gpt-4o-mini" in result.stdout
     assert "env OPENAI_API_KEY (unset)" in result.stdout and "env LORE_API_KEY (unset)" in result.stdout
     assert f".env in {tmp_path}" in result.stdout and "lore model setup" in result.stdout
-    data = json.loads(runner.invoke(app, ["show", "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)
     assert data["missing_key"]["model"] == "openai:gpt-4o-mini"
     assert data["missing_key"]["from"] == "env LORE_MODEL"
     # a reference that points nowhere is named with what is wrong with it
     update_settings({"model": {"provider": "openai", "api_key_env": "GONE_KEY"}})
-    places = json.loads(runner.invoke(app, ["show", "--json"]).stdout)["missing_key"]["places"]
+    places = json.loads(runner.invoke(app, ["model", "show", "--json"]).stdout)["missing_key"]["places"]
     assert "env GONE_KEY (named by config model.api_key_env; unset)" in places
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.history import app
+from lore.cli.app import app
 from lore.history import store as sql
 from lore.history.repos import resolve_repo
 from lore.history.why.service import gather
@@ -21,7 +21,7 @@ runner = CliRunner()
 
 
 def _json(args: list[str]) -> object:
-    result = runner.invoke(app, [*args, "--json"])
+    result = runner.invoke(app, ["history", *args, "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -46,9 +46,9 @@ def test_commands_on_a_local_repository(history_repo) -> None:
     hot = _json(["hotspots", "--days", "30"])
     assert hot["files"]
     assert _json(["repos"])[0]["name"] == "project"
-    table = runner.invoke(app, ["file", "helpers.py", "--repo", "project"])
+    table = runner.invoke(app, ["history", "file", "helpers.py", "--repo", "project"])
     assert table.exit_code == 0 and "src/helpers.py ← src/util.py" in table.stdout
-    table = runner.invoke(app, ["walk", "src/core.py", "--depth", "1"])
+    table = runner.invoke(app, ["history", "walk", "src/core.py", "--depth", "1"])
     assert table.exit_code == 0 and "hub" in table.stdout
 
 
@@ -102,21 +102,21 @@ def test_rebuild_and_remove_a_github_repository(monkeypatch, history_repo) -> No
         assert open_why().doc_state(1)[0] == docs  # the old rows' texts were pruned, not kept twice
         assert _json(["remove", "acme/widget"]) == {"removed": "acme/widget"}
         assert not sql.open_history().list_repos()
-        result = runner.invoke(app, ["remove", "acme/widget"])
+        result = runner.invoke(app, ["history", "remove", "acme/widget"])
         assert result.exit_code == 3 and "no repository ingested yet" in result.output
 
 
 def test_errors_are_one_line_with_exit_codes(history_repo, tmp_path) -> None:
-    result = runner.invoke(app, ["stats"])
+    result = runner.invoke(app, ["history", "stats"])
     assert result.exit_code == 3 and "no repository ingested yet" in result.output
-    result = runner.invoke(app, ["ingest", "not a thing"])
+    result = runner.invoke(app, ["history", "ingest", "not a thing"])
     assert result.exit_code == 2 and "neither a folder nor OWNER/REPO" in result.output
-    runner.invoke(app, ["ingest", str(history_repo.root)])
-    result = runner.invoke(app, ["file", "nope.py"])
+    runner.invoke(app, ["history", "ingest", str(history_repo.root)])
+    result = runner.invoke(app, ["history", "file", "nope.py"])
     assert result.exit_code == 3 and "no file 'nope.py'" in result.output
-    result = runner.invoke(app, ["walk", "src/core.py", "--rel", "BOGUS"])
+    result = runner.invoke(app, ["history", "walk", "src/core.py", "--rel", "BOGUS"])
     assert result.exit_code == 2 and "unknown relation" in result.output
-    result = runner.invoke(app, ["ingest", str(tmp_path)])
+    result = runner.invoke(app, ["history", "ingest", str(tmp_path)])
     assert result.exit_code == 2 and "not inside a git repository" in result.output
 
 
@@ -143,7 +143,7 @@ def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
         ["walk", "pages/[id].tsx", "--depth", "2"],
         ["walk", "@renovate[bot]", "--depth", "1"],
     ):
-        result = runner.invoke(app, args)
+        result = runner.invoke(app, ["history", *args])
         assert result.exit_code == 0, (args, result.output)
         outputs[args[0] + " " + (args[1] if len(args) > 1 else "")] = result.stdout
     assert "Ingested web[app]" in outputs["ingest " + root]
@@ -162,26 +162,26 @@ def test_repository_text_is_never_read_as_markup(tmp_path, monkeypatch) -> None:
 def test_walk_starts_from_a_person_on_a_local_repository(history_repo) -> None:
     """A local repository knows people by email and name: `@carol`, `Carol` and her email all
     start a walk from her (`@bob` is a GitHub login through his no-reply address)."""
-    runner.invoke(app, ["ingest", str(history_repo.root)])
+    runner.invoke(app, ["history", "ingest", str(history_repo.root)])
     for start in ("@carol", "Carol", "carol@example.com", "person:carol", "@bob", "bob"):
         walked = _json(["walk", start, "--depth", "1"])
         assert walked["start"]["kind"] == "person", start
         assert any(r["kind"] == "commit" for r in walked["results"]), start
     assert _json(["walk", "Carol"])["start"]["key"] == "carol@example.com"
-    missing = runner.invoke(app, ["walk", "Nobody Known"])
+    missing = runner.invoke(app, ["history", "walk", "Nobody Known"])
     assert missing.exit_code == 3 and "no file or person 'Nobody Known'" in missing.stderr
-    missing = runner.invoke(app, ["walk", "@nobody"])
+    missing = runner.invoke(app, ["history", "walk", "@nobody"])
     assert missing.exit_code == 3 and "'@nobody'" in missing.stderr
 
 
 def test_dates_read_one_way_and_a_bad_one_is_one_line(history_repo) -> None:
     """`--since` takes what core.dates reads (a date, ISO with Z, epoch) or an age such as 90d."""
-    runner.invoke(app, ["ingest", str(history_repo.root)])
+    runner.invoke(app, ["history", "ingest", str(history_repo.root)])
     everything = _json(["churn"])
     assert _json(["churn", "--since", "1973-03-03T09:46:40Z"]) == everything
     assert _json(["churn", "--since", "100000000"]) == everything  # epoch seconds, the same moment
     assert _json(["churn", "--since", "2999-01-01"]) == []
-    bad = runner.invoke(app, ["churn", "--since", "last tuesday"])
+    bad = runner.invoke(app, ["history", "churn", "--since", "last tuesday"])
     assert bad.exit_code == 2
     assert bad.output.strip().splitlines() == [
         "error: not a date: 'last tuesday' (use 2024-03-01, 2024-03-01T12:00:00Z or epoch seconds, "
@@ -196,11 +196,11 @@ def test_churn_and_hotspots_until_show_the_history_as_it_stood(history_repo) -> 
     from lore.history import queries as q
     from support.history_repo import DAY, T0
 
-    runner.invoke(app, ["ingest", str(history_repo.root)])
+    runner.invoke(app, ["history", "ingest", str(history_repo.root)])
     repo = resolve_repo(str(history_repo.root))
     cut = datetime.fromtimestamp(T0 + 5 * DAY, UTC).isoformat()
     then = _json(["churn", "-n", "100", "--until", cut])
     assert then == q.churn(repo, n=100, until=cut) and then != _json(["churn", "-n", "100"])
     assert _json(["hotspots", "--days", "3", "--until", cut]) == q.hotspots(repo, days=3, until=cut)
-    bad = runner.invoke(app, ["hotspots", "--until", "someday"])
+    bad = runner.invoke(app, ["history", "hotspots", "--until", "someday"])
     assert bad.exit_code == 2 and "not a date: 'someday'" in bad.output

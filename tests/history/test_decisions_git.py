@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import lore.cli.history_decisions  # noqa: F401  (adds the layer-2 commands to the group)
-from lore.cli.history import app
+from lore.cli.app import app
 from lore.history.decisions.extract import extract
 from lore.history.decisions.service import all_decisions
 from lore.history.ingest.git import ingest_git
@@ -88,32 +87,32 @@ def test_commands_show_decisions_and_undo(tmp_path: Path, fake_llm: FakeLLM, mon
     repo = _repo(tmp_path)
     ingest_git(repo.root)
     fake_llm.reply(lambda r: "<commits>" in r.prompt, _commits_reply)
-    result = runner.invoke(app, ["extract", "--json"])
+    result = runner.invoke(app, ["history", "extract", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["kept"] == 2
-    shown = runner.invoke(app, ["decisions", "--json"])
+    shown = runner.invoke(app, ["history", "decisions", "--json"])
     rows = json.loads(shown.stdout)
     assert [r["statement"] for r in rows] == [
         "Move the test suite from nose to pytest",
         "Drop the ujson dependency",
     ]
     assert rows[0]["valid_to"] is None and rows[0]["in_force"] is True
-    text = runner.invoke(app, ["decisions"])
+    text = runner.invoke(app, ["history", "decisions"])
     assert text.exit_code == 0 and '"Drop the ujson dependency"' in text.stdout
-    listed = runner.invoke(app, ["supersessions", "--json"])
+    listed = runner.invoke(app, ["history", "supersessions", "--json"])
     assert listed.exit_code == 0 and json.loads(listed.stdout) == []
-    missing = runner.invoke(app, ["unsupersede", "7"])
+    missing = runner.invoke(app, ["history", "unsupersede", "7"])
     assert missing.exit_code == 3 and "no supersession with id 7" in missing.output
 
 
 def test_without_a_model_extract_exits_5_and_says_what_a_model_would_add(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     ingest_git(repo.root)
-    result = runner.invoke(app, ["extract"])
+    result = runner.invoke(app, ["history", "extract"])
     assert result.exit_code == 5
     assert "needs a language model" in result.output and "2 commit message(s)" in result.output
-    judged = runner.invoke(app, ["supersede"])
+    judged = runner.invoke(app, ["history", "supersede"])
     assert judged.exit_code == 5 and "needs a language model" in judged.output
     # what needs no model keeps working
-    shown = runner.invoke(app, ["decisions"])
+    shown = runner.invoke(app, ["history", "decisions"])
     assert shown.exit_code == 0 and "no decisions match" in shown.stdout

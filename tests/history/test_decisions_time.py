@@ -134,7 +134,7 @@ def test_undo_says_when_another_supersession_still_closes_the_decision(extracted
     the other (through the CLI too), and only undoing the last puts it in force again."""
     from typer.testing import CliRunner
 
-    from lore.cli.history_decisions import app
+    from lore.cli.app import app
     from lore.history.decisions.store import open_decisions
 
     _judge_says(extracted, "replaces")
@@ -147,14 +147,14 @@ def test_undo_says_when_another_supersession_still_closes_the_decision(extracted
     with db.transaction() as tx:
         second = tx.add_supersession(jwt.id, refusal.id, "a second judge", "the API changed again")
     runner = CliRunner()
-    said = runner.invoke(app, ["unsupersede", str(first.id)])
+    said = runner.invoke(app, ["history", "unsupersede", str(first.id)])
     assert said.exit_code == 0, said.output
     assert said.stdout.strip() == (
         f"supersession {first.id} undone; decision {jwt.id} is still superseded by decision"
         f" {refusal.id} (see `lore history supersessions`)"
     )
     assert JWT not in {d.statement for d in decisions("acme/widget")}  # what was said holds
-    last = runner.invoke(app, ["unsupersede", str(second), "--json"])
+    last = runner.invoke(app, ["history", "unsupersede", str(second), "--json"])
     assert last.exit_code == 0, last.output
     assert json.loads(last.stdout)["still_superseded_by"] == []
     assert JWT in {d.statement for d in decisions("acme/widget")}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.history import app
+from lore.cli.app import app
 from lore.history import queries as q
 from lore.history.ingest.git import BATCH_COMMITS, PROGRESS_STEP, ingest_git
 from lore.history.repos import resolve_repo
@@ -87,19 +87,19 @@ def test_the_summary_shows_what_happened(tmp_path: Path) -> None:
     r = HistoryRepo(tmp_path / "project")
     r.commit("Start", {"src/a.py": lines(3, "a")})
     r.commit("More", {"src/a.py": lines(4, "a")})
-    first = runner.invoke(app, ["ingest", str(r.root), "--quiet"])
+    first = runner.invoke(app, ["history", "ingest", str(r.root), "--quiet"])
     assert first.exit_code == 0, first.output
     title, *shown = first.stdout.splitlines()
     assert title == "Ingested project"
     rows = [line.split("  ")[1] for line in shown]
     assert rows == ["path", "mode", "commits added", "nodes added", "edges added", "seconds"]
     assert len({line.index(line.split()[-1]) for line in shown if " added " in line}) == 1  # aligned
-    again = runner.invoke(app, ["ingest", str(r.root), "--quiet"])
+    again = runner.invoke(app, ["history", "ingest", str(r.root), "--quiet"])
     title, *shown = again.stdout.splitlines()
     rows = [line.split("  ")[1] for line in shown]
     assert rows == ["path", "mode", "commits added", "seconds"]  # nothing new: nothing more to say
     assert shown[2].split() == ["commits", "added", "0"]
-    data = json.loads(runner.invoke(app, ["ingest", str(r.root), "--json"]).stdout)
+    data = json.loads(runner.invoke(app, ["history", "ingest", str(r.root), "--json"]).stdout)
     assert data["lossy_commits"] == 0 and data["shallow"] is False  # JSON keeps every field
 
 
@@ -113,7 +113,7 @@ def test_a_folder_inside_a_repository_says_which_repository_is_read(tmp_path: Pa
     assert seen.notes == [
         f"reading the repository at {r.root} (the folder given, {r.root / 'notes'}, is inside it)"
     ]
-    said = runner.invoke(app, ["ingest", str(r.root / "notes"), "--json"])
+    said = runner.invoke(app, ["history", "ingest", str(r.root / "notes"), "--json"])
     assert said.exit_code == 0
     assert f"note: reading the repository at {r.root} (the folder given" in said.stderr
     seen = _Recorded(r.root)
@@ -123,7 +123,6 @@ def test_a_folder_inside_a_repository_says_which_repository_is_read(tmp_path: Pa
 
 def test_every_list_takes_limit(tmp_path: Path) -> None:
     """`--limit` (and `-n`) on churn, hotspots, coupling, file, owners and age, as on walk."""
-    from lore.cli import history_owners  # noqa: F401  (its commands join the app)
 
     r = HistoryRepo(tmp_path / "project")
     for i in range(4):
@@ -132,12 +131,15 @@ def test_every_list_takes_limit(tmp_path: Path) -> None:
     ingest_git(r.root)
     for command in (["churn"], ["hotspots", "--days", "3650"], ["owners"], ["age"]):
         for flag in ("--limit", "-n"):
-            result = runner.invoke(app, [*command, flag, "1", "--json"])
+            result = runner.invoke(app, ["history", *command, flag, "1", "--json"])
             assert result.exit_code == 0, result.output
             data = json.loads(result.stdout)
             assert len(data["files"] if isinstance(data, dict) else data) == 1
     pairs = ["coupling", "--min-revs", "1", "--min-shared", "1", "--min-degree", "1"]
-    assert len(json.loads(runner.invoke(app, [*pairs, "--json"]).stdout)["pairs"]) > 1
-    assert len(json.loads(runner.invoke(app, [*pairs, "--limit", "1", "--json"]).stdout)["pairs"]) == 1
-    story = json.loads(runner.invoke(app, ["file", "src/a.py", "-n", "2", "--json"]).stdout)
+    assert len(json.loads(runner.invoke(app, ["history", *pairs, "--json"]).stdout)["pairs"]) > 1
+    assert (
+        len(json.loads(runner.invoke(app, ["history", *pairs, "--limit", "1", "--json"]).stdout)["pairs"])
+        == 1
+    )
+    story = json.loads(runner.invoke(app, ["history", "file", "src/a.py", "-n", "2", "--json"]).stdout)
     assert len(story["entries"]) == 2

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.history import app
+from lore.cli.app import app
 from lore.history import lines as line_queries
 from lore.history import queries as q
 from lore.history.ingest.git import ingest_git
@@ -22,7 +22,7 @@ runner = CliRunner()
 
 
 def _json(args: list[str]) -> object:
-    result = runner.invoke(app, [*args, "--json"])
+    result = runner.invoke(app, ["history", *args, "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -61,7 +61,7 @@ def test_file_shows_bodies_hows_and_the_files_own_lines(told) -> None:
     assert [e["label"] for e in by_bob["entries"] if e["kind"] == "commit"] == [
         "Use constant-time compare (#12)"
     ]
-    shown = runner.invoke(app, ["file", "src/auth.py"])
+    shown = runner.invoke(app, ["history", "file", "src/auth.py"])
     assert shown.exit_code == 0 and "Timing attacks" in shown.stdout
 
 
@@ -89,9 +89,9 @@ def test_blame_a_line_to_its_commit_and_pr(told) -> None:
     data = _json(["blame", "src/auth.py:5"])
     assert data["commit"]["subject"] == "Restore the compare (#13)" and data["commit"]["pr"] == 13
     assert data["original_line"] == 5
-    missing = runner.invoke(app, ["blame", "src/auth.py:99"])
+    missing = runner.invoke(app, ["history", "blame", "src/auth.py:99"])
     assert missing.exit_code == 3
-    assert runner.invoke(app, ["blame", "src/auth.py"]).exit_code == 2
+    assert runner.invoke(app, ["history", "blame", "src/auth.py"]).exit_code == 2
 
 
 def test_pickaxe_finds_when_a_string_appeared_and_vanished(told) -> None:
@@ -170,7 +170,7 @@ def test_remove_command(history_repo) -> None:
     root = str(history_repo.root)
     _json(["ingest", root])
     assert _json(["remove", root]) == {"removed": "project"}
-    assert runner.invoke(app, ["stats"]).exit_code == 3
+    assert runner.invoke(app, ["history", "stats"]).exit_code == 3
 
 
 def test_walks_reach_a_hub_commits_pr_and_author_and_skip_parents_from_a_file(history_repo) -> None:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lore.cli.history import app
-from lore.cli.lazy import load
+from lore.cli.app import app
 from lore.history import ownership
 from lore.history.ingest.git import ingest_git
 from lore.history.queries import Filters
@@ -23,7 +22,6 @@ ADA = ("Ada Lovelace", "ada@new.example")
 MAILMAP = "Ada Lovelace <ada@new.example> Ada L <ada@old.example>\n"
 
 runner = CliRunner()
-load("history")  # adds owners, authors and age to `app`, the other modules first, as `lore` does
 
 
 @pytest.fixture
@@ -44,7 +42,7 @@ def team(tmp_path: Path) -> HistoryRepo:
 
 
 def _json(args: list[str]) -> object:
-    result = runner.invoke(app, [*args, "--json"])
+    result = runner.invoke(app, ["history", *args, "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -115,11 +113,11 @@ def test_cli_owners_authors_age_and_a_bad_path(team: HistoryRepo) -> None:
     aged = _json(["age", "-n", "1"])
     assert aged["files"][0]["path"] == "README.md"
     for args in (["owners"], ["authors", "src/parser.py"], ["age", "src"]):
-        table = runner.invoke(app, args)
+        table = runner.invoke(app, ["history", *args])
         assert table.exit_code == 0 and "parser" in table.stdout
-    result = runner.invoke(app, ["authors", "nope.py"])
+    result = runner.invoke(app, ["history", "authors", "nope.py"])
     assert result.exit_code == 3 and len(result.output.strip().splitlines()) == 1
-    result = runner.invoke(app, ["age", "--until", "someday"])
+    result = runner.invoke(app, ["history", "age", "--until", "someday"])
     assert result.exit_code == 2 and "not a date" in result.output
 
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import git, make_repo
-from lore.cli.history import app
+from lore.cli.app import app
 from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
 from lore.history import queries as q
@@ -66,7 +66,7 @@ def test_two_folders_with_the_same_name_are_two_repositories(tmp_path, monkeypat
     with pytest.raises(InvalidInput, match=r"name of app .* and the folder of app-2"):
         resolve_repo("app")
     assert resolve_repo("./app").name == "app-2"
-    result = runner.invoke(app, ["stats", "--repo", str(y), "--json"])
+    result = runner.invoke(app, ["history", "stats", "--repo", str(y), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["commits"] == 2
 
@@ -100,10 +100,10 @@ def test_a_failed_first_ingest_registers_nothing(tmp_path) -> None:
     with pytest.raises(InvalidInput, match="no commits"):
         ingest_git(empty)
     assert [r.name for r in all_repos()] == ["real"]
-    result = runner.invoke(app, ["ingest", str(empty)])
+    result = runner.invoke(app, ["history", "ingest", str(empty)])
     assert result.exit_code == 2 and "no commits" in result.output
     # commands without --repo still find the only repository
-    result = runner.invoke(app, ["stats", "--json"])
+    result = runner.invoke(app, ["history", "stats", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["repo"] == "real"
     assert sql.open_history().store.connect().execute("SELECT COUNT(*) FROM history_repos").fetchone()[0] == 1

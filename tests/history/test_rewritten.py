@@ -63,8 +63,7 @@ def test_history_commands_take_a_path_that_is_not_utf8(tmp_path: Path, monkeypat
     `why` answer as git does and show the name with `\\xNN` escapes, never a traceback."""
     from typer.testing import CliRunner
 
-    from lore.cli import history_owners, history_why  # noqa: F401  (their commands join the app)
-    from lore.cli.history import app
+    from lore.cli.app import app
 
     monkeypatch.setenv("LORE_EMBED", "hash")
     r = HistoryRepo(tmp_path / "latin")
@@ -81,7 +80,7 @@ def test_history_commands_take_a_path_that_is_not_utf8(tmp_path: Path, monkeypat
     runner = CliRunner()
 
     def ask(*args: str) -> dict:
-        result = runner.invoke(app, [*args, "--json"])
+        result = runner.invoke(app, ["history", *args, "--json"])
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
 
@@ -89,7 +88,7 @@ def test_history_commands_take_a_path_that_is_not_utf8(tmp_path: Path, monkeypat
     story = ask("file", typed)
     assert [e["sha"] for e in story["entries"] if e["kind"] == "commit"] == gits
     assert [p["path"] for p in story["paths"]] == [shown]
-    table = runner.invoke(app, ["file", typed])
+    table = runner.invoke(app, ["history", "file", typed])
     assert table.exit_code == 0 and shown in table.stdout
     line = ask("blame", f"{typed}:2")
     assert (line["path"], line["text"], line["commit"]["subject"]) == (shown, "coffee", "Coffee too")
@@ -101,7 +100,7 @@ def test_history_commands_take_a_path_that_is_not_utf8(tmp_path: Path, monkeypat
     assert ask("pickaxe", "tea")["commits"][0]["files"] == [shown]  # read from git's own output
     why = ask("why", f"{typed}:2", "--no-model")
     assert why["blamed"] == gits[0]
-    missing = runner.invoke(app, ["file", os.fsdecode(b"th\xe9.txt")])
+    missing = runner.invoke(app, ["history", "file", os.fsdecode(b"th\xe9.txt")])
     assert missing.exit_code == 3 and "th\\xe9.txt" in missing.output
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from lore.cli.history import _DRAWN_ROWS, app
+from lore.cli.app import app
+from lore.cli.history_queries import _DRAWN_ROWS
 from lore.history.ingest.git import ingest_git
 
 runner = CliRunner()
@@ -33,7 +34,7 @@ def _busy_file_repo(root: Path, commits: int) -> None:
 
 
 def _walk(*extra: str) -> str:
-    result = runner.invoke(app, ["walk", "core.py", "--depth", "2", "--max-degree", "0", *extra])
+    result = runner.invoke(app, ["history", "walk", "core.py", "--depth", "2", "--max-degree", "0", *extra])
     assert result.exit_code == 0, result.output
     return result.stdout
 

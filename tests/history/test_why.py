@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -9,12 +10,17 @@ from pathlib import Path
 import pytest
 
 from lore.core.dates import to_epoch
+from lore.core.store import forget_stores
 from lore.history import queries
 from lore.history.ingest.git import ingest_git
+from lore.history.ingest.github import Thread, ingest_threads
 from lore.history.repos import resolve_repo
+from lore.history.why.index import BEHIND, update_index, vector_index
 from lore.history.why.service import WITHOUT_MODEL, gather, units, why
-from support.history_repo import DAY, T0, lines, run_git, write
-from support.history_why import WhyRepo
+from lore.history.why.store import open_why
+from support.fake_github import FakeGitHub
+from support.history_repo import DAY, T0, HistoryRepo, lines, run_git, write
+from support.history_why import WhyRepo, when
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -76,14 +82,50 @@ def test_as_of_keeps_only_what_existed_then(why_repo: WhyRepo) -> None:
     assert f"commit:{why_repo.shas['scopes']}" in units(later.evidence)[:3]
 
 
-def test_the_index_is_built_once_and_topped_up(why_repo: WhyRepo) -> None:
-    from lore.history.why.retrieval import ensure_index
-
+def test_an_ingest_leaves_the_index_current_so_a_read_adds_nothing(why_repo: WhyRepo) -> None:
+    """The why index is written at ingest: the ingested texts and their vectors are there before
+    any `why`, and a question adds neither a text nor a vector."""
     repo = resolve_repo("acme/app")
-    first = ensure_index(repo)
-    assert first > 0
-    assert ensure_index(repo) == 0
+    db = open_why()
+    texts = db.doc_state(repo.id)[0]
+    assert texts > 0 and db.look(repo.id).fresh
+    vectors = len(vector_index(db).keys())
+    assert vectors == texts
+    gather(repo, "Why does src/auth.py use OAuth2 scopes?")
+    assert db.doc_state(repo.id)[0] == texts and len(vector_index(db).keys()) == vectors
+    assert update_index(repo) == 0
     assert to_epoch("2023-11-16") > T0  # the fixture's dates are what the tests assume
+
+
+def test_an_index_behind_its_history_is_caught_up_when_writable_and_named_when_read_only(
+    tmp_path: Path, lore_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads written by `ingest_threads` (no index step, as a history ingested before the
+    index was kept at ingest) leave the index behind: on a read-only store `why` answers from
+    what is indexed and says so; on a writable one it indexes them first and finds them."""
+    monkeypatch.setenv("LORE_EMBED", "hash")
+    r = HistoryRepo(tmp_path / "app")
+    r.commit("Add the session store", {"src/auth.py": lines(5, "s")})
+    ingest_threads("acme/app", [], clone=r.root)  # through ingest_git: indexed
+    question = "Why do sessions vanish after a restart?"
+    assert "issue:4" not in units(gather(resolve_repo("acme/app"), question).evidence)  # every table made
+    gh = FakeGitHub("acme", "app")
+    gh.add_issue(4, "Sessions vanish after a restart", body="Keep them in Redis.", created_at=when(1.5))
+    gh.stop()
+    ingest_threads(
+        "acme/app", [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in gh.items.values()]
+    )
+
+    (lore_home / "config.json").write_text(json.dumps({"store": {"read_only": True}}))
+    forget_stores()
+    behind = gather(resolve_repo("acme/app"), question)
+    assert behind.note == BEHIND and "issue:4" not in units(behind.evidence)
+    assert why(resolve_repo("acme/app"), question, use_model=False).note == f"{BEHIND}; {WITHOUT_MODEL}"
+
+    (lore_home / "config.json").unlink()
+    forget_stores()
+    caught_up = gather(resolve_repo("acme/app"), question)
+    assert caught_up.note == "" and units(caught_up.evidence)[0] == "issue:4"
 
 
 def _commit(root: Path, message: str, text: str, day: int) -> str:
@@ -127,14 +169,13 @@ def test_the_title_says_why_once(why_repo: WhyRepo) -> None:
     """A question is shown as asked (no "why why ..."); a path or a line is preceded by the word."""
     from typer.testing import CliRunner
 
-    from lore.cli import history_why  # noqa: F401  (its commands join the app)
-    from lore.cli.history import app
+    from lore.cli.app import app
 
     runner = CliRunner()
     asked = "Why does src/auth.py use the OAuth2 authorization code flow?"
     titles = []
     for target in (asked, "what replaced the implicit flow", "src/auth.py", "src/auth.py:150"):
-        result = runner.invoke(app, ["why", target, "--no-model", "--repo", "acme/app"])
+        result = runner.invoke(app, ["history", "why", target, "--no-model", "--repo", "acme/app"])
         assert result.exit_code == 0, result.output
         titles.append(result.stdout.splitlines()[0])
     assert titles == [asked, "what replaced the implicit flow", "why src/auth.py", "why src/auth.py:150"]

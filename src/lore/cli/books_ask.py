@@ -1,5 +1,5 @@
 """`lore books ask` and `lore books eval`: cited answers within your reading position, and
-their evaluation. Added to the `books` group by the command table (`cli/lazy.py`)."""
+their evaluation. A part of the `books` group (`cli/lazy.py`), imported only when one of them runs."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from lore.cli.books import app
 from lore.cli.common import console, err_console, existing, handle_errors, print_json
 from lore.core.errors import InvalidInput
+
+app = typer.Typer()
 
 SWITCH_HELP = "this run, both arms of a --switch comparison (default: config books.ask.{name}, on)"
 

@@ -53,6 +53,12 @@ def esc(text: str) -> str:
     return escape(text)
 
 
+def add_row(table: Any, *cells: object) -> None:
+    """A row of plain text in a rich `Table`: stored text may hold `[...]`, which rich would
+    otherwise read as markup."""
+    table.add_row(*(esc(str(c)) for c in cells))
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

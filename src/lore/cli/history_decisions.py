@@ -1,7 +1,7 @@
 """`lore history extract | supersede | supersessions | unsupersede | decisions`: layer 2.
 
-Added to the `history` group by `cli/lazy.py` (`also=`), so the layer-1 commands do not load
-the model client. `extract` and `supersede` call a model (and say plainly what one would add
+A part of the `history` group (`cli/lazy.py`), so the layer-1 commands do not load the model
+client. `extract` and `supersede` call a model (and say plainly what one would add
 when none is set up, exit code 5); the three others only read or stamp rows and need none.
 Decision text came from the repository and a model, so it is shown as plain `Text`, never as
 markup.
@@ -19,9 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from lore.cli.common import console, err_console, handle_errors, print_json
-from lore.cli.history import JSON_OPT, REPO_OPT, app
+from lore.cli.history import JSON_OPT, REPO_OPT
 from lore.cli.model_use import NO_CACHE_OPTION, model_command
 from lore.core.dates import iso_utc
+
+app = typer.Typer()
 
 DEFAULT_MAX_CALLS = 100
 MAX_CALLS_OPT = typer.Option(

@@ -1,8 +1,8 @@
-"""`lore history ingest`, and the `history` command group the other subcommands join.
+"""`lore history ingest`: read a repository's history (and its GitHub issues and PRs) into the graph.
 
 An ingest of a small repository costs little more than the `git log` it reads, so what it
 imports counts: this module loads neither the query modules of the other `history`
-subcommands (`lore.cli.history`, imported only when one of them is asked for) nor rich's
+subcommands (the group's other parts, imported only when one of them is asked for) nor rich's
 progress machinery unless a person watches a terminal. With stderr a pipe, a file or a log
 there is no bar, and the notes are plain lines.
 """
@@ -19,6 +19,7 @@ from typing import Any
 import typer
 
 from lore.cli.common import echo, handle_errors, print_json, stderr_is_terminal
+from lore.cli.history import JSON_OPT
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.core.terminal import safe_text
 from lore.history.ingest.git import ingest_git
@@ -26,12 +27,8 @@ from lore.history.ingest.gitlog import repo_root
 from lore.history.ingest.progress import Progress
 from lore.history.repos import resolve_repo
 
-app = typer.Typer(
-    help="Engineering history: a graph of commits, files, PRs, issues and people.",
-    no_args_is_help=True,
-)
+app = typer.Typer()
 
-JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 _SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 

@@ -16,6 +16,9 @@ from lore.cli import history
 from lore.cli.common import console, handle_errors, print_json
 from lore.history import ownership
 from lore.history.queries import Filters
+from lore.history.repos import resolve_repo
+
+app = typer.Typer()
 
 SINCE_OPT = typer.Option(None, "--since", help=f"Only changes authored after this: {history.SINCE_HELP}.")
 UNTIL_OPT = typer.Option(None, "--until", help="Only changes authored before this date (or age).")
@@ -29,7 +32,7 @@ def _window(repo, since, until, author, no_bots) -> ownership.Window:
 
 def _answer(repo: str, as_json: bool, ask: Callable[[Any], Any]) -> Any:
     """What `ask` finds in the repository; printed as JSON (and None returned) under `--json`."""
-    data = ask(history._repo(repo))
+    data = ask(resolve_repo(repo))
     if as_json:
         print_json(data)
         return None
@@ -43,7 +46,7 @@ def _per_file(query, paths, n, since, until, author, no_bots, repo, as_json) -> 
         as_json,
         lambda row: query(
             row,
-            paths=[history._in_repo(row, p) for p in paths or ()],
+            paths=[history.in_repo(row, p) for p in paths or ()],
             n=n,
             win=_window(row, since, until, author, no_bots),
         ),
@@ -54,7 +57,7 @@ def _share(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
-@history.app.command("owners")
+@app.command("owners")
 @handle_errors
 def owners(
     paths: list[str] = typer.Argument(
@@ -93,7 +96,7 @@ def owners(
     console.print(table)
 
 
-@history.app.command("authors")
+@app.command("authors")
 @handle_errors
 def authors(
     path: str = typer.Argument(..., help="A file path (or a unique end of one); followed across renames."),
@@ -109,7 +112,7 @@ def authors(
         repo,
         as_json,
         lambda row: ownership.authors(
-            row, history._in_repo(row, path), win=_window(row, since, until, author, no_bots)
+            row, history.in_repo(row, path), win=_window(row, since, until, author, no_bots)
         ),
     )
     if data is None:
@@ -124,13 +127,13 @@ def authors(
             _share(a["share"]),
             f"{a['added']:,}",
             f"{a['removed']:,}",
-            history._when(a["first"]),
-            history._when(a["last"]),
+            history.day(a["first"]),
+            history.day(a["last"]),
         )
     console.print(table)
 
 
-@history.app.command("age")
+@app.command("age")
 @handle_errors
 def age(
     paths: list[str] = typer.Argument(None, help="Files, folders or globs; default: all."),
@@ -149,10 +152,10 @@ def age(
     if data is None:
         return
     table = Table(
-        "file", "months", "last change", "commits", title=f"Code age as of {history._when(data['as_of'])}"
+        "file", "months", "last change", "commits", title=f"Code age as of {history.day(data['as_of'])}"
     )
     for r in data["files"]:
         table.add_row(
-            Text(r["path"]), f"{r['age_months']:.1f}", history._when(r["last_changed"]), str(r["commits"])
+            Text(r["path"]), f"{r['age_months']:.1f}", history.day(r["last_changed"]), str(r["commits"])
         )
     console.print(table)

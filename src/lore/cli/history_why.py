@@ -20,6 +20,8 @@ from lore.history.repos import resolve_repo
 from lore.history.why.evidence import Evidence
 from lore.history.why.service import WhyReport, why
 
+app = typer.Typer()
+
 _KIND = {
     "commit": "commit",
     "pr": "PR",
@@ -80,7 +82,7 @@ def render(report: WhyReport) -> None:
         console.print(Text(f"{report.calls} model call(s), {report.tokens:,} tokens", style="dim"))
 
 
-@history.app.command("why")
+@app.command("why")
 @handle_errors
 def why_command(
     target: str = typer.Argument(..., help="A question, a PATH, or PATH:LINE."),
@@ -104,7 +106,7 @@ def why_command(
     render(report)
 
 
-@history.app.command("eval")
+@app.command("eval")
 @handle_errors
 def eval_command(
     questions: Path = typer.Option(

@@ -1,13 +1,14 @@
 """The root command group: lists every command from a static table, imports one when it runs.
 
 Start-up is a feature: agents and people run `lore` many times a day, and importing every
-domain (books, the model client, httpx, numpy) made `lore --help` take over a second. Here a
-command's module is imported only when that command is resolved, and `--help` is written from
-the table below, so it imports nothing but Typer. `tests/cli/test_help.py` checks that each
-line of the table is the loaded command's own one-line help, so the two cannot drift apart.
+domain (books, the model client, httpx, numpy) for each of them would make even `lore --help`
+slow. Here a command's module is imported only when that command is resolved, and `--help` is
+written from the table below, so it imports nothing but Typer. `tests/cli/test_help.py` checks
+that each line of the table is the loaded command's own one-line help, so the two cannot drift
+apart.
 
-Every command loaded here also gets Typer's plain help (no rich panels): the rich renderer
-costs 0.2 s to import and prints `<bool>` after every flag.
+Every command loaded here also gets Typer's plain help (no rich panels): the rich renderer is
+costly to import and prints `<bool>` after every flag.
 """
 
 from __future__ import annotations
@@ -22,16 +23,20 @@ from typer.core import TyperGroup
 
 @dataclass(frozen=True)
 class Entry:
-    """One top-level command: where it lives and what `lore --help` says about it.
+    """One top-level command: what `lore --help` says about it, and the modules of its group.
 
-    `attr` is the module's Typer `app` (a command group) or a `register(root)` function that
-    adds the command to a Typer; `also` are modules that add subcommands to that group."""
+    Every command lives in the module named after it, `lore.cli.<name>`, whose `app` (a
+    `typer.Typer`) is either one command of that name (`lore demo`) or the group (`lore store`).
+    `parts` are further modules of a group, `<name>_<sub>`, each with an `app` of its own whose
+    commands join the group the first time one of them (or the list of all) is asked for: `lore
+    history ingest` loads neither the queries nor the model client that `history why` and
+    `history extract` need, nor does `books list` load the answering stack. The group's help
+    lists its commands module by module in the order of `parts`, its own module first unless
+    `parts` places it."""
 
     section: str
     help: str
-    module: str
-    attr: str = "app"
-    also: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()
 
 
 RULES, HISTORY, BOOKS, SETUP = "Rules", "History", "Books", "Setup"
@@ -39,128 +44,102 @@ SECTIONS = (RULES, HISTORY, BOOKS, SETUP)
 
 COMMANDS: dict[str, Entry] = {
     "demo": Entry(
-        RULES,
-        "Show what an agent is sent, a repository's history asked why, and a cited book answer.",
-        "projects",
-        "register_top_level",
+        RULES, "Show what an agent is sent, a repository's history asked why, and a cited book answer."
     ),
-    "projects": Entry(RULES, "Register and list projects (git repositories Lore knows).", "projects"),
+    "projects": Entry(RULES, "Register and list projects (git repositories Lore knows)."),
     "review": Entry(
         RULES,
         "Review a project's rules: list, add, approve, reject, pin, resolve, usage, lint.",
-        "review",
-        also=("review_lint",),
+        parts=("review_lint",),
     ),
-    "memorize": Entry(
-        RULES, "Import the instruction files of a repository as pending rules.", "rules_files", "register"
-    ),
-    "discover": Entry(
-        RULES,
-        "Find the conventions the code follows and save them as pending rules.",
-        "rules_files",
-        "register",
-    ),
-    "learn": Entry(
-        RULES, "Save repeated pull-request review feedback as pending rules.", "rules_files", "register"
-    ),
-    "train": Entry(RULES, "Turn your own documents into rules, active at once.", "rules_files", "register"),
-    "export": Entry(
-        RULES,
-        "Write the active rules in a client's format (for clients without MCP).",
-        "rules_files",
-        "register",
-    ),
+    "memorize": Entry(RULES, "Import the instruction files of a repository as pending rules."),
+    "discover": Entry(RULES, "Find the conventions the code follows and save them as pending rules."),
+    "learn": Entry(RULES, "Save repeated pull-request review feedback as pending rules."),
+    "train": Entry(RULES, "Turn your own documents into rules, active at once."),
+    "export": Entry(RULES, "Write the active rules in a client's format (for clients without MCP)."),
     "serve": Entry(
         RULES,
         "Serve the web app (rules, books, history) on 127.0.0.1 with a token for this run"
         " (with --mcp, the connector too).",
-        "serve",
     ),
     "history": Entry(
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",
-        "history_ingest",
-        also=("history", "history_decisions", "history_why", "history_owners"),
+        parts=("history_ingest", "history_queries", "history_decisions", "history_why", "history_owners"),
     ),
     "books": Entry(
         BOOKS,
         "Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
-        "books",
-        also=("books_ask",),
+        parts=("books_ask",),
     ),
-    "install": Entry(
+    "install": Entry(SETUP, "Register `lore mcp` with Claude Code, Copilot CLI, Cursor, VS Code and Codex."),
+    "uninstall": Entry(SETUP, "Remove Lore's server entry and instruction block from agent clients."),
+    "model": Entry(
         SETUP,
-        "Register `lore mcp` with Claude Code, Copilot CLI, Cursor, VS Code and Codex.",
-        "install",
-        "register",
+        "Language models and embedders: setup, a test call, the cache, the bill.",
+        parts=("model_setup", "model"),
     ),
-    "uninstall": Entry(
-        SETUP, "Remove Lore's server entry and instruction block from agent clients.", "install", "register"
-    ),
-    "model": Entry(SETUP, "Language models and embedders: setup, a test call, the cache, the bill.", "model"),
-    "store": Entry(SETUP, "The store: what it holds, and moving it into PostgreSQL.", "database"),
+    "store": Entry(SETUP, "The store: what it holds, and moving it into PostgreSQL."),
 }
 
 
+def _app(module: str) -> typer.Typer:
+    """The `app` of `lore.cli.<module>`, imported now."""
+    app: typer.Typer = importlib.import_module(f"lore.cli.{module}").app
+    return app
+
+
 def load(name: str) -> Any:
-    """Import the module of command `name` and build its click command."""
+    """Import the module of command `name` and build its click command: the one command its
+    `app` holds under that name, or the group its `app` is (its `parts` still to come)."""
     entry = COMMANDS[name]
-    module = importlib.import_module(f"lore.cli.{entry.module}")
-    target = getattr(module, entry.attr)
-    command: Any  # a group for a Typer app, a single command for a registering function
-    if isinstance(target, typer.Typer):
-        command = typer.main.get_group(target)
-        if entry.also:  # the subcommands of `also` modules are added when first asked for
-            command.__class__ = _GroupWithLater
-            command.later = (target, entry.also)
-            command.modules = (entry.module, *entry.also)
+    group = typer.main.get_group(_app(name))
+    if not entry.parts and list(group.commands) == [name] and group.callback is None:
+        command = group.commands[name]
     else:
-        holder = typer.Typer(add_completion=False)
-        target(holder)
-        built = typer.main.get_command(holder)
-        command = built.commands[name] if isinstance(built, TyperGroup) else built
+        command = group
+        if entry.parts:
+            command.__class__ = _GroupWithParts
+            command.pending = [part for part in entry.parts if part != name]
+            command.order = entry.parts if name in entry.parts else (name, *entry.parts)
+            command.origin = dict.fromkeys(group.commands, name)
     command.name = name
     return plain_help(command)
 
 
-class _GroupWithLater(TyperGroup):
-    """A command group whose `also` modules are imported only when one of their subcommands
-    (or the list of all of them) is asked for: `lore history ingest` loads neither the query
-    commands nor the model client that `history why` and `history extract` need, nor does
-    `books list` load the answering stack.
+class _GroupWithParts(TyperGroup):
+    """A command group whose `parts` modules are imported in the table's order, only until the
+    subcommand asked for is found (all of them for the list of every subcommand).
 
-    `load` gives an already built group this class; `later` is (its Typer app, the modules)."""
+    `load` gives an already built group this class, with `pending` (the parts not imported
+    yet), `order` (the modules in the order the help lists their commands) and `origin` (the
+    module each command came from)."""
 
-    later: tuple[typer.Typer, tuple[str, ...]] | None = None
-    modules: tuple[str, ...] = ()  # the group's own module, then its `also` modules
+    pending: list[str]
+    order: tuple[str, ...]
+    origin: dict[str, str]
 
-    def _load_later(self) -> None:
-        if self.later is None:
-            return
-        app, modules = self.later
-        self.later = None
-        for extra in modules:
-            importlib.import_module(f"lore.cli.{extra}")
-        for sub_name, sub in typer.main.get_group(app).commands.items():
-            if sub_name not in self.commands:
-                self.add_command(plain_help(sub), sub_name)
+    def _load_next(self) -> bool:
+        """Import the next part and add its commands; False when none is left."""
+        if not self.pending:
+            return False
+        part = self.pending.pop(0)
+        for sub_name, sub in typer.main.get_group(_app(part)).commands.items():
+            self.add_command(plain_help(sub), sub_name)
+            self.origin[sub_name] = part
+        return True
 
     def list_commands(self, ctx: Any) -> list[str]:
         """The subcommands module by module in the table's order, each module's in the order it
-        declares them, whichever of those modules a process happened to import first."""
-        self._load_later()
-        modules = [f"lore.cli.{name}" for name in self.modules]
+        declares them."""
+        while self._load_next():
+            pass
         names = super().list_commands(ctx)
-
-        def rank(name: str) -> int:
-            module = getattr(self.commands[name].callback, "__module__", "")
-            return modules.index(module) if module in modules else len(modules)
-
-        return sorted(names, key=rank)  # stable: each module's own order is kept
+        return sorted(names, key=lambda n: self.order.index(self.origin[n]))  # stable sort
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands:
-            self._load_later()
+        while cmd_name not in self.commands and self._load_next():
+            pass
         return super().get_command(ctx, cmd_name)
 
 

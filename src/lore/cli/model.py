@@ -6,9 +6,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lore.cli import model_setup
 from lore.cli.common import console, handle_errors, print_json
-from lore.cli.model_use import NO_CACHE_OPTION, model_command, report_model_use  # noqa: F401  (re-exported)
+from lore.cli.model_use import NO_CACHE_OPTION, model_command
 from lore.core.llm import cache, overview, usage
 from lore.core.llm.tasks import known_tasks_text
 
@@ -18,7 +17,6 @@ app = typer.Typer(
 )
 cache_app = typer.Typer(help="The content-hash cache of completions and embeddings.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
-app.command("setup", help=model_setup.HELP)(handle_errors(model_setup.setup))
 
 
 @app.command("show")

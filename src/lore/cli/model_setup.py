@@ -9,11 +9,13 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from lore.cli.common import console, print_json
+from lore.cli.common import console, handle_errors, print_json
 from lore.core.errors import InvalidInput
 from lore.core.llm import setup as model_setup
 from lore.core.llm.settings import read_key_file
 from lore.core.llm.setup import CHOICES, Choice, KeyRef
+
+app = typer.Typer()
 
 HELP = """Choose a language model: provider, model, base URL and where its key is.
 
@@ -104,6 +106,8 @@ def _key_ref(provider: str, key_env: str | None, key_file: Path | None, ask: boo
     return KeyRef("file", str(model_setup.store_key(provider, key)))
 
 
+@app.command("setup", help=HELP)
+@handle_errors
 def setup(
     provider: str = typer.Option(
         None, "--provider", help=f"One of {', '.join(CHOICES)} (or openrouter, vllm, lmstudio)."

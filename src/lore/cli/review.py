@@ -32,7 +32,8 @@ def review(
     ctx.obj = {"name": name}
 
 
-def _project(ctx: typer.Context) -> Project:
+def project_of(ctx: typer.Context) -> Project:
+    """The project `--name` chose (or this folder's), for every `review` subcommand."""
     return service.find_project((ctx.obj or {}).get("name"))
 
 
@@ -61,7 +62,7 @@ def list_cmd(
 ) -> None:
     """List the project's rules. A pending rule whose wording the screening gate would hold is
     marked with the gate's reason ("held: ...")."""
-    project = _project(ctx)
+    project = project_of(ctx)
     rules = service.list_rules(
         project,
         status="pending" if pending else None,
@@ -135,9 +136,9 @@ def add(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Add a rule; it is active at once because you chose it."""
-    check_scope(_project(ctx), scope, force)
+    check_scope(project_of(ctx), scope, force)
     rule = service.add_rule(
-        _project(ctx), text, title=title, triggers=triggers, always=always, scope=scope, source="user"
+        project_of(ctx), text, title=title, triggers=triggers, always=always, scope=scope, source="user"
     )
     if as_json:
         print_json(rule.to_dict())
@@ -173,7 +174,7 @@ def check_scope(project: Project, scope: str | None, force: bool) -> None:
 
 
 def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> None:
-    project = _project(ctx)
+    project = project_of(ctx)
     rule = service.get_rule(rule_id, project)
     actions = {
         "approve": service.approve,
@@ -231,7 +232,7 @@ def _bulk_command(action: str, help_text: str) -> None:
             _change(ctx, ids[0], action, as_json)  # one rule: the one-rule reply, as before
             return
         run_bulk(
-            _project(ctx),
+            project_of(ctx),
             action,
             ids,
             file=file,
@@ -273,7 +274,7 @@ def resolve(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Exactly what an agent would be sent (never counts as served)."""
-    project = _project(ctx)
+    project = project_of(ctx)
     files = [str(Path(p).resolve()) if Path(p).exists() else p for p in paths]
     reply = service.rules_for_change(project, files, task=task, max_tokens=max_tokens, mode=mode)
     if as_json:
@@ -288,7 +289,7 @@ def usage(
     ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text.")
 ) -> None:
     """Which active rules agents actually receive, never-served first."""
-    project = _project(ctx)
+    project = project_of(ctx)
     rules = service.usage(project)
     if as_json:
         print_json(
@@ -325,7 +326,7 @@ def search(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Search the project's active rules (scope words included)."""
-    hits = service.search_rules(_project(ctx), query, limit)
+    hits = service.search_rules(project_of(ctx), query, limit)
     if as_json:
         print_json(
             [{**h.rule.to_dict(), "score": round(h.score, 4), "by_meaning": h.by_meaning} for h in hits]
@@ -345,7 +346,7 @@ def trust(
     """Treat the project's repository as yours: agents may activate rules there."""
     from lore.rules.gate.trust import set_override
 
-    project = _project(ctx)
+    project = project_of(ctx)
     state = set_override(project.path, None if reset else "trust")
     common.console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)
 
@@ -356,6 +357,6 @@ def untrust(ctx: typer.Context) -> None:
     """Never let agents activate rules in this project by themselves."""
     from lore.rules.gate.trust import set_override
 
-    project = _project(ctx)
+    project = project_of(ctx)
     state = set_override(project.path, "untrust")
     common.console.print(f"{esc(project.name)}: {state.label}: {esc(state.reason)}", highlight=False)

@@ -8,8 +8,10 @@ import typer
 from lore.cli import common, review
 from lore.cli.common import esc, handle_errors, print_json
 
+app = typer.Typer()
 
-@review.app.command("lint")
+
+@app.command("lint")
 @handle_errors
 def lint(
     ctx: typer.Context,
@@ -23,7 +25,7 @@ def lint(
 
     from lore.rules.lint import ALWAYS_BUDGET, lint_rules
 
-    report = lint_rules(review._project(ctx), include_pending=pending)
+    report = lint_rules(review.project_of(ctx), include_pending=pending)
     if as_json:
         print_json(report.to_dict())
     else:
