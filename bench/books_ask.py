@@ -9,7 +9,7 @@
 - Search as a reader meets it, with the default embedder (WordLlama), before (the search of
   commit BEFORE, loaded from git) and after, per half: the answering passage in the top 3 / top
   5 and the mean reciprocal rank over the answerable questions, top-3 per answer type
-  (`lore.books.question`), search latency p50/p95, and each verdict's false-statement rate:
+  (`lore.books.retrieve.question`), search latency p50/p95, and each verdict's false-statement rate:
   "the book doesn't say" is false when the answer is under the cap (and, counted apart, when it
   is past it), "not reached" when the answer is under the cap or nowhere in the book.
 
@@ -42,7 +42,7 @@ def search_figures(shared: Path) -> dict[str, object]:
     import book_questions as labels
     from books import old_search
     from lore.books import library, search
-    from lore.books.question import understand
+    from lore.books.retrieve.question import understand
     from lore.books.store import books_store
     from lore.core.store.open import forget_stores
 
@@ -119,7 +119,7 @@ def main() -> None:
     from lore.books import library
     from lore.books.ask import ask
     from lore.books.ask.evaluate import evaluate
-    from lore.books.ask.questions import book_for, books_by_file, load, position
+    from lore.books.ask.labelled import book_for, books_by_file, load, position
     from lore.books.store import books_store
     from support.ask_model import passages, script, stage
     from support.fake_llm import FakeLLM

@@ -531,8 +531,8 @@ def book_figures(repeat: int) -> dict[str, float]:
     the capped counts; on PostgreSQL also `ts_rank_cd`), top-3 over the `found` questions."""
     import book_questions as labels
     from lore.books import library, search
-    from lore.books.query import parse
-    from lore.books.question import understand
+    from lore.books.retrieve.query import parse
+    from lore.books.retrieve.question import understand
     from support.books import make_epub, mystery_book
 
     files = [SHARED_BOOKS / name for name in BOOK_FILES if (SHARED_BOOKS / name).exists()]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lore.books import library, search
-from lore.books.question import CUES, WHY, understand
+from lore.books.retrieve.question import CUES, WHY, understand
 from lore.core.config import update_settings
 from support.books import FILLER, BookSpec, Chapter, make_epub, prose_chapter
 

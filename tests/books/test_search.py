@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lore.books import library, search
-from lore.books.query import content_terms, names_the_role, parse
+from lore.books.retrieve.query import content_terms, names_the_role, parse
 from lore.core.config import update_settings
 from lore.core.store.base import Store
 from lore.core.store.sqlite import SqliteStore

@@ -31,8 +31,8 @@ from typing import Any
 
 from lore.books.library import Book, Stores, caps_for, find_book, open_books, series_books
 from lore.books.passage_vectors import embedder, vector_search
-from lore.books.query import Query, names_the_role, parse
-from lore.books.question import Understanding, resolve, understand
+from lore.books.retrieve.query import Query, names_the_role, parse
+from lore.books.retrieve.question import Understanding, resolve, understand
 from lore.books.store import END, BooksStore, Cap, PassageRow
 from lore.core.config import load_settings
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from lore.books.ask import prompts
+from lore.books.ask.labelled import Labelled, answer_passages, book_for, books_by_file, load, position
 from lore.books.ask.pipeline import ask
-from lore.books.ask.questions import Labelled, answer_passages, book_for, books_by_file, load, position
 from lore.books.ask.records import Answer
 from lore.books.ask.switches import Switches, check_switch, configured
 from lore.books.library import Stores, open_books

@@ -2,7 +2,7 @@
 
 Nothing is written, so nothing can be invented: a sentence is chosen for how much of the
 question it holds (each content word counts once, with the words a story uses for it,
-`books.query`), ties going to the better-ranked passage; one holding under half of what the
+`books.retrieve.query`), ties going to the better-ranked passage; one holding under half of what the
 best holds is left out. For "who is the ROLE?" a sentence that
 names someone as the role comes first. The chosen sentences are shown in story order.
 """
@@ -13,7 +13,7 @@ import math
 import re
 
 from lore.books.ask.records import Citation, Evidence, Sentence
-from lore.books.query import parse
+from lore.books.retrieve.query import parse
 from lore.core.quotes import comparable
 
 MAX_SENTENCES = 3

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lore.books.query import QUESTION_WORDS, synonyms
+from lore.books.retrieve.query import QUESTION_WORDS, synonyms
 from lore.books.store import BooksStore, Cap
 
 WHO, WHERE, WHEN, WHY, HOW = "who", "where", "when", "why", "how"
