@@ -230,8 +230,8 @@ def graph_figures(nodes: int, repeat: int) -> dict[str, float]:
     from lore.core.graph import GraphTables
     from lore.core.store.base import Migration
     from lore.core.store.graph_store import GraphStore, graph_tables_postgres_sql, graph_tables_sql
-
     from lore.core.store.open import open_store_for
+
     tables = GraphTables(nodes="bench_nodes", edges="bench_edges", degrees="bench_degrees")
     migration = Migration(
         "bench/0001_graph", graph_tables_sql(tables), postgres=graph_tables_postgres_sql(tables)
@@ -311,7 +311,7 @@ def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
     (what small writes use) against the binary COPY (what writes of `_COPY_ROWS` or more use)."""
     import json
 
-    from lore.core.store.vector_store import VectorStore
+    from lore.core.store.vectors.store import VectorStore
 
     store = VectorStore()
     n = min(20_000, len(corpus.vectors))
@@ -362,8 +362,8 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
     import numpy as np
 
     from lore.core import vectors as core_vectors
-    from lore.core.store import vector_store
     from lore.core.store.open import open_store
+    from lore.core.store.vectors import indexes, pgvector
     from lore.core.vectors import VectorIndex, VectorSpace
     from vector_corpus import random_corpus, real_corpus
 
@@ -427,20 +427,20 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
         memory = conn.execute("SHOW maintenance_work_mem").fetchone()[0]
         build = ms(lambda: index.search(queries[0], k=10, backend="pgvector-hnsw"))
         out[
-            f"pg only: HNSW index build (the first walk; m {vector_store._HNSW_M},"
-            f" ef_construction {vector_store._HNSW_EF_CONSTRUCTION}) ms"
+            f"pg only: HNSW index build (the first walk; m {indexes.HNSW_M},"
+            f" ef_construction {indexes.HNSW_EF_CONSTRUCTION}) ms"
         ] = build
         sizes = conn.execute(
             f"SELECT pg_total_relation_size('core_vectors'), pg_relation_size('core_vectors_hnsw_{dim}')"
         ).fetchone()
         print(
-            f"  HNSW build {build / 1000:,.1f} s (maintenance_work_mem {vector_store._BUILD_MEMORY} for the"
+            f"  HNSW build {build / 1000:,.1f} s (maintenance_work_mem {indexes.BUILD_MEMORY} for the"
             f" build, {memory} otherwise), index {sizes[1] / 2**20:,.0f} MiB, table with indexes"
             f" {sizes[0] / 2**20:,.0f} MiB, load average {os.getloadavg()[0]:.1f}",
             file=sys.stderr,
         )
         labels = {name: next(r[1] for r in table if r[1].startswith(name + " (")) for name, _ in filters}
-        for ef in EF_SWEEP if sweep else (vector_store._EF_SEARCH,):
+        for ef in EF_SWEEP if sweep else (pgvector.EF_SEARCH,):
             for name, where in filters:  # the walk alone at a fixed ef_search, as before the planner
                 # without the cap's `depth` bounds (the same rows kept): PostgreSQL proves a filter
                 # bounding `depth` within a tier's and would walk that tier instead of the whole graph
@@ -456,7 +456,7 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
                 table.append(
                     (f"HNSW walk, ef_search {ef}", labels[name], p50, p95, recall, os.getloadavg()[0])
                 )
-                if ef == vector_store._EF_SEARCH:
+                if ef == pgvector.EF_SEARCH:
                     out[f"pg only: top-10, {labels[name]}, HNSW walk, p50 ms"] = p50
                     out[f"pg only: top-10, {labels[name]}, HNSW walk, p95 ms"] = p95
                     out[f"pg only: top-10, {labels[name]}, HNSW recall@10"] = float(recall)
@@ -477,7 +477,7 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
             )
             planning = []
             for _ in range(20):  # the sampling query itself: the plan forgotten each time
-                vector_store._plans.clear()
+                pgvector.forget_plans()
                 planning.append(ms(lambda w=where: index.plan(10, w)))
             out[f"pg only: plan a search (not remembered), {labels[name]}, p50 ms"] = pct(planning, 0.5)
             p50, p95, recall = _timed_recall(

@@ -9,7 +9,7 @@ import numpy as np
 from lore.core.store.http_cache_store import HttpCacheStore
 from lore.core.store.llm_store import CachedReply, LlmStore
 from lore.core.store.open import open_store
-from lore.core.store.vector_store import VectorStore
+from lore.core.store.vectors.store import VectorStore
 from support.records import records_only
 
 

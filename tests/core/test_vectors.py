@@ -16,7 +16,7 @@ from lore.core.errors import InvalidInput
 from lore.core.store.base import Store
 from lore.core.store.move import move
 from lore.core.store.open import forget_stores, open_database, open_store
-from lore.core.store.vector_store import MIGRATIONS
+from lore.core.store.vectors.schema import MIGRATIONS
 from lore.core.vectors import (
     VectorIndex,
     VectorSpace,
@@ -490,7 +490,7 @@ def test_a_cap_over_prefixes_walks_the_smallest_tier_that_holds_it(backend: str)
     the largest bound, PostgreSQL really reads that tier's graph, and the hits are brute
     force's; a clause with no bound, or a bound past the last tier, walks the whole graph. On
     SQLite the bound is one more filter term and every path gives brute force's top-k."""
-    from lore.core.store import vector_store
+    from lore.core.store.vectors import pgvector
 
     n = 3000
     rng = np.random.default_rng(21)
@@ -528,9 +528,7 @@ def test_a_cap_over_prefixes_walks_the_smallest_tier_that_holds_it(backend: str)
         conn = open_store().connect()
 
         def explain(where: list[dict[str, Any]], tier: float | None) -> str:
-            sql, params = vector_store._walk_sql(
-                "shelf", SPACE.name, unit, 10, _parse_where(where), 800, tier
-            )
+            sql, params = pgvector.walk_sql("shelf", SPACE.name, unit, 10, _parse_where(where), 800, tier)
             return " ".join(r[0] for r in conn.execute("EXPLAIN " + sql, params).fetchall())
 
         # at 3,000 rows reading them all and sorting is cheaper: rule that out, leave the graphs

@@ -5,7 +5,7 @@ One collection holds every book's passages; each vector carries `book_id`, `chap
 clause per book so the index never scores a passage past its book's cap. Each clause also bounds
 `depth` by the cap's own: redundant with the chapter and passage terms, but it tells the store
 that the filter keeps a prefix of each book, so on PostgreSQL a broad cap walks a graph of the
-books' opening parts (`vector_store._TIERS`) instead of the whole library's. The embedder is the
+books' opening parts (`core/store/vectors/tiers.py`) instead of the whole library's. The embedder is the
 configured one (`lore.core.embed`), WordLlama when none is.
 
 Switching embedders. The index is bound to one model, so a search never compares vectors of two

@@ -24,9 +24,9 @@ def domain_migrations() -> dict[str, list[Migration]]:
     from lore.books.store import MIGRATIONS as BOOKS
     from lore.core.store.http_cache_store import MIGRATIONS as HTTP
     from lore.core.store.llm_store import CACHE_MIGRATIONS, USAGE_MIGRATIONS
-    from lore.core.store.vector_store import MIGRATIONS as VECTORS
+    from lore.core.store.vectors.schema import MIGRATIONS as VECTORS
     from lore.history.decisions.store import MIGRATIONS as DECISIONS
-    from lore.history.store.schema import MIGRATIONS as HISTORY
+    from lore.history.store import MIGRATIONS as HISTORY
     from lore.history.why.store import MIGRATIONS as WHY
     from lore.rules.store.rules import MIGRATIONS as RULES
     from lore.rules.store.sessions import SESSION_MIGRATIONS
@@ -70,7 +70,7 @@ def check(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     for table in report.tables:
         console.print(f"  {escape(table.name):<32} {table.rows:>10,} rows")
     if report.indexes:
-        from lore.core.store.vector_store import describe_index  # numpy: only when there is one
+        from lore.core.store.vectors.indexes import describe_index  # numpy: only when there is one
 
         total = sum(i.bytes for i in report.indexes)
         console.print(

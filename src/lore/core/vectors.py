@@ -46,10 +46,11 @@ import numpy as np
 
 from lore.core.errors import InvalidInput
 from lore.core.store.base import Store
-from lore.core.store.vector_store import DEPTH_FIELD as DEPTH_FIELD  # the prefix tiers' field
-from lore.core.store.vector_store import Condition as _Cond
-from lore.core.store.vector_store import Plan, VectorStore, clauses_key
-from lore.core.store.vector_store import sqlite_vec_status as sqlite_vec_status  # asked of this module
+from lore.core.store.vectors.records import Condition as _Cond
+from lore.core.store.vectors.records import Plan, clauses_key
+from lore.core.store.vectors.sqlite_vec import sqlite_vec_status as sqlite_vec_status  # asked of this module
+from lore.core.store.vectors.store import VectorStore
+from lore.core.store.vectors.tiers import DEPTH_FIELD as DEPTH_FIELD  # the prefix tiers' field
 
 BACKENDS = ("numpy", "sqlite-vec", "pgvector", "pgvector-hnsw")
 _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lore.history import store as sql
 from lore.history.repos import resolve_repo
-from lore.history.store.records import ReviewComment
+from lore.history.store import ReviewComment
 
 __all__ = ["ReviewComment", "review_comments"]
 

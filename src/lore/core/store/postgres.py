@@ -185,7 +185,7 @@ class Connection:
         ignore_conflicts: bool = False,
     ) -> None:
         """Bulk rows through `COPY ... FROM STDIN`: one stream where `executemany` sends a
-        statement per row, which made a history ingest twice as slow as on SQLite.
+        statement per row, so a large write (a history ingest) costs one round trip, not one per row.
 
         `ignore_conflicts` is `INSERT OR IGNORE`: the rows go to a temporary copy of the table
         first (emptied at commit) and on with `ON CONFLICT DO NOTHING` in the order given, so the
@@ -483,7 +483,7 @@ def _configured_commit() -> str:
     """`synchronous_commit` for Lore's connections: `off` unless config.json's
     `store.synchronous_commit` names another level. Off matches SQLite's `synchronous = NORMAL`
     in WAL mode: a crash of the server can lose the last fraction of a second of commits, never
-    corrupt or half-apply one, and a save costs about a sixth (bench/store_backends.py)."""
+    corrupt or half-apply one, and a save does not wait for the disk (bench/store_backends.py measures it)."""
     from lore.core.config import read_raw, warn
 
     section = read_raw().get("store")

@@ -281,7 +281,7 @@ class _Cursor(sqlite3.Cursor):
     """A cursor whose driver errors arrive as `StoreError` (reads can hit a damaged page late).
 
     Plain try/except rather than a context manager: these run once per row, and an unraised
-    `try` costs nothing while a generator-based context manager tripled the cost of iterating.
+    `try` costs nothing, while a generator-based context manager would cost more than the row.
     """
 
     connection: _Connection
