@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "lore"
 DOMAINS = ("rules", "history", "books")
 INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named module listed here
-ALLOWED_CROSS = {("rules", "history.reviews"), ("rules", "history.for_agents")}
+ALLOWED_CROSS = {("rules", "history.for_agents")}
 # the backends: the only modules that hand out a connection (to the store modules)
 BACKENDS = tuple(SRC / "core" / "store" / f"{name}.py" for name in ("sqlite", "postgres", "open"))
 # what a store module (and so every migration) may import from Lore: the store layer, errors,
@@ -69,7 +69,7 @@ def _imports_of(source: str, module: str, is_package: bool) -> list[tuple[str, i
                 target = f"{base}.{node.module}" if node.module else base
             else:
                 target = node.module or ""
-            for alias in node.names:  # `from lore.history import reviews` names a module
+            for alias in node.names:  # `from lore.history import for_agents` names a module
                 sub = f"{target}.{alias.name}"
                 found.append((sub if _exists(sub) else target, node.lineno))
     return [(n, line) for n, line in found if n == "lore" or n.startswith("lore.")]

@@ -14,7 +14,6 @@ from lore.core.errors import InvalidInput
 from lore.core.github import GitHubClient, GitHubError
 from lore.history import store as sql
 from lore.history.ingest.github import Thread, ingest_github, ingest_threads
-from lore.history.reviews import review_comments
 from support.fake_github import FakeGitHub
 from support.history_graph import graph_snapshot, stale_degrees
 
@@ -151,16 +150,6 @@ def test_timeline_links_with_three_filters(gh: FakeGitHub) -> None:
     ]
     # commits came from the API (no clone), all of them: the run was not bounded
     assert report.commits == 3
-
-
-def test_review_comments_for_the_rules_domain(gh: FakeGitHub) -> None:
-    ingest_github("acme/widget")
-    found = review_comments("acme/widget")
-    assert [(c.pr_number, c.author, c.author_association, c.path) for c in found] == [
-        (2, "carol", "CONTRIBUTOR", "app.py"),
-        (2, "bob", "OWNER", "app.py"),
-    ]
-    assert found[1].in_reply_to == found[0].id and "context manager" in found[0].body
 
 
 def test_rerun_costs_nothing_and_changes_nothing(gh: FakeGitHub) -> None:

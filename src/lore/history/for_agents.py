@@ -1,6 +1,6 @@
 """The decisions behind the files an agent is about to change, for the rules domain's get_rules.
 
-The one history module `lore.rules` may import (besides `reviews`): it takes a repository folder
+The one history module `lore.rules` may import: it takes a repository folder
 and paths and returns plain records, so the caller needs nothing else from this package. A
 folder Lore never ingested, or a history with no decisions, gives an empty list at the cost of
 one small read: get_rules must stay fast for everyone who never ran `lore history`.
