@@ -28,7 +28,9 @@ Failures are queued with `fail(kind, times=1, match=None)` and consumed before a
 
 `use("anthropic" | "gemini" | "ollama" | "openai", monkeypatch)` points Lore at the server
 as that provider. Every request is kept in `requests` (path, headers, body, prompt, schema);
-`delay` slows every answer down and `max_in_flight` records the most requests it held at once.
+`delay` slows every answer down and `max_in_flight` records the most requests it held at once;
+`gather = n` holds every answer until n requests were in flight together (or the server
+closes), so a test sees a concurrency limit reached without depending on timing.
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ class FakeLLM:
     require_key: str | None = API_KEY  # None: accept any request, with or without a key
     hang_seconds: float = 30.0
     delay: float = 0.0  # seconds before every answer
+    gather: int = 0  # hold answers until this many requests were in flight together
     max_in_flight: int = 0
     _in_flight: int = 0
     _held: set[int] = field(default_factory=set)  # handlers counted in `_in_flight`
@@ -154,6 +157,7 @@ class FakeLLM:
     _failures: list[_Failure] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _closing: threading.Event = field(default_factory=threading.Event)
+    _gathered: threading.Event = field(default_factory=threading.Event)
     _server: ThreadingHTTPServer | None = None
 
     # -- control --------------------------------------------------------------------------
@@ -242,6 +246,7 @@ class FakeLLM:
 
     def close(self) -> None:
         self._closing.set()
+        self._gathered.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -259,7 +264,11 @@ class FakeLLM:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
             self._held.add(id(http))
+            if self.max_in_flight >= self.gather:
+                self._gathered.set()
         try:
+            if not self._gathered.is_set():  # the closing server lets a held request go
+                self._gathered.wait(self.hang_seconds)
             if self.delay:
                 self._closing.wait(self.delay)
             self._answer(http)
