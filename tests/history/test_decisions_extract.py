@@ -172,9 +172,10 @@ def test_marks_written_before_marks_were_per_model_are_kept() -> None:
     from lore.core.store.open import open_store
     from lore.history import store as layer1
     from lore.history.decisions.store import MIGRATIONS
+    from lore.history.store.schema import MIGRATIONS as LAYER1
 
     store = open_store()
-    store.migrate(layer1.MIGRATIONS)
+    store.migrate(LAYER1)
     store.migrate(MIGRATIONS[:1])
     with store.transaction() as conn:
         repo_id = layer1.HistoryStore(store).create_repo("app", None, "acme/app")

@@ -26,7 +26,7 @@ def domain_migrations() -> dict[str, list[Migration]]:
     from lore.core.store.llm_store import CACHE_MIGRATIONS, USAGE_MIGRATIONS
     from lore.core.store.vectors.schema import MIGRATIONS as VECTORS
     from lore.history.decisions.store import MIGRATIONS as DECISIONS
-    from lore.history.store import MIGRATIONS as HISTORY
+    from lore.history.store.schema import MIGRATIONS as HISTORY
     from lore.history.why.store import MIGRATIONS as WHY
     from lore.rules.store.rules import MIGRATIONS as RULES
     from lore.rules.store.sessions import SESSION_MIGRATIONS

@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from lore.history.store import ChangeEvent, GraphCommit
+from lore.history.store.records import ChangeEvent, GraphCommit
 
 # A file identity: ("tip", path) is the file a path names at the tip (or held last);
 # ("old", path, commit) is an earlier, different file that held `path` before `commit` added it.

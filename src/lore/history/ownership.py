@@ -23,7 +23,7 @@ from lore.core.dates import iso_utc as iso
 from lore.history import queries
 from lore.history.queries import Filters
 from lore.history.repos import Repo
-from lore.history.store import ChangeEvent
+from lore.history.store.records import ChangeEvent
 
 MONTH = 30.4375 * 86400  # an average month, in seconds
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from lore.core.errors import InvalidInput, NotFound
 from lore.history import store as sql
 from lore.history.ingest.gitlog import repo_root
-from lore.history.store import HistoryStore, Repo
+from lore.history.store import HistoryStore
+from lore.history.store.records import Repo
 
 __all__ = ["Repo", "all_repos", "ensure_repo", "ingest_lock", "registered", "remove_repo", "resolve_repo"]
 

@@ -3,7 +3,9 @@
 Layer 2 is interpreted: every row here was proposed by a model and can be wrong, so it lives in
 tables of its own, apart from the facts of layer 1 (`lore.history.store`), and carries the
 evidence it rests on (the verbatim quote, its span in the source, who said it) and who made it
-(`extracted_by`, `confidence`). Layer-1 tables are only read here, with queries of this module.
+(`extracted_by`, `confidence`). Layer-1 tables are only read here, with queries of this module;
+layer 1's store (`lore.history.store`) never reads or writes these tables, so the facts stand
+whatever a model proposed.
 
 Nothing is ever deleted. A decision ends when a supersession row says a later one replaced it;
 undoing that supersession stamps `undone_at` and the interval opens again. `valid_to` is never
@@ -186,7 +188,7 @@ ALTER TABLE history_decision_marks_new RENAME TO history_decision_marks;
 
 def open_decisions(store: Store | None = None) -> DecisionStore:
     """The decisions store over the shared Store, its tables (and layer 1's) in place."""
-    from lore.history.store import MIGRATIONS as LAYER1
+    from lore.history.store.schema import MIGRATIONS as LAYER1
 
     store = store or open_store_for(LAYER1 + MIGRATIONS)
     store.migrate(LAYER1)

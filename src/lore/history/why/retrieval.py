@@ -19,6 +19,8 @@ from lore.core.text import STOPWORDS, split_words
 from lore.core.vectors import VectorIndex
 from lore.history import queries
 from lore.history import store as layer1
+from lore.history.store.base import REACHABLE_ONLY
+from lore.history.store.records import Repo
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, best_sentence, fuse, terms
 from lore.history.why.keywords import keyword_hits
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
@@ -43,7 +45,7 @@ def vector_index(db: WhyStore | None = None) -> VectorIndex:
 _vectors_complete: dict[tuple[str, int, str], tuple[int, int]] = {}
 
 
-def ensure_index(repo: layer1.Repo, db: WhyStore | None = None) -> int:
+def ensure_index(repo: Repo, db: WhyStore | None = None) -> int:
     """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
 
     Checking every text for a vector reads all their ids; once a process has seen them complete,
@@ -92,13 +94,13 @@ def _unit(kind: str, ref: str, thread_kind: str | None, thread_number: int | Non
     return f"{thread_kind or 'issue'}:{thread_number}"
 
 
-def to_evidence(repo: layer1.Repo, docs: Sequence[Doc], db: WhyStore) -> list[Evidence]:
+def to_evidence(repo: Repo, docs: Sequence[Doc], db: WhyStore) -> list[Evidence]:
     """Evidence for indexed texts, in the order given; texts whose source is gone are skipped."""
     metas = db.source_meta(docs)
     return evidence_of(repo, [(d, metas[d.id]) for d in docs if d.id in metas])
 
 
-def evidence_of(repo: layer1.Repo, sourced: Sequence[Sourced]) -> list[Evidence]:
+def evidence_of(repo: Repo, sourced: Sequence[Sourced]) -> list[Evidence]:
     """Evidence for indexed texts read with their sources (`WhyStore.sourced`), in that order."""
     out = []
     for d, m in sourced:
@@ -193,7 +195,7 @@ def graph_provider(db: WhyStore) -> Provider:
             kinds=("commit", "pr", "issue"),
             limit=POOL,
             include_start=True,
-            edge_filter=layer1.REACHABLE_ONLY,
+            edge_filter=REACHABLE_ONLY,
         )
         found = _node_docs(q, db, [h.id for h in hits])
         if q.asks_recency:  # "the most recent change": within a hop, newest first is the order

@@ -3,7 +3,9 @@
 The index is a copy of the text layer 1 already holds (commit messages, PR and issue titles and
 bodies, comments), one row per source, with an FTS5 table over it. It is derived data: built
 incrementally from the layer-1 tables (only rows not yet indexed, or edited since), so it can be
-dropped and rebuilt at any time, and it never feeds anything back into layer 1.
+dropped and rebuilt at any time, and it never feeds anything back into layer 1. That is why it
+is a store of its own, beside the ranking that reads it, and not a room of layer 1's store
+(`lore.history.store`): layer 1 holds facts, this holds a copy that can always be thrown away.
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ class ChangeSize:
 def open_why(store: Store | None = None) -> WhyStore:
     """The why store over the shared Store. Its reads join layer 1's tables, so both are in the
     same database: the domain moves to PostgreSQL with history or not at all."""
-    from lore.history.store import MIGRATIONS as LAYER1
+    from lore.history.store.schema import MIGRATIONS as LAYER1
 
     store = store or open_store_for(LAYER1 + MIGRATIONS)
     store.migrate(LAYER1)
