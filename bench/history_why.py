@@ -138,7 +138,8 @@ def main() -> None:
     from lore.history.ingest.github import Thread, ingest_github, ingest_threads
     from lore.history.repos import resolve_repo
     from lore.history.why import evaluate
-    from lore.history.why.retrieval import ensure_index, fts_expression
+    from lore.history.why.index import update_index
+    from lore.history.why.retrieval import fts_expression
     from lore.history.why.service import why
     from lore.history.why.store import open_why
     from support.fake_github import FakeGitHub
@@ -166,7 +167,7 @@ def main() -> None:
         )
     repo = resolve_repo("bench/synth")
     t = time.perf_counter()
-    added = ensure_index(repo)
+    added = update_index(repo)
     print(f"why index: {added:,} texts (keywords + {args.embed} vectors) in {time.perf_counter() - t:.1f}s")
 
     questions = evaluate.draft(repo)

@@ -24,7 +24,7 @@ from lore.core.store.open import forget_stores, open_database, open_store
 from lore.history.decisions.store import NewDecision, open_decisions
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
-from lore.history.why.retrieval import ensure_index
+from lore.history.why.index import update_index
 from lore.rules import service
 from lore.rules.agent import AgentSession
 from lore.rules.store.rules import rules_store
@@ -103,7 +103,7 @@ def _history(repo: Path) -> None:
             )
         ]
     )
-    ensure_index(row)
+    update_index(row)
 
 
 LISTINGS = (

@@ -116,6 +116,7 @@ def test_an_index_behind_its_history_is_caught_up_when_writable_and_named_when_r
         "acme/app", [Thread(i.data, i.pull, i.files, i.review_comments, i.events) for i in gh.items.values()]
     )
 
+    lore_home.mkdir(parents=True, exist_ok=True)  # on PostgreSQL no store file made it
     (lore_home / "config.json").write_text(json.dumps({"store": {"read_only": True}}))
     forget_stores()
     behind = gather(resolve_repo("acme/app"), question)

@@ -13,7 +13,8 @@ import pytest
 from lore.history import store as layer1
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
-from lore.history.why.retrieval import LINK_RELATIONS, MAX_DEGREE, ensure_index
+from lore.history.why.index import update_index
+from lore.history.why.retrieval import LINK_RELATIONS, MAX_DEGREE
 from lore.history.why.service import gather
 from lore.history.why.store import open_why
 from support.history_repo import DAY, T0, lines, run_git, write
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on Po
 @pytest.fixture
 def why_repo(why_repo: WhyRepo) -> WhyRepo:
     """conftest's why repository, with its why index built."""
-    ensure_index(resolve_repo("acme/app"))
+    update_index(resolve_repo("acme/app"))
     return why_repo
 
 
@@ -78,11 +79,11 @@ def test_the_freshness_look_moves_with_layer_one(why_repo: WhyRepo) -> None:
     write(why_repo.root, "src/logout.py", lines(3, "out"))
     run_git(why_repo.root, "add", "-A")
     run_git(why_repo.root, "commit", "-qm", "Add a logout route", when=T0 + 40 * DAY)
-    ingest_git(why_repo.root)
-    assert not db.look(repo.id).fresh
-    assert ensure_index(repo, db) == 1
+    ingest_git(why_repo.root)  # the ingest indexes what it wrote: layer 1 and the index move together
     after = db.look(repo.id)
-    assert after.fresh and after.docs == db.doc_state(repo.id) and after.docs[0] == look.docs[0] + 1
+    assert after.fingerprint != look.fingerprint and after.fresh
+    assert after.docs == db.doc_state(repo.id) and after.docs[0] == look.docs[0] + 1
+    assert update_index(repo, db) == 0
 
 
 def test_a_question_costs_the_same_statements_whatever_it_names(why_repo: WhyRepo) -> None:

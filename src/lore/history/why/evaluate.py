@@ -31,7 +31,8 @@ from lore.core.files import write_atomic
 from lore.core.vectors import VectorIndex
 from lore.history.repos import Repo
 from lore.history.why.evidence import terms
-from lore.history.why.retrieval import ensure_index, to_evidence
+from lore.history.why.index import update_index
+from lore.history.why.retrieval import to_evidence
 from lore.history.why.service import gather, units
 from lore.history.why.store import EvalRows, open_why
 
@@ -170,7 +171,7 @@ def chunks(text: str) -> list[str]:
 
 def chunk_index(repo: Repo) -> VectorIndex:
     """The baseline's index: every indexed text cut into fixed-size chunks (built once)."""
-    ensure_index(repo)
+    update_index(repo)
     db = open_why()
     index = VectorIndex(CHUNKS, get_embedder(), db.store)  # beside the texts, as vector_index
     stored = index.keys()

@@ -14,73 +14,22 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import zip_longest
 
-from lore.core.embed import get_embedder
 from lore.core.text import STOPWORDS, split_words
-from lore.core.vectors import VectorIndex
 from lore.history import queries
 from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY
 from lore.history.store.records import Repo
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, best_sentence, fuse, terms
+from lore.history.why.index import vector_index
 from lore.history.why.keywords import keyword_hits
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
 
-COLLECTION = "history_text"
 DEPTH = 3  # hops of the walk from the named files
 MAX_DEGREE = 20  # hub suppression, as `lore history walk` defaults
 POOL = 50  # items each provider ranks
-EMBED_CHARS = 2000  # of a long thread, the start carries its subject
 # The walk follows what ties a file to its reasons; PARENT and AUTHORED edges lead to unrelated
 # commits (a parent) or to people, who are hubs.
 WALK_RELATIONS = ("MODIFIED", "PART_OF", "CLOSES", "MENTIONS", "RENAMED_FROM", "COMMENTED_ON")
-
-
-def vector_index(db: WhyStore | None = None) -> VectorIndex:
-    """The texts' vectors, in the store that holds the texts: their keys are its row ids, so
-    they must not land in a shared database while the texts stay in a member's own file."""
-    return VectorIndex(COLLECTION, get_embedder(), (db or open_why()).store)
-
-
-# (store file, repository, embedder) -> the texts' state when every one of them had a vector
-_vectors_complete: dict[tuple[str, int, str], tuple[int, int]] = {}
-
-
-def ensure_index(repo: Repo, db: WhyStore | None = None) -> int:
-    """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
-
-    Checking every text for a vector reads all their ids; once a process has seen them complete,
-    one small read (layer 1's fingerprint, the texts' count and newest id: `WhyStore.look`)
-    stands for it, and while nothing was committed to the store since the last call, not even
-    that."""
-    db = db or open_why()
-    index = vector_index(db)
-    memo = (str(db.store.path), repo.id, index.space.name)
-    quiet = layer1.HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}:{index.space.name}")
-    if quiet and memo in _vectors_complete:
-        return 0
-    db.pruned = []
-    look = db.look(repo.id)  # one statement says whether anything needs indexing
-    added = db.sync(repo.id, look)
-    if db.pruned:
-        index.delete(str(i) for i in db.pruned)
-    state = look.docs if look.fresh else db.doc_state(repo.id)
-    db.seen[repo.id] = state
-    if added == 0 and _vectors_complete.get(memo) == state:
-        return 0
-    have = index.keys()
-    absent = [i for i in db.doc_ids(repo.id) if str(i) not in have]
-    if absent:
-        missing = list(db.docs_by_id(absent).values())
-        index.add_texts(
-            (
-                str(d.id),
-                d.text[:EMBED_CHARS] or d.kind,
-                {"repo": d.repo_id, "at": d.at or 0.0, "kind": d.kind},
-            )
-            for d in missing
-        )
-    _vectors_complete[memo] = state
-    return added
 
 
 # -- turning indexed texts into evidence ---------------------------------------------------------
@@ -321,6 +270,18 @@ def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
         "graph": graph_provider(db),
         "size": change_size_provider(db),
     }
+
+
+def evidence_for(
+    q: WhyQuery, providers: dict[str, Provider], db: WhyStore, limit: int = 10
+) -> list[Evidence]:
+    """The ranked evidence for a query; for a blamed line (`mode="line"`, its commit the first
+    of `q.nodes`) that commit comes first, marked as found by blame."""
+    pinned: list[Evidence] = []
+    if q.mode == "line" and q.nodes:
+        found = db.sourced_by_source(q.repo.id, ("commit",), list(q.nodes[:1]))
+        pinned = [replace(e, via=("blame",)) for e in evidence_of(q.repo, found)]
+    return retrieve(q, providers, limit=limit, pinned=pinned)
 
 
 def retrieve(

@@ -213,7 +213,7 @@ class WhyStore:
     def __init__(self, store: Store):
         self.store = store
         self.pruned: list[int] = []  # texts the last `sync` forgot (their source is gone)
-        # repository -> the texts' state `ensure_index` just read, for the keyword arm's first
+        # repository -> the texts' state `update_index` just read, for the keyword arm's first
         # look (`take_state`) in the same question, so it is not asked for twice
         self.seen: dict[int, tuple[int, int]] = {}
 
@@ -356,7 +356,7 @@ class WhyStore:
         return (int(row[0]), int(row[1]))
 
     def take_state(self, repo_id: int) -> tuple[int, int]:
-        """The state `ensure_index` read for this question if not used yet, else `doc_state`."""
+        """The state `update_index` read for this question if not used yet, else `doc_state`."""
         seen = self.seen.pop(repo_id, None)
         return seen if seen is not None else self.doc_state(repo_id)
 
