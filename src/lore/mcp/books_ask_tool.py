@@ -6,11 +6,12 @@ start the server at the beginning of every session and most never ask about a bo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp_types import ToolAnnotations
 from pydantic import Field
+
+from lore.mcp.toolbox import Toolbox, call
 
 ASKING = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -27,13 +28,10 @@ def answer_text(
     return answer.text()
 
 
-def register(
-    tool: Callable[[ToolAnnotations], Callable[[Callable[..., Any]], Callable[..., Any]]],
-    call: Callable[..., str],
-) -> None:
-    """Add `books_ask` to a server through its `tool` decorator and its error-translating `call`."""
+def register(box: Toolbox) -> None:
+    """Add `books_ask` to the server."""
 
-    @tool(ASKING)
+    @box.tool(ASKING)
     def books_ask(
         question: Annotated[str, Field(description="The reader's question (at most 500 characters).")],
         book: Annotated[str | None, Field(description="Book id or a unique part of its title.")] = None,

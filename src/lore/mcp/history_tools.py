@@ -1,6 +1,6 @@
 """The history tools of `lore mcp`: why code is like this, and a file's story.
 
-Registered by one line in `server.py`. Both only read the store. `history_why` returns the
+They only read the store. `history_why` returns the
 ranked evidence with verbatim quotes and no model call of its own: the agent asking is already a
 model, and reads the quotes itself. Imports of the history domain happen inside the tools, so a
 session that never asks about history pays nothing at start-up.
@@ -8,15 +8,11 @@ session that never asks about history pays nothing at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from lore.core.errors import LoreError
-from lore.core.terminal import safe_text
+from lore.mcp.toolbox import SEARCHING, Toolbox, call
 
 RepoArg = Annotated[
     str | None,
@@ -24,19 +20,12 @@ RepoArg = Annotated[
 ]
 
 
-def _run(fn: Callable[[], str]) -> str:
-    try:
-        return safe_text(fn())
-    except LoreError as exc:
-        raise ToolError(safe_text(str(exc))) from None
+def register(box: Toolbox) -> None:
+    """Add the history tools to the server; a repository not named is the one of the folder the
+    server was started in."""
+    cwd = box.home
 
-
-def register(
-    tool: Callable[[Any], Callable[[Callable[..., Any]], Callable[..., Any]]], hints: Any, cwd: Path
-) -> None:
-    """Add the history tools to a server through its `tool(annotations)` decorator."""
-
-    @tool(hints)
+    @box.tool(SEARCHING)
     def history_why(
         question: Annotated[
             str,
@@ -61,9 +50,9 @@ def register(
             found = why(resolve_repo(repo, cwd=cwd), question, as_of=parse_time(as_of), use_model=False)
             return report_text(found)
 
-        return _run(answer)
+        return call(answer)
 
-    @tool(hints)
+    @box.tool(SEARCHING)
     def history_file(
         path: Annotated[str, Field(description="A file path (or a unique end of one).")],
         repo: RepoArg = None,
@@ -77,9 +66,9 @@ def register(
 
             return file_text(file_history(resolve_repo(repo, cwd=cwd), path, limit=40))
 
-        return _run(answer)
+        return call(answer)
 
-    @tool(hints)
+    @box.tool(SEARCHING)
     def history_decisions(
         repo: RepoArg = None,
         file: Annotated[str | None, Field(description="Only decisions about this file or folder.")] = None,
@@ -109,7 +98,7 @@ def register(
                 )
             return "\n".join(lines)
 
-        return _run(answer)
+        return call(answer)
 
 
 def _day(at: float) -> str:
