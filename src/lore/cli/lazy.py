@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import typer
 from typer.core import TyperGroup
@@ -94,17 +94,23 @@ def load(name: str) -> Any:
     `app` holds under that name, or the group its `app` is (its `parts` still to come)."""
     entry = COMMANDS[name]
     group = typer.main.get_group(_app(name))
+    command: Any  # one command, or the group
     if not entry.parts and list(group.commands) == [name] and group.callback is None:
         command = group.commands[name]
     else:
-        command = group
-        if entry.parts:
-            command.__class__ = _GroupWithParts
-            command.pending = [part for part in entry.parts if part != name]
-            command.order = entry.parts if name in entry.parts else (name, *entry.parts)
-            command.origin = dict.fromkeys(group.commands, name)
+        command = _with_parts(group, name, entry.parts) if entry.parts else group
     command.name = name
     return plain_help(command)
+
+
+def _with_parts(group: TyperGroup, name: str, parts: tuple[str, ...]) -> _GroupWithParts:
+    """The group `name`, already built from its own module, made to add its `parts` on demand."""
+    group.__class__ = _GroupWithParts
+    parted = cast(_GroupWithParts, group)
+    parted.pending = [part for part in parts if part != name]
+    parted.order = parts if name in parts else (name, *parts)
+    parted.origin = dict.fromkeys(group.commands, name)
+    return parted
 
 
 class _GroupWithParts(TyperGroup):
