@@ -2,8 +2,8 @@
 
 Typer (0.2x) checks every parameter's value with a pydantic `TypeAdapter`, built the first time
 the parameter is parsed; an option left out is parsed too, and so is `--help` itself. Importing
-pydantic and building those adapters cost about a fifth of a `lore review resolve`, for values
-that are already what they should be or absent. `install` has every parameter build nothing for
+pydantic and building those adapters was a large share of a short command such as `lore review
+resolve`, for values that are already what they should be or absent. `install` has every parameter build nothing for
 an absent value (Typer's own coercion returns it untouched before any adapter is asked), return
 a value already of a plain type as it is (a `str` given a string, `list[str]` given strings, an
 unbounded `int` given an int: exactly what the adapter returns for them), and hand anything

@@ -2,15 +2,14 @@
 
 `lore mcp` is started by agents at the beginning of every session, so it skips the Typer app
 (and everything the other commands import) and goes straight to the server. `lore version`
-and `lore --version` skip it too: running any Typer command costs a tenth of a second of
-parameter machinery, which is all of what printing a version would take.
+and `lore --version` skip it too: running any Typer command goes through its parameter
+machinery, which would be most of what printing a version costs.
 
 Every other command runs with one OpenBLAS thread unless the user chose a number: when numpy
-loads, OpenBLAS starts a thread per core, and starting them cost as much CPU as the rest of
-numpy's import (`python -c "import numpy"`: 0.18 s of CPU against 0.10 s with one thread, on two
-cores; more with more cores), for products
-that Lore keeps below its threading threshold anyway (`rules.serve.meaning.blocked_product`) or
-that are a single matrix-vector product, bound by memory rather than by cores.
+loads, OpenBLAS starts a thread per core, and starting them costs about as much CPU as the rest
+of numpy's import (more with more cores), for products that Lore keeps below its threading
+threshold anyway (`rules.serve.meaning.blocked_product`) or that are a single matrix-vector
+product, bound by memory rather than by cores.
 """
 
 from __future__ import annotations
