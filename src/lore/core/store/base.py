@@ -68,6 +68,11 @@ class Store(ABC):
         """
 
     @abstractmethod
+    def snapshot(self) -> AbstractContextManager[Any]:
+        """Reads that all see one moment of the database, as a connection (a transaction already
+        open on this thread is joined instead)."""
+
+    @abstractmethod
     def migrate(self, migrations: Sequence[Migration]) -> None:
         """Apply the named migrations not yet applied, in order; cheap after the first call."""
 

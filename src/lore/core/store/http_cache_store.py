@@ -77,8 +77,11 @@ class HttpCacheStore:
     def put(self, key: str, url: str, status: int, etag: str | None, link: str | None, data: Any) -> None:
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO github_http_cache (key, method, url, status, etag, link,"
-                " body, fetched_at) VALUES (?, 'GET', ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO github_http_cache (key, method, url, status, etag, link, body, fetched_at)"
+                " VALUES (?, 'GET', ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                " method = excluded.method, url = excluded.url, status = excluded.status,"
+                " etag = excluded.etag, link = excluded.link, body = excluded.body,"
+                " fetched_at = excluded.fetched_at",
                 (key, url, status, etag, link, json.dumps(data), time.time()),
             )
 

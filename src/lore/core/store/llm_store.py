@@ -271,8 +271,9 @@ class LlmStore:
         now = time.time()
         with self.store.transaction() as tx:
             tx.executemany(
-                "INSERT OR REPLACE INTO llm_embed_cache (key, embedder, dim, vector, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO llm_embed_cache (key, embedder, dim, vector, created_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET embedder = excluded.embedder,"
+                " dim = excluded.dim, vector = excluded.vector, created_at = excluded.created_at",
                 [(key, embedder, dim, blob, now) for key, blob in items],
             )
 
@@ -313,7 +314,7 @@ class LlmStore:
         """One call's usage (keys as the llm_usage columns), under its run."""
         with self.store.transaction() as tx:
             tx.execute(
-                "INSERT OR IGNORE INTO llm_runs (run_id, label, started_at) VALUES (?, ?, ?)",
+                "INSERT INTO llm_runs (run_id, label, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (run_id, label, time.time()),
             )
             tx.execute(
@@ -349,7 +350,8 @@ class LlmStore:
             terms.append("subject = ?")
             params.append(subject)
         if prefix is not None:
-            terms.append("subject LIKE ? ESCAPE '\\'")
+            # case-blind on both engines, as SQLite's LIKE is
+            terms.append("lower(subject) LIKE lower(?) ESCAPE '\\'")
             params.append(prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
         column = _GROUPS[group]
         rows = self.store.connect().execute(

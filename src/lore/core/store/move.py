@@ -207,9 +207,9 @@ def _move_table(
     names = ", ".join(f'"{c}"' for c in columns)
     marks = ", ".join("?" for _ in columns)
     keyed = bool(target.primary_key(table))
-    insert = f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({marks})'
-    if not keyed:
-        insert = f'INSERT INTO "{table}" ({names}) VALUES ({marks})'
+    insert = f'INSERT INTO "{table}" ({names}) VALUES ({marks})'
+    if keyed:
+        insert += " ON CONFLICT DO NOTHING"
     copied = 0
     with target.transaction() as tx:
         before = count_rows(target, table)

@@ -388,6 +388,20 @@ class PgStore(Store):
         else:
             conn.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Any]:
+        """`REPEATABLE READ`: every read inside sees the moment of its first, as in SQLite."""
+        conn = self.connect()
+        if conn.in_transaction:
+            yield conn
+            return
+        with conn.translated():
+            conn.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
     def migrate(self, migrations: Sequence[Migration]) -> None:
         """Apply the PostgreSQL text of each named migration not yet applied, in order."""
         key = ",".join(m.name for m in migrations)

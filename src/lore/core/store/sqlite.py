@@ -153,6 +153,19 @@ class SqliteStore(Store):
         else:
             _retry_locked(lambda: conn.execute("COMMIT"))
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A deferred `BEGIN`: SQLite reads one snapshot from the first read to the `COMMIT`."""
+        conn = self.connect()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
     def migrate(self, migrations: Sequence[Migration]) -> None:
         """Apply the named migrations not yet applied; cheap after the first call per process."""
         key = ",".join(m.name for m in migrations)

@@ -510,7 +510,7 @@ class RulesStore:
 
     def rules_by_prefix(self, prefix: str) -> list[Rule]:
         if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
-            return []  # ids are hex: anything else (like `_` or `%`) is no prefix of one
+            return []  # ids are lowercase hex: anything else (like `_` or `%`) is no prefix of one
         rows = self._conn().execute(
             f"SELECT {_RULE_COLUMNS} FROM rules WHERE id LIKE ? ORDER BY id", (prefix + "%",)
         )
@@ -527,11 +527,8 @@ class RulesStore:
 
     def changes_since(self, project_id: int, version: int) -> tuple[int, list[Rule], list[str]]:
         """(current version, rules changed after `version`, ids removed after `version`)."""
-        conn = self._conn()
-        joined = conn.in_transaction  # inside a save's checks: read within that transaction
-        if not joined:
-            conn.execute("BEGIN")
-        try:
+        # one snapshot (inside a save's checks: that transaction's)
+        with self.store.snapshot() as conn:
             current = conn.execute(
                 "SELECT rules_version FROM projects WHERE id = ?", (project_id,)
             ).fetchone()
@@ -546,16 +543,14 @@ class RulesStore:
                 "SELECT rule_id FROM rule_tombstones WHERE project_id = ? AND version > ?",
                 (project_id, version),
             ).fetchall()
-        finally:
-            if not joined:
-                conn.execute("COMMIT")
         return current_version, [_rule(r) for r in rows], [g[0] for g in gone]
 
     # -- sessions and serving ---------------------------------------------------------------
     def insert_session(self, session_id: str, cwd: str | None, client: str | None) -> None:
         with self.store.transaction() as tx:
             tx.execute(
-                "INSERT OR IGNORE INTO sessions (id, started_at, cwd, client, pid) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO sessions (id, started_at, cwd, client, pid) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
                 (session_id, time.time(), cwd, client, os.getpid()),
             )
 
@@ -566,7 +561,8 @@ class RulesStore:
         now = time.time()
         with self.store.transaction() as tx:
             tx.executemany(
-                "INSERT OR REPLACE INTO served (session_id, rule_id, project_id, at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO served (session_id, rule_id, project_id, at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (session_id, rule_id) DO UPDATE SET project_id = excluded.project_id, at = excluded.at",
                 [(session_id, rid, project_id, now) for rid in ids],
             )
             tx.executemany(
@@ -576,7 +572,8 @@ class RulesStore:
 
     def notes(self, session_id: str, project_id: int, prefix: str = "") -> set[str]:
         rows = self._conn().execute(
-            "SELECT note FROM session_notes WHERE session_id = ? AND project_id = ? AND note LIKE ?",
+            # case-blind on both engines, as SQLite's LIKE is
+            "SELECT note FROM session_notes WHERE session_id = ? AND project_id = ? AND lower(note) LIKE lower(?)",
             (session_id, project_id, prefix + "%"),
         )
         return {r[0] for r in rows}
@@ -585,7 +582,7 @@ class RulesStore:
         """Record a note as given; True only for the caller that recorded it first."""
         with self.store.transaction() as tx:
             cur = tx.execute(
-                "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (session_id, project_id, note, time.time()),
             )
             return cur.rowcount == 1
@@ -613,7 +610,7 @@ class RulesStore:
         now = time.time()
         with self.store.transaction() as tx:
             tx.executemany(
-                "INSERT OR IGNORE INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?)",
+                "INSERT INTO session_notes (session_id, project_id, note, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [(session_id, project_id, n, now) for n in items],
             )
 

@@ -180,8 +180,8 @@ class SessionStore:
     def add_project(self, session_id: str, project_id: int, reason: str) -> None:
         with self.store.transaction() as tx:
             tx.execute(
-                "INSERT OR IGNORE INTO session_projects (session_id, project_id, reason, at)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO session_projects (session_id, project_id, reason, at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (session_id, project_id, reason, time.time()),
             )
 
