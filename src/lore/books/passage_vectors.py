@@ -38,8 +38,6 @@ BATCH = 256
 # keeping few rows or a small share (a book, a series) is the exact scan over just its rows
 # through a b-tree (the same top-k as in memory); a cap keeping a large share walks the HNSW
 # index, since scanning a large share exactly would read most of the library (docs/store.md).
-_SEARCH_PATH = {"sqlite": "numpy", "postgres": "pgvector-hnsw"}
-
 _embedders: dict[str, Embedder] = {}
 # books already checked against the current model, per (store, model), valid while the model's
 # collection generation is unchanged (any write from any process bumps it)
@@ -276,4 +274,5 @@ def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list
         return []
     ensure_current(store, shown)
     clauses = cap_filter(caps, placed_books(store, shown))
-    return passage_index(store).search(query, k=k, where=clauses, backend=_SEARCH_PATH[store.dialect])
+    index = passage_index(store)
+    return index.search(query, k=k, where=clauses, backend=index.rows.filtered_path)

@@ -72,7 +72,7 @@ def _statistics(db: WhyStore, repo_id: int) -> BM25Index:
 def keyword_hits(db: WhyStore, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
     """The best `limit` texts for an FTS5 expression, best first (lower score is better), none
     newer than `as_of`."""
-    if db.store.dialect == "sqlite":
+    if db.ranks_keywords:
         return db.keyword_search(repo_id, match, as_of, limit)
     words = words_of(match)
     if not words:

@@ -374,6 +374,13 @@ class WhyStore:
         )
         return {r[0]: _doc(r) for r in rows}
 
+    @property
+    def ranks_keywords(self) -> bool:
+        """Whether `keyword_search` ranks the texts itself (FTS5's own ranking, on SQLite); when
+        not (PostgreSQL's GIN index finds texts but has no BM25), the caller ranks what
+        `keyword_candidates` finds."""
+        return self.store.dialect == "sqlite"
+
     def keyword_search(self, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
         """SQLite: the best `limit` texts for an FTS5 expression, best first, none newer than
         `as_of` (on PostgreSQL `why.keywords` ranks `keyword_candidates`)."""

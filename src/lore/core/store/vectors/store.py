@@ -71,6 +71,12 @@ class VectorStore:
         return "pgvector" if self.store.dialect == "postgres" else "sqlite-vec"
 
     @property
+    def filtered_path(self) -> str:
+        """The search path for a large filtered search on this engine: the in-memory matrix on
+        SQLite, the planned pgvector search (exact scan or walk) on PostgreSQL."""
+        return "pgvector-hnsw" if self.store.dialect == "postgres" else "numpy"
+
+    @property
     def path(self) -> Path:
         return self.store.path
 
