@@ -164,7 +164,7 @@ def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, 
     from lore.books import library, search
     from lore.books import store as sql
     from lore.books.query import content_terms
-    from lore.books.store import END, Cap
+    from lore.books.store.cap import END, Cap
 
     fresh_home()
     book = library.add_book(path)

@@ -510,12 +510,12 @@ def _rank_cd_order(db: Any, caps: list[Any], groups: list[tuple[str, ...]], limi
     """The alternative measured against BM25 on PostgreSQL: the visible passages holding any of
     the question's words, ordered by PostgreSQL's own `ts_rank_cd` (cover density, normalised by
     length). It reads no statistics past the cap either (it scores each passage alone)."""
-    from lore.books.store import _cap_cte, visible
+    from lore.books.store.cap import cap_cte, visible
 
     words = [w for group in groups for w in group]
     if not words:
         return []
-    cte, params = _cap_cte(caps)
+    cte, params = cap_cte(caps)
     query = " || ".join("phraseto_tsquery('lore_books', ?)" for _ in words)
     rows = db.store.connect().execute(
         f"{cte} SELECT p.id FROM book_passages p JOIN cap ON {visible('p')} WHERE p.tsv @@ ({query})"

@@ -16,7 +16,7 @@ import pytest
 from lore.books import entities, library, search
 from lore.books import store as sql
 from lore.books.passage_vectors import vector_search
-from lore.books.store import Cap
+from lore.books.store.cap import Cap
 from lore.core.errors import NotFound
 from lore.core.store.base import Store
 from support.books import make_epub, mystery_book

@@ -13,7 +13,8 @@ import pytest
 
 from lore.books import library, passage_vectors
 from lore.books.passage_vectors import COLLECTION, book_depths, cap_filter, placed_books, stale_books
-from lore.books.store import END, Cap, books_store
+from lore.books.store import books_store
+from lore.books.store.cap import END, Cap
 from lore.core.config import update_settings
 from lore.core.llm import totals
 from lore.core.store.open import forget_stores, open_store

@@ -178,7 +178,8 @@ def test_accented_and_plain_spellings_find_the_same_passage(tmp_path: Path) -> N
     `lore_books_fold` before the stemmer): a reader typing "Elodie" or "cafe" finds the passage
     that writes "Élodie" and "café", and the accented query finds a plain spelling too, with the
     cap still inside."""
-    from lore.books.store import Cap, books_store
+    from lore.books.store import books_store
+    from lore.books.store.cap import Cap
 
     spec = mystery_book()
     spec.title = "The Café"

@@ -6,7 +6,7 @@ import pytest
 
 from lore.books import library
 from lore.books import store as sql
-from lore.books.store import END, Cap
+from lore.books.store.cap import END, Cap
 from lore.core.errors import AlreadyExists
 from support.records import records_only
 

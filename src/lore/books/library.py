@@ -24,7 +24,9 @@ from lore.books.names.groups import name_index
 from lore.books.passages import passages
 from lore.books.read.parsed import ParsedBook, count_words
 from lore.books.read.readers import read_book
-from lore.books.store import END, BookRow, BooksStore, Cap
+from lore.books.store import BooksStore
+from lore.books.store.cap import END, Cap
+from lore.books.store.records import BookRow
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.store.base import Store
 

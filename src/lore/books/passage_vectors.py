@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lore.books.store import END, BooksStore, Cap, PassageText, books_store
+from lore.books.store import BooksStore, books_store
+from lore.books.store.cap import END, Cap
+from lore.books.store.records import PassageText
 from lore.core.embed import Embedder, get_embedder
 from lore.core.embed.base import ProgressBar, stderr_is_terminal
 from lore.core.llm import model_subject

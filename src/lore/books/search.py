@@ -33,7 +33,9 @@ from lore.books.library import Book, Stores, caps_for, find_book, open_books, se
 from lore.books.passage_vectors import embedder, vector_search
 from lore.books.retrieve.query import Query, names_the_role, parse
 from lore.books.retrieve.question import Understanding, resolve, understand
-from lore.books.store import END, BooksStore, Cap, PassageRow
+from lore.books.store import BooksStore
+from lore.books.store.cap import END, Cap
+from lore.books.store.records import PassageRow
 from lore.core.config import load_settings
 
 RRF_K = 5

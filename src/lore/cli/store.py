@@ -21,7 +21,7 @@ app = typer.Typer(help="The store: what it holds, and moving it into PostgreSQL.
 
 def domain_migrations() -> dict[str, list[Migration]]:
     """Every domain's migrations, the order its tables were made in."""
-    from lore.books.store import MIGRATIONS as BOOKS
+    from lore.books.store.migrations import MIGRATIONS as BOOKS
     from lore.core.store.http_cache_store import MIGRATIONS as HTTP
     from lore.core.store.llm_store import CACHE_MIGRATIONS, USAGE_MIGRATIONS
     from lore.core.store.vectors.schema import MIGRATIONS as VECTORS

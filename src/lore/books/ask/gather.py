@@ -18,7 +18,8 @@ from lore.books.ask.records import Evidence
 from lore.books.library import Book, Position, caps_for, find_book, series_books
 from lore.books.names.display import choose_display
 from lore.books.search import FOUND, NOT_REACHED, SearchResult, search_books
-from lore.books.store import BooksStore, Cap
+from lore.books.store import BooksStore
+from lore.books.store.cap import Cap
 from lore.core.errors import InvalidInput
 
 HITS_PER_PART = 5

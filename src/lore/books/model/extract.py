@@ -26,7 +26,8 @@ from lore.books.library import Stores, find_book, open_books
 from lore.books.model.schema import SYSTEM, ChunkFacts, chunk_prompt
 from lore.books.names.evidence import NameFinder, PassageRef, Position
 from lore.books.names.finder import TITLES
-from lore.books.store import BooksStore, ChapterPassage
+from lore.books.store import BooksStore
+from lore.books.store.records import ChapterPassage
 from lore.core.llm import BOOKS_EXTRACT, ModelClient, model_run, totals
 from lore.core.quotes import find_quote
 

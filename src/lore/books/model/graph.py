@@ -11,7 +11,9 @@ from collections import defaultdict
 from typing import Any
 
 from lore.books.names.display import choose_display
-from lore.books.store import BooksStore, Cap, ModelRelation
+from lore.books.store import BooksStore
+from lore.books.store.cap import Cap
+from lore.books.store.records import ModelRelation
 
 
 def display_names(db: BooksStore, caps: list[Cap], ids: list[int]) -> dict[int, tuple[str, list[str]]]:

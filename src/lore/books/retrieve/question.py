@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lore.books.retrieve.query import QUESTION_WORDS, synonyms
-from lore.books.store import BooksStore, Cap
+from lore.books.store import BooksStore
+from lore.books.store.cap import Cap
 
 WHO, WHERE, WHEN, WHY, HOW = "who", "where", "when", "why", "how"
 DEDUCE, RELATION, DID, WHAT, YES_NO = "deduce", "relationship", "what-did-x-do", "what", "yes-no"
