@@ -161,9 +161,10 @@ def timed(fn, runs: int) -> list[float]:
 
 
 def bench_search(path: Path, runs: int) -> list[tuple[str, float, float, float, float]]:
+    from lore.books.query import content_terms
+
     from lore.books import library, search
     from lore.books import store as sql
-    from lore.books.query import content_terms
     from lore.books.store.cap import END, Cap
 
     fresh_home()

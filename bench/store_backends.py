@@ -136,9 +136,7 @@ def _writer(n: int, env: dict[str, str], repo: str, writes: int, barrier: Any, r
     barrier.wait()
     t = time.perf_counter()
     for k in range(writes):
-        add_rule_checked(
-            project, f"Writer {n} rule {k}: name the helper after its result", decide=_yes
-        )
+        add_rule_checked(project, f"Writer {n} rule {k}: name the helper after its result", decide=_yes)
     results.put(time.perf_counter() - t)
 
 
@@ -448,9 +446,9 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
 
                 def walk(q: Any, c: Any = clauses, e: int = ef) -> list[Any]:
                     unit = (q / np.linalg.norm(q)).astype("<f4").tobytes()
-                    rows = index.rows._pg_hnsw(index.collection, index.model, unit, 10, c, e)
+                    rows = pgvector.walk(index.rows, index.collection, index.model, unit, 10, c, e)
                     # fewer than k found: the exact scan answers, as the walk's caller does
-                    return rows or index.rows._pg_nearest(index.collection, index.model, unit, 10, c)
+                    return rows or pgvector.exact_scan(index.rows, index.collection, index.model, unit, 10, c)
 
                 p50, p95, recall = _timed_recall(walk, queries, truth[name], repeat)
                 table.append(
