@@ -82,16 +82,17 @@ def test_as_of_keeps_only_what_existed_then(why_repo: WhyRepo) -> None:
     assert f"commit:{why_repo.shas['scopes']}" in units(later.evidence)[:3]
 
 
-def test_an_ingest_leaves_the_index_current_so_a_read_adds_nothing(why_repo: WhyRepo) -> None:
-    """The why index is written at ingest: the ingested texts and their vectors are there before
-    any `why`, and a question adds neither a text nor a vector."""
+def test_the_first_why_indexes_in_a_step_of_its_own_and_later_reads_add_nothing(why_repo: WhyRepo) -> None:
+    """The ingest leaves the why index alone; the first `why` brings it up to date before it
+    retrieves (texts and their vectors), and a later question adds neither a text nor a vector."""
     repo = resolve_repo("acme/app")
     db = open_why()
+    gather(repo, "Why does src/auth.py use OAuth2 scopes?")
     texts = db.doc_state(repo.id)[0]
     assert texts > 0 and db.look(repo.id).fresh
     vectors = len(vector_index(db).keys())
     assert vectors == texts
-    gather(repo, "Why does src/auth.py use OAuth2 scopes?")
+    gather(repo, "Why was the session store moved?")
     assert db.doc_state(repo.id)[0] == texts and len(vector_index(db).keys()) == vectors
     assert update_index(repo) == 0
     assert to_epoch("2023-11-16") > T0  # the fixture's dates are what the tests assume
@@ -100,13 +101,13 @@ def test_an_ingest_leaves_the_index_current_so_a_read_adds_nothing(why_repo: Why
 def test_an_index_behind_its_history_is_caught_up_when_writable_and_named_when_read_only(
     tmp_path: Path, lore_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Threads written by `ingest_threads` (no index step, as a history ingested before the
-    index was kept at ingest) leave the index behind: on a read-only store `why` answers from
-    what is indexed and says so; on a writable one it indexes them first and finds them."""
+    """Threads ingested after the last `why` leave the index behind: on a read-only store `why`
+    answers from what is indexed and says so; on a writable one it indexes them first and finds
+    them."""
     monkeypatch.setenv("LORE_EMBED", "hash")
     r = HistoryRepo(tmp_path / "app")
     r.commit("Add the session store", {"src/auth.py": lines(5, "s")})
-    ingest_threads("acme/app", [], clone=r.root)  # through ingest_git: indexed
+    ingest_threads("acme/app", [], clone=r.root)
     question = "Why do sessions vanish after a restart?"
     assert "issue:4" not in units(gather(resolve_repo("acme/app"), question).evidence)  # every table made
     gh = FakeGitHub("acme", "app")

@@ -79,7 +79,9 @@ def test_the_freshness_look_moves_with_layer_one(why_repo: WhyRepo) -> None:
     write(why_repo.root, "src/logout.py", lines(3, "out"))
     run_git(why_repo.root, "add", "-A")
     run_git(why_repo.root, "commit", "-qm", "Add a logout route", when=T0 + 40 * DAY)
-    ingest_git(why_repo.root)  # the ingest indexes what it wrote: layer 1 and the index move together
+    ingest_git(why_repo.root)
+    assert not db.look(repo.id).fresh
+    assert update_index(repo, db) == 1
     after = db.look(repo.id)
     assert after.fingerprint != look.fingerprint and after.fresh
     assert after.docs == db.doc_state(repo.id) and after.docs[0] == look.docs[0] + 1

@@ -208,9 +208,6 @@ def _ingest(
         writer.flush(WRITERS, extra=checkpoint)
         with store.transaction() as db:
             unreachable = 0 if reachable is None else db.set_reachable(repo.id, reachable)
-        from lore.history.why.index import update_index  # loads the embedder: only now
-
-        update_index(repo)  # why's texts and vectors: a `why` after an ingest only reads
     return GitIngestReport(
         repo=repo.name,
         path=str(root),

@@ -145,9 +145,6 @@ def ingest_github(
                     ).commits_added
             if clone_root is None:
                 report.commits = _api_commits(client, repo, slug, since, until, max_pages, progress)
-            from lore.history.why.index import update_index  # loads the embedder: only now
-
-            update_index(repo)  # why's texts and vectors: a `why` after an ingest only reads
     finally:
         c = client.counters
         report.requests, report.cache_hits = c.network, c.cache_hits

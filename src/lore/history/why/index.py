@@ -1,11 +1,11 @@
-"""Keeping why's text index current: its keyword rows and its vectors, written at ingest.
+"""Keeping why's text index current: its keyword rows and its vectors.
 
-`lore history ingest` (git and GitHub) ends by bringing the index up to date with what it wrote
-(`update_index`), so a `why` afterwards only reads. A `why` first checks, as a step of its own
-before any retrieval (`before_read`), that the index is current: on a store it may write to, it
-adds what is missing (a history ingested before the index was kept at ingest, or one written by
-`ingest_threads`); on a read-only store it answers from what is indexed and says the index is
-behind. Reads never write from inside retrieval.
+The index is brought up to date by a step of its own that a `why` takes before any retrieval
+(`before_read`), not by the ingest: embedding every commit and thread would make an ingest cost
+several times the `git log` it reads, for histories that may never be asked why. On a store it
+may write to, that step adds what is missing (one small read when nothing is); on a read-only
+store the `why` answers from what is indexed and says the index is behind. Retrieval itself
+only reads.
 """
 
 from __future__ import annotations
