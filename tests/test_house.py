@@ -19,7 +19,6 @@ LONG_MODULES: dict[str, str] = {
     "cli/history_queries.py": "the history query commands; to split into parts by query family",
     "core/git.py": "the one way Lore runs git: every git call and its safety in one place; to split",
     "core/llm/client.py": "the model client's sync and async faces; to split",
-    "core/llm/settings.py": "providers, keys and per-task models read from config and environment; to split",
     "core/store/postgres.py": "the PostgreSQL backend: connections, pool, migrations, error translation; to split",
     "core/store/sqlite.py": "the SQLite backend: connections, transactions, migrations, damage checks; to split",
     "core/text.py": "tokenising, stemming and sentence helpers; to split",

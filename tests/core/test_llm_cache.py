@@ -109,7 +109,7 @@ def test_two_servers_with_one_model_name_do_not_share_replies(fake_llm: FakeLLM,
 
 
 def test_base_url_spellings_normalise() -> None:
-    from lore.core.llm.settings import normalize_base_url
+    from lore.core.llm.providers import normalize_base_url
 
     assert normalize_base_url("HTTPS://API.OpenAI.com:443/v1/") == "https://api.openai.com/v1"
     assert normalize_base_url("http://user:secret@127.0.0.1:80/v1") == "http://127.0.0.1/v1"

@@ -10,7 +10,7 @@ import pytest
 from lore.core.errors import NeedsModel
 from lore.core.llm import ModelCallError, complete_sync
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import runtime_options
+from lore.core.llm.runtime import runtime_options
 from lore.core.llm.transport import retry_after_seconds
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 

@@ -8,7 +8,9 @@ import pytest
 
 from lore.core.config import update_settings
 from lore.core.errors import InvalidInput, NeedsModel
-from lore.core.llm.settings import mask_key, parse_model, resolve_model, runtime_options
+from lore.core.llm.providers import mask_key, parse_model
+from lore.core.llm.runtime import runtime_options
+from lore.core.llm.settings import resolve_model
 from lore.core.llm.tasks import BOOKS_EXTRACT, TASKS, task_env_var
 
 KEY = "sk-proj-abcdefghijklmnop1234"

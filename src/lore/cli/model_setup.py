@@ -12,7 +12,7 @@ from rich.markup import escape
 from lore.cli.common import console, handle_errors, print_json
 from lore.core.errors import InvalidInput
 from lore.core.llm import setup as model_setup
-from lore.core.llm.settings import read_key_file
+from lore.core.llm.keys import read_key_file
 from lore.core.llm.setup import CHOICES, Choice, KeyRef
 
 app = typer.Typer()

@@ -26,7 +26,8 @@ from lore.core.embed.semantic import onnx_minilm_embedder, wordllama_embedder
 from lore.core.embed.wordllama import INSTALL_HINT as WORDLLAMA_HINT
 from lore.core.embed.wordllama import WordLlamaEmbedder, missing_files, package_folder
 from lore.core.errors import InvalidInput, NeedsModel
-from lore.core.llm.settings import PROVIDERS, env_value, model_config, parse_model
+from lore.core.llm.providers import PROVIDERS, parse_model
+from lore.core.llm.sources import env_value, model_config
 
 LOCAL_NAMES = {"local", "minilm", "minilm-l6-v2", "all-minilm-l6-v2"}
 HASH_NAMES = {"hash", "offline", VERSION}
@@ -127,7 +128,7 @@ def describe_embedder() -> dict[str, object]:
 
 
 def _source() -> str:
-    from lore.core.llm.settings import env_value
+    from lore.core.llm.sources import env_value
 
     return "env LORE_EMBED" if env_value("LORE_EMBED") else "config model.embed"
 

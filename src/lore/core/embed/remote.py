@@ -12,7 +12,8 @@ from lore.core.embed.base import Embedder
 from lore.core.llm import cache
 from lore.core.llm.client import ModelClient
 from lore.core.llm.errors import ModelCallError
-from lore.core.llm.settings import ModelSpec, normalize_base_url, resolve_model
+from lore.core.llm.providers import ModelSpec, normalize_base_url
+from lore.core.llm.settings import resolve_model
 
 _NOMIC_DOC, _NOMIC_QUERY = "search_document: ", "search_query: "
 

@@ -20,7 +20,8 @@ from lore.core.llm.client import (
     run_sync,
 )
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
-from lore.core.llm.settings import ModelSpec, model_configured, resolve_model
+from lore.core.llm.providers import ModelSpec
+from lore.core.llm.settings import model_configured, resolve_model
 from lore.core.llm.tasks import BOOKS_EXTRACT, TASKS
 from lore.core.llm.usage import (
     Totals,

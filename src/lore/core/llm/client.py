@@ -22,14 +22,10 @@ from pydantic import BaseModel
 from lore.core.config import warn
 from lore.core.llm import cache, usage
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
-from lore.core.llm.settings import (
-    ModelSpec,
-    RuntimeOptions,
-    model_config,
-    normalize_base_url,
-    resolve_model,
-    runtime_options,
-)
+from lore.core.llm.providers import ModelSpec, normalize_base_url
+from lore.core.llm.runtime import RuntimeOptions, runtime_options
+from lore.core.llm.settings import resolve_model
+from lore.core.llm.sources import model_config
 from lore.core.llm.structured import (
     ReplyInvalid,
     instructions,

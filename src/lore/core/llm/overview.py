@@ -8,7 +8,9 @@ from typing import Any
 from lore.core.errors import LoreError, NeedsModel
 from lore.core.llm import usage
 from lore.core.llm.client import ModelClient
-from lore.core.llm.settings import MissingKey, resolve_model, runtime_options
+from lore.core.llm.keys import MissingKey
+from lore.core.llm.runtime import runtime_options
+from lore.core.llm.settings import resolve_model
 from lore.core.llm.tasks import TASKS, check_task, task_env_var
 
 PING = "Reply with the single word: pong"

@@ -21,13 +21,9 @@ from lore.core.errors import InvalidInput, LoreError
 from lore.core.files import write_atomic
 from lore.core.home import lore_home
 from lore.core.llm import usage
-from lore.core.llm.settings import (
-    PROVIDERS,
-    ModelSpec,
-    _ollama_url,
-    read_key_file,
-    runtime_options,
-)
+from lore.core.llm.keys import read_key_file
+from lore.core.llm.providers import PROVIDERS, ModelSpec, ollama_url
+from lore.core.llm.runtime import runtime_options
 from lore.core.llm.typical import TYPICAL_USE
 
 PING = "Reply with the single word: pong"
@@ -124,7 +120,7 @@ def check_base_url(provider: str, base_url: str | None) -> str | None:
         return None
     url = base_url.strip()
     if provider == "ollama":
-        url = _ollama_url(url)
+        url = ollama_url(url)
     if not url.lower().startswith(("http://", "https://")):
         raise InvalidInput(f"base URL {base_url!r} must start with http:// or https://")
     return url.rstrip("/")
@@ -148,7 +144,7 @@ def base_url_of(choice: Choice) -> tuple[str, str]:
         return choice.base_url, "config model.base_url"
     given = os.environ.get(provider.base_var) if provider.base_var else None
     if given:
-        url = _ollama_url(given) if provider.name == "ollama" else given
+        url = ollama_url(given) if provider.name == "ollama" else given
         return url.rstrip("/"), f"env {provider.base_var}"
     return provider.base_url, "the provider's default"
 

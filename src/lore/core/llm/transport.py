@@ -17,7 +17,7 @@ import httpx
 
 from lore.core.errors import NeedsModel
 from lore.core.llm.errors import ModelCallError
-from lore.core.llm.settings import RuntimeOptions
+from lore.core.llm.runtime import RuntimeOptions
 
 RETRY_STATUS = frozenset({408, 409, 425, 429})
 MAX_RETRY_AFTER = 120.0  # seconds; a server asking for longer is treated as failing

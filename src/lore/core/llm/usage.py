@@ -20,7 +20,7 @@ from typing import Any
 
 from lore.core.config import warn
 from lore.core.errors import InvalidInput
-from lore.core.llm.settings import model_config
+from lore.core.llm.sources import model_config
 from lore.core.store.base import Store
 from lore.core.store.llm_store import LlmStore
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.core.llm.errors import ModelCallError
-from lore.core.llm.settings import ModelSpec
+from lore.core.llm.providers import ModelSpec
 
 ANTHROPIC_VERSION = "2023-06-01"
 ANTHROPIC_MAX_TOKENS = 4096  # the Messages API requires a cap
