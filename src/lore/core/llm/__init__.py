@@ -11,9 +11,7 @@ Without a configured model every call raises `NeedsModel`, whose message says ho
 
 from lore.core.llm.cache import bypass_cache, cache_bypassed
 from lore.core.llm.client import (
-    Completion,
     ModelClient,
-    StructuredResult,
     complete_structured,
     complete_structured_sync,
     complete_sync,
@@ -21,6 +19,7 @@ from lore.core.llm.client import (
 )
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
 from lore.core.llm.providers import ModelSpec
+from lore.core.llm.replies import Completion, StructuredResult
 from lore.core.llm.settings import model_configured, resolve_model
 from lore.core.llm.tasks import BOOKS_EXTRACT, TASKS
 from lore.core.llm.usage import (

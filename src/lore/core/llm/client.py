@@ -1,7 +1,8 @@
 """The model client: cached, accounted calls, with structured output and a sync face.
 
 Every call goes: resolve the model for its task, look in the cache, else ask the provider
-(with retries), store the reply, count it. Async methods let a domain run many calls at once
+(with retries), store the reply, count it (that path is `chat`; the shapes of prompts and
+replies are in `replies`). Async methods let a domain run many calls at once
 under the concurrency limit; the `*_sync` methods are for the (mostly sync) domains and CLI,
 and work whether or not an event loop is already running in the calling thread.
 """
@@ -10,19 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel
 
 from lore.core.config import warn
-from lore.core.llm import cache, usage
+from lore.core.llm import cache
+from lore.core.llm.chat import chat
 from lore.core.llm.errors import ModelCallError, StructuredOutputError
-from lore.core.llm.providers import ModelSpec, normalize_base_url
+from lore.core.llm.providers import ModelSpec
+from lore.core.llm.replies import Completion, Prompt, StructuredResult, T, to_messages
 from lore.core.llm.runtime import RuntimeOptions, runtime_options
 from lore.core.llm.settings import resolve_model
 from lore.core.llm.sources import model_config
@@ -35,57 +36,9 @@ from lore.core.llm.structured import (
     schema_of,
 )
 from lore.core.llm.transport import Transport
-from lore.core.llm.wire import ChatRequest, build_chat, build_embed, parse_chat, parse_embed
-from lore.core.tokens import estimate_many, estimate_tokens
+from lore.core.llm.wire import ChatRequest, build_embed, parse_embed
 
-T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-Prompt = str | Sequence[Mapping[str, str]] | Sequence[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One reply and how it was obtained."""
-
-    text: str
-    provider: str
-    model: str  # the model asked for
-    reply_model: str | None  # the model the provider says answered
-    prompt_tokens: int
-    completion_tokens: int
-    estimated: bool  # token counts are estimates (the provider sent none)
-    cached: bool
-    latency_ms: float | None
-    key: str  # the cache key
-
-    @property
-    def label(self) -> str:
-        return f"{self.provider}:{self.model}"
-
-
-@dataclass(frozen=True)
-class StructuredResult(Generic[T]):
-    value: T
-    completion: Completion
-    repaired: bool  # the first reply failed validation and the repair succeeded
-
-
-def to_messages(prompt: Prompt, system: str | None = None) -> list[tuple[str, str]]:
-    """A prompt (text, or role/content messages) as (role, content) pairs, system first."""
-    messages: list[tuple[str, str]] = [("system", system)] if system else []
-    if isinstance(prompt, str):
-        return [*messages, ("user", prompt)]
-    for item in prompt:
-        if isinstance(item, Mapping):
-            role, content = str(item.get("role", "user")), str(item.get("content", ""))
-        else:
-            role, content = str(item[0]), str(item[1])
-        if role not in ("system", "user", "assistant"):
-            raise ModelCallError(f"unknown message role {role!r}: use system, user or assistant")
-        messages.append((role, content))
-    if not any(r == "user" for r, _ in messages):
-        raise ModelCallError("a prompt needs at least one user message")
-    return messages
 
 
 def run_sync(make: Callable[[], Awaitable[R]]) -> R:
@@ -243,87 +196,13 @@ class ModelClient:
     async def _chat(
         self, spec: ModelSpec, request: ChatRequest, task: str | None, subject: str | None
     ) -> Completion:
-        identity = {
-            "provider": spec.provider,
-            "model": spec.model,
-            "base_url": normalize_base_url(spec.base_url),  # two servers may share a model name
-            "messages": [list(m) for m in request.messages],
-            "params": dict(request.params),
-            "schema": request.schema,
-            "mode": request.mode if request.schema is not None else None,
-        }
-        key = cache.request_key(identity)
-        subject = subject if subject is not None else self.subject
-        if not self.no_cache:
-            hit = cache.get_reply(key)
-            if hit is not None:
-                usage.record(
-                    kind="chat",
-                    provider=spec.provider,
-                    model=spec.model,
-                    cached=True,
-                    prompt_tokens=hit.prompt_tokens,
-                    completion_tokens=hit.completion_tokens,
-                    estimated=hit.estimated,
-                    task=task,
-                    subject=subject,
-                )
-                return Completion(
-                    hit.text,
-                    spec.provider,
-                    spec.model,
-                    hit.reply_model,
-                    hit.prompt_tokens,
-                    hit.completion_tokens,
-                    hit.estimated,
-                    cached=True,
-                    latency_ms=None,
-                    key=key,
-                )
-        url, headers, payload = build_chat(spec, request)
-        started = time.perf_counter()
-        data = await self._transport().post_json(url, headers, payload, spec.label)
-        latency = (time.perf_counter() - started) * 1000
-        reply = parse_chat(spec, data)
-        estimated = reply.prompt_tokens is None or reply.completion_tokens is None
-        prompt_tokens = reply.prompt_tokens
-        if prompt_tokens is None:
-            prompt_tokens = estimate_many(c for _, c in request.messages) + (
-                estimate_tokens(str(request.schema)) if request.schema else 0
-            )
-        completion_tokens = reply.completion_tokens
-        if completion_tokens is None:
-            completion_tokens = estimate_tokens(reply.text)
-        cache.put_reply(
-            key,
-            spec.provider,
-            spec.model,
-            identity,
-            cache.CachedReply(reply.text, reply.model, prompt_tokens, completion_tokens, estimated),
-        )
-        usage.record(
-            kind="chat",
-            provider=spec.provider,
-            model=spec.model,
-            cached=False,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            estimated=estimated,
+        return await chat(
+            self._transport,
+            spec,
+            request,
             task=task,
-            subject=subject,
-            latency_ms=latency,
-        )
-        return Completion(
-            reply.text,
-            spec.provider,
-            spec.model,
-            reply.model,
-            prompt_tokens,
-            completion_tokens,
-            estimated,
-            cached=False,
-            latency_ms=latency,
-            key=key,
+            subject=subject if subject is not None else self.subject,
+            no_cache=self.no_cache,
         )
 
     # -- embeddings (the Embedder base class caches and counts them) -------------------------
