@@ -62,6 +62,13 @@ def test_the_cap_within_a_chapter_is_a_passage(mystery: library.Book) -> None:
     assert entities.autocomplete(mystery.id, "Clara") == ["Clara Vane"]
 
 
+def test_autocomplete_ignores_case_on_either_backend(mystery: library.Book) -> None:
+    library.set_progress(mystery.id, 3)
+    assert entities.autocomplete(mystery.id, "cla") == ["Clara Vane"]  # the name's first word
+    assert entities.autocomplete(mystery.id, "VANE") == ["Clara Vane"]  # any later word
+    assert entities.autocomplete(mystery.id, "ane") == []  # a word's start, not its middle
+
+
 def test_profile_counts_and_company_are_capped(mystery: library.Book) -> None:
     library.set_progress(mystery.id, 2)
     early = entities.profile(mystery.id, "Penrose")

@@ -388,3 +388,4 @@ def test_a_name_is_known_from_the_passage_that_gives_it(knowing) -> None:
     assert entities.autocomplete(book.id, "Cla") == [] and entities.characters(book.id)[1]
     library.set_progress(book.id, 3, passage=first)
     assert entities.autocomplete(book.id, "Cla") == ["Clara Vane"]
+    assert entities.autocomplete(book.id, "vANE") == ["Clara Vane"]  # in any case

@@ -37,6 +37,17 @@ def test_history_reads_return_records(history_repo) -> None:
     )
 
 
+def test_a_file_is_found_by_the_end_of_its_path_in_any_case(history_repo) -> None:
+    ingest_git(history_repo.root)
+    repo = resolve_repo(str(history_repo.root))
+    db = sql.open_history()
+    file = db.find_node(repo.id, "file", "src/helpers.py")
+    assert file is not None
+    assert db.find_files_by_suffix(repo.id, "helpers.py") == [file]
+    assert db.find_files_by_suffix(repo.id, "Helpers.PY") == [file]
+    assert db.find_files_by_suffix(repo.id, "elpers.py") == []  # whole path segments only
+
+
 def test_a_taken_repository_identity_is_already_exists_and_the_first_is_kept() -> None:
     db = sql.open_history()
     first = db.repo_by_id(db.create_repo("app", "/src/app", None))

@@ -224,7 +224,7 @@ class ModelTables(BooksTables):
             conn.execute(
                 f"{cte} SELECT n.entity_id, n.name AS form, COUNT(*) AS n FROM book_model_names n"
                 f" JOIN cap ON {visible('n')}"
-                " WHERE n.name LIKE ? ESCAPE '\\' OR n.name LIKE ? ESCAPE '\\'"
+                " WHERE lower(n.name) LIKE lower(?) ESCAPE '\\' OR lower(n.name) LIKE lower(?) ESCAPE '\\'"
                 f" GROUP BY n.entity_id, n.name ORDER BY n DESC, {self._bytewise('n.name')} LIMIT ?",
                 (*params, f"{escaped}%", f"% {escaped}%", limit),
             ),

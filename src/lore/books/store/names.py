@@ -206,7 +206,7 @@ class NameTables(BooksTables):
             FormMatch,
             conn.execute(
                 f"{cte} SELECT vm.eid AS entity_id, vm.form, COUNT(*) AS n FROM vm"
-                " WHERE vm.form LIKE ? ESCAPE '\\' OR vm.form LIKE ? ESCAPE '\\'"
+                " WHERE lower(vm.form) LIKE lower(?) ESCAPE '\\' OR lower(vm.form) LIKE lower(?) ESCAPE '\\'"
                 f" GROUP BY vm.eid, vm.form ORDER BY n DESC, {self._bytewise('vm.form')} LIMIT ?",
                 (*params, f"{escaped}%", f"% {escaped}%", limit),
             ),
