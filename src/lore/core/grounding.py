@@ -1,0 +1,305 @@
+"""Whether a sentence a model wrote is carried by the evidence it cites, decided in code.
+
+A model can quote real words and still say something they do not: a quote from the right
+passage under a claim about the ending, a real commit's subject under an invented decision, the
+word "the" as the whole quote. The quote checks (`lore.core.quotes`) only prove the words are
+there; this check asks whether the sentence's own content is. A sentence is *grounded* when:
+
+1. its quote is informative on its own: at least `MIN_QUOTE_WORDS` content words (not stop
+   words, not a few characters), and not text of the prompt's own headers;
+2. what it asserts appears in its evidence (the quote, or the unit the quote is cut from: a
+   book's passage, a commit message, a comment):
+   - every *name* (a capitalised word inside the sentence, an identifier such as `SQLAlchemy`
+     or `user_id`, a path) and every *number* (digits, or a number word), allowing inflection
+     ("Holmes's"), and the aliases the caller knows (the forms a book's store gives one person);
+   - most of its *content words* (at least `CONTENT_SHARE`, by a rough stem, so "wounded"
+     meets "wound" and "validation" meets "validate");
+3. no name it uses is one the caller says the reader has not met (a book's names first seen
+   past the reader's position): those sentences are cut and their text withheld;
+4. its meaning is close to its quote's: the cosine of the two by the given embedder (the
+   default one in use) is at least `MIN_SIMILARITY`.
+
+What it cannot catch: a false sentence made only of words its evidence holds ("Stangerson
+killed Drebber" where the passage names both and a killing). The model's own verdicts still run
+after this check, as a second filter; they never replace it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lore.core.quotes import comparable
+
+MIN_QUOTE_WORDS = 2
+MIN_QUOTE_CHARS = 12
+CONTENT_SHARE = 0.6
+MIN_SIMILARITY = 0.45
+WORD_SIMILARITY = 0.5  # a content word is carried by a near synonym at least this close
+
+GROUNDED = "grounded"
+THIN_QUOTE = "its quote says too little on its own"
+HEADER_QUOTE = "its quote is the prompt's own wording, not the source's"
+UNMET = "it names what the reader has not reached"
+
+Embed = Callable[[list[str]], np.ndarray]
+
+# words that carry no claim of their own (function words, pronouns, auxiliaries, vague verbs)
+STOP = frozenset(
+    """
+    a an the and or but nor of to in on at by for from with without into onto over under as is are
+    was were be been being am it its itself this that these those there here than then so such
+    very too also just only even still yet again ever not no never always all any each every some
+    both either neither few more most much many other another own same i me my mine myself we us
+    our ours you your yours he him his himself she her hers herself they them their theirs who whom
+    whose which what why how when where while whether if else because since until unless though
+    although do does did done doing have has had having can could will would shall should must
+    may might about above after before below between during through up down out off upon against
+    among around within along across behind beyond toward towards one ones thing things way get
+    got gets make makes made say says said tell told let lets like well now s t d ll re ve
+    mr mrs miss ms dr sir lady lord st
+    """.split()
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"})
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’./\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(\[]\s*)$")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ied", "ies", "ed", "es", "ly", "er", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A rough stem, enough that a claim's inflection meets its quote's."""
+    word = word.casefold().replace("’", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = word.strip("'")
+    if word in _NUMBER_WORDS:
+        return _NUMBER_WORDS[word]
+    if word.isdigit() or len(word) <= 4:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """What a sentence asserts, as the words that must be found in its evidence."""
+
+    names: tuple[str, ...]  # stems that must all be found
+    numbers: tuple[str, ...]
+    content: tuple[str, ...]  # stems of which at least CONTENT_SHARE must be found
+
+
+@dataclass(frozen=True)
+class Grounding:
+    grounded: bool
+    reason: str = GROUNDED
+    missing: tuple[str, ...] = ()
+    similarity: float | None = None
+    withhold: bool = False  # the sentence's text must not be shown (it names what is unread)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "grounded": self.grounded,
+            "reason": self.reason,
+            "missing": list(self.missing),
+            "similarity": None if self.similarity is None else round(self.similarity, 3),
+        }
+
+
+def _is_identifier(token: str) -> bool:
+    """A word of code or a path: inner capitals, underscores, dots or slashes."""
+    inner = token[1:]
+    return (
+        any(c.isupper() for c in inner)
+        or any(c in token for c in "_/")
+        or ("." in token.strip(".") and any(c.isalpha() for c in token))
+    )
+
+
+def anchors(sentence: str) -> Anchors:
+    """The names, numbers and content words of a sentence."""
+    names: list[str] = []
+    numbers: list[str] = []
+    content: list[str] = []
+    tokens = list(_TOKEN.finditer(sentence))
+    for i, match in enumerate(tokens):
+        raw = match.group(0).strip(".")
+        lowered = raw.casefold().replace("’", "'").removesuffix("'s")
+        if not raw:
+            continue
+        if any(c.isdigit() for c in raw) or lowered in _NUMBER_WORDS:
+            numbers.append(stem(raw).replace(",", ""))
+            continue
+        if lowered in STOP:
+            continue
+        starts = bool(_SENTENCE_START.search(sentence[: match.start()]))
+        capital = raw[0].isupper()
+        follows_name = (
+            capital
+            and i + 1 < len(tokens)
+            and tokens[i + 1].group(0)[0].isupper()
+            and tokens[i + 1].start() - match.end() <= 1
+        )
+        if _is_identifier(raw) or (capital and (not starts or follows_name)):
+            names.append(stem(raw))
+        elif len(lowered) >= 3:
+            content.append(stem(raw))
+    return Anchors(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(content)))
+
+
+@dataclass(frozen=True)
+class Held:
+    """The stems a sentence may draw on: every word, and the words written with a capital (a
+    name must meet a capitalised word: "Hope" is not carried by "I hope")."""
+
+    words: frozenset[str]
+    capitalised: frozenset[str]
+
+
+def evidence_words(texts: Iterable[str], aliases: Iterable[Iterable[str]] = ()) -> Held:
+    """Every word of the evidence and each word's parts (an identifier's pieces, a hyphenated
+    word's halves), plus every form of an alias group one of whose forms the evidence holds."""
+    words: set[str] = set()
+    capitals: set[str] = set()
+    for text in texts:
+        for match in _TOKEN.finditer(text):
+            raw = match.group(0).strip(".")
+            pieces = [raw, *(p for p in re.split(r"[-_/.'’]", raw) if p)]
+            for piece in pieces:
+                stemmed = stem(piece).replace(",", "")
+                words.add(stemmed)
+                if piece[:1].isupper() or _is_identifier(piece):
+                    capitals.add(stemmed)
+    for group in aliases:
+        forms = [tuple(stem(w) for w in _TOKEN.findall(form)) for form in group]
+        if any(form and all(w in capitals for w in form) for form in forms):
+            every = {w for form in forms for w in form}
+            words.update(every)
+            capitals.update(every)
+    return Held(frozenset(words), frozenset(capitals))
+
+
+def informative(quote: str, headers: Iterable[str] = ()) -> str | None:
+    """Why a quote cannot carry a claim on its own, or None when it can."""
+    text = " ".join(quote.split())
+    words = [w for w in _TOKEN.findall(text) if w.casefold() not in STOP and len(w) > 1]
+    if len(text) < MIN_QUOTE_CHARS or len(words) < MIN_QUOTE_WORDS:
+        return THIN_QUOTE
+    key = comparable(text)[0].strip(" .")
+    if any(key and key in comparable(h)[0] for h in headers):
+        return HEADER_QUOTE
+    return None
+
+
+def _name_words(text: str) -> str:
+    """A text's words as a name matcher sees them: case kept (the name "Hope" is not the word
+    "hope"), possessives and curly apostrophes folded."""
+    return " ".join(w.replace("’", "'").removesuffix("'s") for w in _TOKEN.findall(text))
+
+
+def _names_unmet(sentence: str, unmet: Iterable[str]) -> list[str]:
+    said = f" {_name_words(sentence)} "
+    return [form for form in unmet if (words := _name_words(form)) and f" {words} " in said]
+
+
+_PRONOUNS = frozenset("i me my he him his she her they them their we us our".split())
+
+
+@dataclass
+class GroundingCheck:
+    """The check for one answer's evidence: what it knows of names, and how it compares meaning.
+
+    `aliases`: groups of forms naming one thing the reader may meet (a book's visible names),
+    so "Lizzy" is carried by a passage saying "Elizabeth"; a name in this list is also carried
+    by a pronoun in the evidence ("I was struck..." in a passage Watson narrates). `unmet`: the
+    names the reader has not reached. `headers`: the prompt's own wording, which a quote must not
+    be. `embed`: the embedder in use (texts to unit vectors), for closeness of meaning and for a
+    content word the evidence has only as a near synonym ("murdered" by "killed")."""
+
+    aliases: list[list[str]] = field(default_factory=list)
+    unmet: list[str] = field(default_factory=list)
+    headers: list[str] = field(default_factory=list)
+    embed: Embed | None = None
+
+    def __post_init__(self) -> None:
+        self._known = frozenset(
+            stem(w) for group in self.aliases for form in group for w in _TOKEN.findall(form)
+        )
+        # a later short form of a name already met ("Hope" after "Jefferson Hope") names no one new
+        met = {w for group in self.aliases for form in group for w in _name_words(form).split()}
+        self.unmet = [form for form in self.unmet if not set(_name_words(form).split()) <= met]
+
+    def unread(self, text: str) -> bool:
+        """Whether a text names something the reader has not met."""
+        return bool(_names_unmet(text, self.unmet))
+
+    def check(self, sentence: str, quote: str, unit: str = "") -> Grounding:
+        """Whether `sentence`, citing `quote` (cut from `unit`), is carried by them."""
+        unread = _names_unmet(sentence, self.unmet)
+        if unread:
+            return Grounding(False, UNMET, tuple(unread), withhold=True)
+        thin = informative(quote, self.headers)
+        if thin is not None:
+            return Grounding(False, thin)
+        said = anchors(sentence)
+        have = evidence_words([quote, unit], self.aliases)
+        pronoun = not _PRONOUNS.isdisjoint(w.casefold() for w in _TOKEN.findall(f"{quote} {unit}"))
+        names = [n for n in said.names if n not in have.capitalised]
+        names += [w for w in said.content if w in self._known and w not in have.capitalised]
+        names = [n for n in names if not (pronoun and n in self._known)]
+        if names:
+            return Grounding(False, f"it names {', '.join(names)}, which its evidence does not", tuple(names))
+        numbers = tuple(n for n in said.numbers if n not in have.words)
+        if numbers:
+            return Grounding(False, f"its number {', '.join(numbers)} is not in its evidence", numbers)
+        content = [w for w in said.content if w not in self._known]
+        absent = self._absent([w for w in content if w not in have.words], f"{quote} {unit}")
+        if absent and len(absent) > int((1 - CONTENT_SHARE) * len(content)):
+            return Grounding(False, f"its words are not in its evidence ({', '.join(absent[:5])})", absent)
+        score = self._similarity(sentence, quote)
+        if score is not None and score < MIN_SIMILARITY:
+            return Grounding(False, f"its meaning is far from its quote's ({score:.2f})", (), score)
+        return Grounding(True, GROUNDED, (), score)
+
+    def _absent(self, missing: list[str], evidence: str) -> tuple[str, ...]:
+        """The missing content words that no word of the evidence is a near synonym of."""
+        if not missing or self.embed is None:
+            return tuple(missing)
+        pool = sorted(
+            {w.casefold() for w in _TOKEN.findall(evidence) if w.casefold() not in STOP and len(w) > 2}
+        )
+        if not pool:
+            return tuple(missing)
+        vectors = self.embed(missing + pool)
+        near = vectors[: len(missing)] @ vectors[len(missing) :].T
+        return tuple(w for w, row in zip(missing, near, strict=True) if float(row.max()) < WORD_SIMILARITY)
+
+    def _similarity(self, a: str, b: str) -> float | None:
+        if self.embed is None:
+            return None
+        vectors = self.embed([a, b])
+        return float(vectors[0] @ vectors[1])
+
+
+def default_embed() -> Embed | None:
+    """The embedder in use, as texts to unit vectors, or None when none loads (a broken
+    install): the word checks still stand without it."""
+    try:
+        from lore.core.embed import get_embedder
+
+        embedder = get_embedder()
+    except Exception:
+        return None
+    return lambda texts: embedder.embed(list(texts))
