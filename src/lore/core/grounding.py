@@ -99,6 +99,7 @@ class Anchors:
     names: tuple[str, ...]  # stems that must all be found
     numbers: tuple[str, ...]
     content: tuple[str, ...]  # stems of which at least CONTENT_SHARE must be found
+    leads: tuple[str, ...] = ()  # capitalised words opening a sentence: a name, or a common word
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,7 @@ def anchors(sentence: str) -> Anchors:
     names: list[str] = []
     numbers: list[str] = []
     content: list[str] = []
+    leads: list[str] = []
     tokens = list(_TOKEN.finditer(sentence))
     for i, match in enumerate(tokens):
         raw = match.group(0).strip(".")
@@ -156,7 +158,14 @@ def anchors(sentence: str) -> Anchors:
             names.append(stem(raw))
         elif len(lowered) >= 3:
             content.append(stem(raw))
-    return Anchors(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(content)))
+            if capital:
+                leads.append(stem(raw))
+    return Anchors(
+        tuple(dict.fromkeys(names)),
+        tuple(dict.fromkeys(numbers)),
+        tuple(dict.fromkeys(content)),
+        tuple(dict.fromkeys(leads)),
+    )
 
 
 @dataclass(frozen=True)
@@ -266,6 +275,11 @@ class GroundingCheck:
             return Grounding(False, f"its number {', '.join(numbers)} is not in its evidence", numbers)
         content = [w for w in said.content if w not in self._known]
         absent = self._absent([w for w in content if w not in have.words], f"{quote} {unit}")
+        # an opening word the evidence lacks, even as a near synonym, may be a name ("Gregson
+        # was struck..."): it is held to a name's standard, not forgiven as one word in many
+        lead = tuple(w for w in absent if w in said.leads)
+        if lead:
+            return Grounding(False, f"it names {', '.join(lead)}, which its evidence does not", lead)
         if absent and len(absent) > int((1 - CONTENT_SHARE) * len(content)):
             return Grounding(False, f"its words are not in its evidence ({', '.join(absent[:5])})", absent)
         score = self._similarity(sentence, quote)
