@@ -66,7 +66,7 @@ def p95_text(times: list[float]) -> str:
 
 
 def bench_search(sizes: list[int], n_queries: int, n_slow: int) -> list[tuple[str, ...]]:
-    from lore.core import vectors
+    from lore.core import vector_matrix
     from lore.core.vectors import VectorIndex, VectorSpace, sqlite_vec_status
 
     vec_ok, vec_how = sqlite_vec_status()
@@ -98,7 +98,7 @@ def bench_search(sizes: list[int], n_queries: int, n_slow: int) -> list[tuple[st
             )
 
             def cold(q: np.ndarray, w: object = where, ix: VectorIndex = index) -> object:
-                vectors._loaded.clear()  # what every query would cost without the cache
+                vector_matrix._loaded.clear()  # what every query would cost without the cache
                 return ix.search(q, k=10, where=w)
 
             results["numpy (reload each query)"] = time_queries(cold, few)

@@ -359,9 +359,10 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
     recall@10 against the exact top-10."""
     import numpy as np
 
-    from lore.core import vectors as core_vectors
+    from lore.core import vector_matrix
     from lore.core.store.open import open_store
     from lore.core.store.vectors import indexes, pgvector
+    from lore.core.vector_filters import parse_where
     from lore.core.vectors import VectorIndex, VectorSpace
     from vector_corpus import random_corpus, real_corpus
 
@@ -442,7 +443,7 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
             for name, where in filters:  # the walk alone at a fixed ef_search, as before the planner
                 # without the cap's `depth` bounds (the same rows kept): PostgreSQL proves a filter
                 # bounding `depth` within a tier's and would walk that tier instead of the whole graph
-                clauses = core_vectors._parse_where(_without_depth(where))
+                clauses = parse_where(_without_depth(where))
 
                 def walk(q: Any, c: Any = clauses, e: int = ef) -> list[Any]:
                     unit = (q / np.linalg.norm(q)).astype("<f4").tobytes()
@@ -495,8 +496,8 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
     print("| path | filter | p50 ms | p95 ms | recall@10 | load average |\n|---|---|---:|---:|---:|---:|")
     for path, label, p50, p95, recall, load in table:
         print(f"| {path} | {label} | {p50:,.2f} | {p95:,.2f} | {recall} | {load:.1f} |")
-    with core_vectors._loaded_lock:
-        core_vectors._loaded.clear()  # the next backend's run starts with the memory back
+    with vector_matrix._loaded_lock:
+        vector_matrix._loaded.clear()  # the next backend's run starts with the memory back
     return out
 
 

@@ -21,7 +21,6 @@ LONG_MODULES: dict[str, str] = {
     "core/store/postgres.py": "the PostgreSQL backend: connections, pool, migrations, error translation; to split",
     "core/store/sqlite.py": "the SQLite backend: connections, transactions, migrations, damage checks; to split",
     "core/text.py": "tokenising, stemming and sentence helpers; to split",
-    "core/vectors.py": "the vector index and its search paths; to split the in-memory path from the index",
     "history/ingest/git.py": "local ingest: read, resume and write in one pass; to split",
     "history/ingest/github.py": "GitHub ingest: issues, PRs and timelines; to split by stream",
     "history/lineage.py": "a path's commits through the commit graph; to split",
