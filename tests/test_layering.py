@@ -2,8 +2,8 @@
 store modules hand out records, never driver rows or connections.
 
 Store modules of core and the domains are named, not listed: `store.py`, `*_store.py`, any module under a `store/`
-package, and migrations (`migrations.py` or under `migrations/`). `core/store/sqlite.py` and
-`core/store/postgres.py` are the backends: the modules that may hand out a connection (to the
+package, and migrations (`migrations.py` or under `migrations/`). `core/store/sqlite*.py` and
+`core/store/postgres*.py` are the backends: the modules that may hand out a connection (to the
 store modules).
 """
 
@@ -20,7 +20,19 @@ INTERFACES = ("cli", "mcp", "web", "install")
 # a domain may call another only through one small, named module listed here
 ALLOWED_CROSS = {("rules", "history.for_agents")}
 # the backends: the only modules that hand out a connection (to the store modules)
-BACKENDS = tuple(SRC / "core" / "store" / f"{name}.py" for name in ("sqlite", "postgres", "open"))
+BACKENDS = tuple(
+    SRC / "core" / "store" / f"{name}.py"
+    for name in (
+        "sqlite",
+        "sqlite_connection",
+        "sqlite_file",
+        "postgres",
+        "postgres_connection",
+        "postgres_errors",
+        "postgres_params",
+        "open",
+    )
+)
 # what a store module (and so every migration) may import from Lore: the store layer, errors,
 # plain records, and its own domain's records and store modules; never logic that can change
 STORE_MAY_IMPORT = ("lore.core.store", "lore.core.errors", "lore.core.home", "lore.core.graph")

@@ -1,5 +1,5 @@
 """The PostgreSQL backend itself: the switch, its one-line errors, migrations, the writer lock,
-read-only use, trust kept per user, and the SQL rewrite the stores rely on."""
+read-only use, trust kept per user, and placeholders as the only change a statement goes through."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from conftest import make_repo
 from lore.core.errors import StoreError
 from lore.core.store.base import Migration, StoreBusy, StoreReadOnly
-from lore.core.store.dialect import to_postgres
 from lore.core.store.open import forget_stores, open_store, open_store_for
+from lore.core.store.postgres_params import pyformat
 from lore.rules import service
 from lore.rules.store.rules import rules_store
 
@@ -49,23 +49,28 @@ def lore(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-# -- the rewrite -------------------------------------------------------------------------------
-def test_the_rewrite_keeps_literals_casts_and_conflict_clauses_in_place() -> None:
-    keys = {"served": ("session_id", "rule_id")}.__getitem__
+# -- placeholders --------------------------------------------------------------------------------
+def test_only_placeholders_change_and_every_other_word_reaches_the_server_as_written() -> None:
     assert (
-        to_postgres("SELECT a FROM t WHERE b = ? AND c LIKE :p AND d = 'x?:y%' AND e::text = ?", keys)
-        == "SELECT a FROM t WHERE b = %s AND c ILIKE %(p)s AND d = 'x?:y%%' AND e::text = %s"
+        pyformat("SELECT a FROM t WHERE b = ? AND c LIKE :p AND d = 'x?:y%' AND e::text = ?")
+        == "SELECT a FROM t WHERE b = %s AND c LIKE %(p)s AND d = 'x?:y%%' AND e::text = %s"
     )
-    assert (
-        to_postgres("INSERT OR IGNORE INTO n (a) VALUES (?) RETURNING a", keys)
-        == "INSERT INTO n (a) VALUES (%s) ON CONFLICT DO NOTHING RETURNING a"
-    )
-    assert to_postgres("INSERT OR REPLACE INTO served (session_id, rule_id, at) VALUES (?, ?, ?)", keys) == (
-        "INSERT INTO served (session_id, rule_id, at) VALUES (%s, %s, %s) "
-        "ON CONFLICT (session_id, rule_id) DO UPDATE SET at = EXCLUDED.at"
-    )
-    assert to_postgres("SELECT 100 * x % 7 FROM t", keys) == "SELECT 100 * x %% 7 FROM t"
-    assert to_postgres("BEGIN", keys) == "BEGIN ISOLATION LEVEL REPEATABLE READ"
+    upsert = "INSERT INTO n (a, b) VALUES (?, ?) ON CONFLICT (a) DO UPDATE SET b = excluded.b RETURNING a"
+    assert pyformat(upsert) == upsert.replace("?", "%s")
+    assert pyformat("SELECT 100 * x % 7 FROM t -- 5% off") == "SELECT 100 * x %% 7 FROM t -- 5%% off"
+    assert pyformat("BEGIN") == "BEGIN"
+
+
+def test_like_means_what_postgresql_says_it_means(pg: str) -> None:
+    """No statement is rewritten: a store that wants a case-blind match writes one."""
+    store = open_store()
+    store.migrate(ITEMS)
+    with store.transaction() as tx:
+        tx.execute("INSERT INTO items (v) VALUES ('Clara')")
+    conn = store.connect()
+    assert conn.execute("SELECT COUNT(*) FROM items WHERE v LIKE ?", ("cla%",)).fetchone()[0] == 0
+    blind = "SELECT COUNT(*) FROM items WHERE lower(v) LIKE lower(?)"
+    assert conn.execute(blind, ("cla%",)).fetchone()[0] == 1
 
 
 # -- the switch and its errors -------------------------------------------------------------------

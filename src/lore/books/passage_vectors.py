@@ -1,12 +1,9 @@
 """Passage vectors in the core vector index, with the reader's cap as a pre-top-k filter.
 
-One collection holds every book's passages; each vector carries `book_id`, `chapter_seq`,
-`passage_seq` and `depth` (its place in the book, in (0, 1]), and a search passes one filter
-clause per book so the index never scores a passage past its book's cap. Each clause also bounds
-`depth` by the cap's own: redundant with the chapter and passage terms, but it tells the store
-that the filter keeps a prefix of each book, so on PostgreSQL a broad cap walks a graph of the
-books' opening parts (`core/store/vectors/tiers.py`) instead of the whole library's. The embedder is the
-configured one (`lore.core.embed`), WordLlama when none is.
+One collection holds every book's passages; each vector carries `book_id`, `chapter_seq` and
+`passage_seq`, and a search passes one filter clause per book so the index never scores a
+passage past its book's cap. The embedder is the configured one (`lore.core.embed`), WordLlama
+when none is.
 
 Switching embedders. The index is bound to one model, so a search never compares vectors of two
 models; but a book embedded by the old model would then have no vectors at all. `ensure_current`
@@ -19,34 +16,28 @@ switched or untouched, and the next run carries on with the rest.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from lore.books.store import BooksStore, books_store
+from lore.books.store import books_store
 from lore.books.store.cap import END, Cap
 from lore.books.store.records import PassageText
 from lore.core.embed import Embedder, get_embedder
 from lore.core.embed.base import ProgressBar, stderr_is_terminal
 from lore.core.llm import model_subject
 from lore.core.store.base import Store
-from lore.core.vectors import DEPTH_FIELD as DEPTH
 from lore.core.vectors import Hit, VectorIndex, VectorSpace, collections
 
 COLLECTION = "book_passages"
 BATCH = 256
 # On PostgreSQL the server searches a shared library's vectors, the cap inside every statement,
-# and the process gets k keys back. The store's planner (`VectorStore.plan`) picks the way: a cap
-# keeping few rows or a small share (a book, a series) is the exact scan over just its rows
-# through a b-tree (the same top-k as in memory); a cap keeping a large share walks the HNSW
-# index, since scanning a large share exactly would read most of the library (docs/store.md).
+# and the process gets k keys back: an exact scan over the rows of the books asked about, found
+# by a b-tree on the cap's fields (the same top-k as in memory; docs/store.md#vectors).
 _embedders: dict[str, Embedder] = {}
 # books already checked against the current model, per (store, model), valid while the model's
 # collection generation is unchanged (any write from any process bumps it)
 _checked: dict[tuple[str, str], tuple[int, set[int]]] = {}
 _checked_lock = threading.Lock()
-# the `Depths` of books whose vectors carry their depth, per (store, model), valid as `_checked`
-_depths: dict[tuple[str, str], tuple[int, dict[int, Depths]]] = {}
 
 Tick = Callable[[str, int, int], None]
 
@@ -65,43 +56,9 @@ def passage_index(store: Store, space: Embedder | None = None) -> VectorIndex:
     return VectorIndex(COLLECTION, space or embedder(), store)
 
 
-@dataclass(frozen=True)
-class Depths:
-    """Where each place of one book lies in it: the passages before each chapter and in it,
-    from the chapter outline. `of` is non-decreasing in reading order, so a cap's depth bounds
-    the depth of every passage it shows, whatever the numbering."""
-
-    before: dict[int, int]  # chapter -> passages in the chapters before it
-    counts: dict[int, int]  # chapter -> its passages
-    total: int
-
-    def of(self, chapter: int, passage: int | None) -> float:
-        """The share of the book up to and including this place (1.0 past its last chapter)."""
-        if self.total <= 0:
-            return 1.0
-        if chapter not in self.counts:  # a chapter past the last (a whole-book cap), or none
-            return sum(n for c, n in self.counts.items() if c < chapter) / self.total
-        count = self.counts[chapter]
-        seen = count if passage is None else max(0, min(passage, count))
-        return (self.before[chapter] + seen) / self.total
-
-
-def book_depths(db: BooksStore, book_id: int) -> Depths:
-    """The book's `Depths`, from its chapter outline (one small read)."""
-    before: dict[int, int] = {}
-    counts: dict[int, int] = {}
-    total = 0
-    for row in db.chapter_outline(book_id):
-        before[row.chapter_seq] = total
-        counts[row.chapter_seq] = row.passage_count
-        total += row.passage_count
-    return Depths(before, counts, total)
-
-
 def index_passages(store: Store, book_id: int, rows: Sequence[PassageText], tick: Tick) -> int:
     """Embed and store a book's passages (inside the caller's transaction)."""
     index = passage_index(store)
-    depths = book_depths(books_store(store), book_id)
     total = len(rows)
     done = 0
     for start in range(0, total, BATCH):
@@ -112,12 +69,7 @@ def index_passages(store: Store, book_id: int, rows: Sequence[PassageText], tick
             (
                 str(r.id),
                 vec,
-                {
-                    "book_id": book_id,
-                    "chapter_seq": r.chapter_seq,
-                    "passage_seq": r.passage_seq,
-                    "depth": depths.of(r.chapter_seq, r.passage_seq),
-                },
+                {"book_id": book_id, "chapter_seq": r.chapter_seq, "passage_seq": r.passage_seq},
             )
             for r, vec in zip(batch, vectors, strict=True)
         )
@@ -135,15 +87,13 @@ def remove_passages(store: Store, book_id: int, *, keep: str | None = None) -> N
 
 
 def stale_books(store: Store, book_ids: Iterable[int]) -> list[int]:
-    """The books (of those given) whose passages lack vectors from the current embedder, or
-    whose vectors were stored before they carried their `depth`."""
+    """The books (of those given) whose passages lack vectors from the current embedder."""
     index = passage_index(store)
     books = books_store(store)
     stale = []
     for book_id in dict.fromkeys(book_ids):
         row = books.get_book(book_id)
-        placed = {"book_id": book_id, DEPTH: (">", 0)}
-        if row is not None and index.count(where=placed) != row.passage_count:
+        if row is not None and index.count(where={"book_id": book_id}) != row.passage_count:
             stale.append(book_id)
     return stale
 
@@ -214,55 +164,20 @@ def reembed_book(store: Store, book_id: int) -> int:
     return count
 
 
-def cap_filter(caps: Sequence[Cap], depths: Mapping[int, Depths] | None = None) -> list[dict[str, Any]]:
-    """The vector filter for these caps: one clause per book (two when a passage is set), each
-    also bounding `depth` by the cap's own for the books in `depths` (those whose vectors carry
-    it; the bound keeps exactly the passages the other terms keep)."""
+def cap_filter(caps: Sequence[Cap]) -> list[dict[str, Any]]:
+    """The vector filter for these caps: one clause per book (two when a passage is set)."""
     clauses: list[dict[str, Any]] = []
     for cap in caps:
         if cap.chapter <= 0:
             continue
-        place = depths.get(cap.book_id) if depths else None
-        bound = {} if place is None else {DEPTH: ("<=", place.of(cap.chapter, cap.passage))}
         if cap.passage is None or cap.chapter >= END:
-            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<=", cap.chapter), **bound})
+            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<=", cap.chapter)})
         else:
-            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<", cap.chapter), **bound})
+            clauses.append({"book_id": cap.book_id, "chapter_seq": ("<", cap.chapter)})
             clauses.append(
-                {
-                    "book_id": cap.book_id,
-                    "chapter_seq": cap.chapter,
-                    "passage_seq": ("<=", cap.passage),
-                    **bound,
-                }
+                {"book_id": cap.book_id, "chapter_seq": cap.chapter, "passage_seq": ("<=", cap.passage)}
             )
     return clauses
-
-
-def placed_books(store: Store, book_ids: Sequence[int]) -> dict[int, Depths]:
-    """The `Depths` of the books (of those given) whose current vectors carry their depth: all
-    of them once `ensure_current` has run, except on a read-only store holding older vectors."""
-    index = passage_index(store)
-    key = (str(store.path), index.model)
-    generation = index.rows.generation(COLLECTION, index.model)
-    with _checked_lock:
-        known = _depths.get(key)
-        if known is None or known[0] != generation:
-            known = (generation, {})
-            _depths[key] = known
-        cached = {b: known[1][b] for b in book_ids if b in known[1]}
-        seen = _checked.get(key)  # books `ensure_current` found current at this generation
-        current = seen[1] if seen is not None and seen[0] == generation else set()
-    missing = [b for b in book_ids if b not in cached]
-    if missing:
-        db = books_store(store)
-        stale = set(stale_books(store, [b for b in missing if b not in current]))
-        fresh = {b: book_depths(db, b) for b in missing if b not in stale}
-        with _checked_lock:
-            if _depths.get(key, (None,))[0] == generation:
-                _depths[key][1].update(fresh)
-        cached.update(fresh)
-    return cached
 
 
 def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list[Hit]:
@@ -275,6 +190,6 @@ def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list
     if not shown:
         return []
     ensure_current(store, shown)
-    clauses = cap_filter(caps, placed_books(store, shown))
+    clauses = cap_filter(caps)
     index = passage_index(store)
     return index.search(query, k=k, where=clauses, backend=index.rows.filtered_path)

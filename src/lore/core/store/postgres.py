@@ -1,46 +1,39 @@
 """The PostgreSQL backend: the same `Store` API over a shared database.
 
 Chosen by `LORE_DATABASE_URL=postgresql://...` or `database_url` in `config.json`. The store
-modules do not change: each thread is handed one connection from a `psycopg_pool` pool, and
-that connection speaks the subset of sqlite3's interface the stores use (`execute`,
-`executemany`, rows readable by position and by name, `rowcount`, `in_transaction`) with their
-SQL rewritten by `dialect.to_postgres`.
+modules do not change: each thread is handed one connection from a `psycopg_pool` pool, which
+speaks the subset of sqlite3's interface the stores use (`postgres_connection`); a statement
+reaches the server as the store module wrote it, its placeholders given psycopg's paramstyle.
 
 Writers queue as they do in SQLite: every write transaction takes one advisory lock first, so a
 check and the write it permits (a duplicate rule, a contradiction, an auto-save limit) can never
 interleave with another writer's, in this process or on another machine. Reads never wait for
-it. Driver errors arrive as the same `StoreError` family with one line naming the database.
+it. Driver errors arrive as the same `StoreError` family with one line naming the database
+(`postgres_errors`).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from decimal import Decimal
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import psycopg_pool
-from psycopg import errors as pg_errors
-from psycopg.adapt import Dumper, Loader
-from psycopg.pq import TransactionStatus
 
 from lore.core.errors import StoreError
 from lore.core.store.base import (
     Migration,
     Store,
-    StoreBusy,
     StoreOutdated,
     StoreReadOnly,
     read_only_message,
 )
-from lore.core.store.dialect import to_postgres
+from lore.core.store.postgres_connection import Connection, configure
 
 # every writer takes this transaction-scoped advisory lock first (an arbitrary, fixed number)
 WRITE_LOCK = 0x4C6F7265  # "Lore"
@@ -58,198 +51,6 @@ def safe_url(url: str) -> str:
     user = f"{parts.username}@" if parts.username else ""
     port = f":{parts.port}" if parts.port else ""
     return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, parts.query, parts.fragment))
-
-
-class Row(tuple):
-    """A row readable by position and by column name, as sqlite3.Row is."""
-
-    __slots__ = ()
-    _index: dict[str, int]
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            return tuple.__getitem__(self, self._index[key])
-        return tuple.__getitem__(self, key)
-
-    def keys(self) -> list[str]:
-        return list(self._index)
-
-
-@lru_cache(maxsize=1024)
-def _row_class(names: tuple[str, ...]) -> type[Row]:
-    index = {name: i for i, name in reversed(list(enumerate(names)))}  # the first of a repeated name
-    return type("Row", (Row,), {"__slots__": (), "_index": index})
-
-
-def _row_factory(cursor: Any) -> Any:
-    if cursor.description is None:
-        return tuple
-    cls = _row_class(tuple(col.name for col in cursor.description))
-    return lambda values: tuple.__new__(cls, values)
-
-
-class _NumericLoader(Loader):
-    """SUM and AVG of integers come back as `numeric`; SQLite gives an int or a float."""
-
-    def load(self, data: Any) -> Any:
-        text = bytes(data).decode()
-        try:
-            return int(text)
-        except ValueError:  # a fraction, an exponent or NaN
-            return float(Decimal(text))
-
-
-class _BoolAsInt(Dumper):
-    """Stores pass Python booleans for INTEGER flag columns, which SQLite takes as 0 and 1."""
-
-    oid = 20  # int8
-
-    def dump(self, obj: Any) -> bytes:
-        return b"1" if obj else b"0"
-
-
-class Cursor:
-    """What a statement returns: rows, `rowcount`; driver errors arrive as `StoreError`."""
-
-    def __init__(self, conn: Connection, cur: psycopg.Cursor[Any]):
-        self._conn = conn
-        self._cur = cur
-
-    @property
-    def rowcount(self) -> int:
-        return self._cur.rowcount
-
-    @property
-    def description(self) -> Any:
-        return self._cur.description
-
-    def fetchone(self) -> Any:
-        if self._cur.description is None:
-            return None
-        with self._conn.translated():
-            return self._cur.fetchone()
-
-    def fetchall(self) -> list[Any]:
-        if self._cur.description is None:
-            return []
-        with self._conn.translated():
-            return self._cur.fetchall()
-
-    def fetchmany(self, size: int | None = None) -> list[Any]:
-        if self._cur.description is None:
-            return []
-        with self._conn.translated():
-            return self._cur.fetchmany(size or self._cur.arraysize)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.fetchall())
-
-
-class Connection:
-    """One pooled connection in autocommit mode, speaking the stores' sqlite3 subset."""
-
-    def __init__(self, store: PgStore, raw: psycopg.Connection[Any]):
-        self.store = store
-        self.raw = raw
-
-    @property
-    def in_transaction(self) -> bool:
-        return self.raw.info.transaction_status != TransactionStatus.IDLE
-
-    def execute(self, sql: str, parameters: Any = ()) -> Cursor:
-        text = to_postgres(sql, self.store.primary_key)
-        cur = self.raw.cursor()
-        with self.translated():
-            cur.execute(text, _params(parameters))
-        return Cursor(self, cur)
-
-    def executemany(self, sql: str, seq_of_parameters: Any) -> Cursor:
-        text = to_postgres(sql, self.store.primary_key)
-        cur = self.raw.cursor()
-        rows = [_params(p) for p in seq_of_parameters]
-        if rows:
-            with self.translated():
-                cur.executemany(text, rows)
-        return Cursor(self, cur)
-
-    def commit(self) -> None:
-        if self.in_transaction:
-            self.execute("COMMIT")
-
-    def insert_rows(
-        self,
-        table: str,
-        columns: Sequence[str],
-        rows: Iterable[Sequence[Any]],
-        *,
-        ignore_conflicts: bool = False,
-    ) -> None:
-        """Bulk rows through `COPY ... FROM STDIN`: one stream where `executemany` sends a
-        statement per row, so a large write (a history ingest) costs one round trip, not one per row.
-
-        `ignore_conflicts` is `INSERT OR IGNORE`: the rows go to a temporary copy of the table
-        first (emptied at commit) and on with `ON CONFLICT DO NOTHING` in the order given, so the
-        first of two rows with one key wins, as in SQLite. Run it inside a transaction.
-        """
-        names = ", ".join(columns)
-        target = f"lore_copy_{table}" if ignore_conflicts else table
-        with self.translated():  # PostgreSQL's own text: nothing here for the dialect to rewrite
-            if ignore_conflicts:
-                self.raw.execute(
-                    f"CREATE TEMP TABLE IF NOT EXISTS {target} (LIKE {table} INCLUDING DEFAULTS,"
-                    " lore_seq BIGINT GENERATED ALWAYS AS IDENTITY) ON COMMIT DELETE ROWS"
-                )
-            with self.raw.cursor().copy(f"COPY {target} ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-            if ignore_conflicts:
-                self.raw.execute(
-                    f"INSERT INTO {table} ({names}) SELECT {names} FROM {target} ORDER BY lore_seq"
-                    " ON CONFLICT DO NOTHING"
-                )
-                self.raw.execute(f"TRUNCATE {target}")
-
-    @contextmanager
-    def translated(self) -> Iterator[None]:
-        try:
-            yield
-        except psycopg.Error as exc:
-            raise _translate(exc, self.store) from None
-
-
-def _params(parameters: Any) -> Any:
-    """sqlite3 takes any sequence or a mapping; psycopg wants a tuple/list or a dict."""
-    if isinstance(parameters, dict | list | tuple):
-        return parameters
-    return tuple(parameters)
-
-
-class IntegrityError(sqlite3.IntegrityError):
-    """A constraint collision on PostgreSQL, raised as sqlite3's so a store catches one kind
-    (`except sqlite3.IntegrityError` turns it into `AlreadyExists` on either backend)."""
-
-
-def _translate(exc: psycopg.Error, store: PgStore) -> Exception:
-    """A driver error as one line naming the database; collisions and bugs pass through."""
-    label = store.label
-    reason = (str(exc).strip().splitlines() or [exc.__class__.__name__])[0]
-    if isinstance(exc, psycopg.IntegrityError):
-        return IntegrityError(reason)
-    if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.QueryCanceled | pg_errors.DeadlockDetected):
-        return StoreBusy(
-            f"the database at {label} stayed busy ({reason}): another Lore process is writing; try again"
-        )
-    if isinstance(exc, pg_errors.ReadOnlySqlTransaction):
-        return StoreReadOnly(read_only_message(Path(label)))
-    if isinstance(exc, pg_errors.DiskFull):
-        return StoreError(f"the disk holding the database at {label} is full; nothing was written")
-    if isinstance(exc, pg_errors.SyntaxErrorOrAccessRuleViolation) and not isinstance(
-        exc, pg_errors.InsufficientPrivilege | pg_errors.InvalidAuthorizationSpecification
-    ):
-        return exc  # a statement this code got wrong: a bug, and the driver's message says where
-    if isinstance(exc, psycopg.OperationalError):
-        return StoreError(f"cannot reach the database at {label} ({reason})")
-    return StoreError(f"the database at {label} failed ({reason}); nothing was written")
 
 
 class _Lease:
@@ -304,7 +105,7 @@ class PgStore(Store):
                         "connect_timeout": CONNECT_TIMEOUT_S,
                         "options": f"-c synchronous_commit={_configured_commit()}",
                     },
-                    configure=_configure,
+                    configure=configure,
                     open=True,
                     timeout=60,
                 )
@@ -318,7 +119,7 @@ class PgStore(Store):
                 raw = pool.getconn()
             except psycopg_pool.PoolTimeout:
                 raise StoreError(f"no connection to the database at {self.label} came free in time") from None
-            lease = _Lease(pool, Connection(self, raw))
+            lease = _Lease(pool, Connection(self.label, raw))
             self._local.lease = lease
         return lease.conn
 
@@ -343,7 +144,7 @@ class PgStore(Store):
         """The server keeps its own pages whole; nothing to remember here."""
 
     def primary_key(self, table: str) -> tuple[str, ...]:
-        """The primary-key columns of a table (what `INSERT OR REPLACE` conflicts on)."""
+        """The primary-key columns of a table, in key order (`lore store migrate` merges on them)."""
         keys = self._keys.get(table)
         if keys is None:
             rows = (
@@ -477,17 +278,6 @@ class PgStore(Store):
                 pool.putconn(lease.conn.raw)
         if pool is not None:
             pool.close()
-
-
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    """Every pooled connection reads and writes values as the stores expect from SQLite.
-
-    Commits do not wait for the WAL flush unless `store.synchronous_commit` in config.json says
-    so (see `_configured_commit`).
-    """
-    conn.row_factory = _row_factory
-    conn.adapters.register_loader("numeric", _NumericLoader)
-    conn.adapters.register_dumper(bool, _BoolAsInt)
 
 
 _COMMIT_LEVELS = ("off", "local", "remote_write", "on", "remote_apply")

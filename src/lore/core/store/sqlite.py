@@ -8,16 +8,13 @@ applied once, in order, and never edited: a change is a new migration.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
-from lore.core.config import read_raw
 from lore.core.errors import StoreError
 from lore.core.store.base import (
     Migration,
@@ -28,6 +25,8 @@ from lore.core.store.base import (
     damaged_message,
     read_only_message,
 )
+from lore.core.store.sqlite_connection import SqliteConnection
+from lore.core.store.sqlite_file import connect_target, create_file, wants_read_only
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -36,7 +35,7 @@ class SqliteStore(Store):
     """A SQLite file shared by every domain; hands each thread its own connection.
 
     Every driver error from a connection this store hands out arrives as a `StoreError` with one
-    line naming the file (see `_Connection`), so no call site needs its own try/except. Before the
+    line naming the file (see `sqlite_connection`), so no call site needs its own try/except. Before the
     first write of a process the file is checked (`PRAGMA quick_check`), and a damaged file is
     never written to: a migration or a rule saved into a broken b-tree makes the damage worse and
     a backup harder to trust.
@@ -59,7 +58,7 @@ class SqliteStore(Store):
         """Opened read-only: asked for (`store.read_only` in config.json) or the file or its
         folder is not writable. Decided once, on first open."""
         if self._read_only is None:
-            self._read_only = _wants_read_only(self.path, self._forced_read_only)
+            self._read_only = wants_read_only(self.path, self._forced_read_only)
         return self._read_only
 
     def connect(self) -> sqlite3.Connection:
@@ -73,21 +72,21 @@ class SqliteStore(Store):
         if self.path.exists():
             if self.path.is_dir():
                 raise StoreError(f"the store at {self.path} is a folder, not a database file")
-            if self.path.stat().st_size == 0:  # a new store is never left empty (see _create)
+            if self.path.stat().st_size == 0:  # a new store is never left empty (see create_file)
                 raise self._damaged("the file is empty")
         elif self.read_only:
             raise StoreError(f"there is no store at {self.path} and it was asked to open read-only")
         else:
-            _create(self.path)
+            create_file(self.path)
         try:
-            target, uri = _target(self.path, self.read_only)
+            target, uri = connect_target(self.path, self.read_only)
             conn = sqlite3.connect(
                 target,
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,
                 check_same_thread=True,
                 uri=uri,
-                factory=_Connection,
+                factory=SqliteConnection,
             )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the store at {self.path} ({exc})") from None
@@ -228,196 +227,6 @@ class SqliteStore(Store):
         if conn is not None:
             conn.close()
             self._local.conn = None
-
-
-def _wants_read_only(path: Path, forced: bool | None) -> bool:
-    if forced is not None:
-        return forced
-    section = read_raw().get("store")
-    if isinstance(section, dict) and section.get("read_only") is True:
-        return True
-    if not path.exists():
-        return False
-    # os.access, not the mode bits: it answers for this user (root may write a 0444 file)
-    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
-
-
-def _target(path: Path, read_only: bool) -> tuple[str | Path, bool]:
-    """What sqlite3.connect is given: the path, or a read-only URI.
-
-    In a folder Lore cannot write, SQLite cannot create the WAL index (`-shm`) it needs even to
-    read, so a file with no `-wal` beside it is opened as immutable: nobody can be writing it.
-    """
-    if not read_only:
-        return path, False
-    query = "mode=ro"
-    wal = path.with_name(path.name + "-wal")
-    if not os.access(path.parent, os.W_OK) and not wal.exists():
-        query += "&immutable=1"
-    return f"{path.resolve().as_uri()}?{query}", True
-
-
-def _create(path: Path) -> None:
-    """Make a new, empty store whole before it appears under its name.
-
-    SQLite creates a zero-byte file and fills in its header later, so another process opening
-    the name in between would see an empty file; an empty file is treated as damage (a truncated
-    store must not silently become a new one), so the new file is built under a temporary name
-    and linked into place, which fails if someone else got there first.
-    """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-        finally:
-            conn.close()
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process created it meanwhile: use theirs
-        except OSError:  # a file system without hard links
-            if not path.exists():
-                os.replace(tmp, path)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot create the store at {path} ({exc})") from None
-    except OSError as exc:  # e.g. a folder Lore may not write
-        raise StoreError(f"cannot create the store at {path} ({exc.strerror or exc})") from None
-    finally:
-        for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
-            with suppress(FileNotFoundError):
-                leftover.unlink()
-
-
-class _Cursor(sqlite3.Cursor):
-    """A cursor whose driver errors arrive as `StoreError` (reads can hit a damaged page late).
-
-    Plain try/except rather than a context manager: these run once per row, and an unraised
-    `try` costs nothing, while a generator-based context manager would cost more than the row.
-    """
-
-    connection: _Connection
-
-    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
-        conn = self.connection
-        if not conn.in_transaction and not conn.store.write_cleared:
-            _check_write(conn, sql)
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, conn) from None
-
-    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _Cursor:
-        conn = self.connection
-        if not conn.in_transaction and not conn.store.write_cleared:
-            _check_write(conn, sql)
-        try:
-            return super().executemany(sql, seq_of_parameters)
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, conn) from None
-
-    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
-        conn = self.connection
-        if not conn.in_transaction and not conn.store.write_cleared:
-            _check_write(conn, sql_script)
-        try:
-            return super().executescript(sql_script)
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, conn) from None
-
-    def fetchone(self) -> Any:
-        try:
-            return super().fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self.connection) from None
-
-    def fetchmany(self, size: int | None = None) -> list[Any]:
-        try:
-            return super().fetchmany(self.arraysize if size is None else size)
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self.connection) from None
-
-    def fetchall(self) -> list[Any]:
-        try:
-            return super().fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self.connection) from None
-
-    def __next__(self) -> Any:
-        try:
-            return super().__next__()
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self.connection) from None
-
-
-def _check_write(conn: _Connection, sql: str) -> None:
-    """A write outside `SqliteStore.transaction` gets the same health and read-only check.
-
-    A plain (deferred) `BEGIN` only opens a read snapshot, so it is not a write; `BEGIN
-    IMMEDIATE` / `EXCLUSIVE` take the write lock and are."""
-    head = sql.lstrip()[:24].upper()
-    if head.startswith(_WRITES + _WRITE_BEGINS):
-        conn.store.ensure_writable()
-
-
-class _Connection(sqlite3.Connection):
-    """The one place driver errors become Lore's: every statement runs through `_Cursor`."""
-
-    store: SqliteStore
-
-    def cursor(self, factory: Any = _Cursor) -> Any:
-        return super().cursor(factory)
-
-    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
-        return self.cursor().execute(sql, parameters)
-
-    def executemany(self, sql: str, parameters: Any, /) -> _Cursor:
-        return self.cursor().executemany(sql, parameters)
-
-    def executescript(self, sql_script: str, /) -> _Cursor:
-        return self.cursor().executescript(sql_script)
-
-    def commit(self) -> None:
-        try:
-            super().commit()
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self) from None
-
-
-_DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
-_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "VACUUM")
-_WRITE_BEGINS = ("BEGIN IMMEDIATE", "BEGIN EXCLUSIVE")
-
-
-def _translate(exc: sqlite3.DatabaseError, conn: _Connection) -> Exception:
-    """A driver error as a one-line `StoreError` naming the file and what to do.
-
-    Constraint failures (`IntegrityError`) come back unchanged: they are answers the domain code
-    asks for (a duplicate name), not failures. So do programming errors (a closed connection, a
-    wrong number of parameters): those are bugs, and a message about the file would hide them.
-    """
-    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError):
-        return exc
-    store = getattr(conn, "store", None)
-    path = store.path if store is not None else Path("?")
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    reason = str(exc)
-    if name.startswith(_DAMAGE) or "malformed" in reason or "not a database" in reason:
-        if store is not None:
-            store.mark_damaged(reason)
-        return StoreError(damaged_message(path, reason))
-    if name.startswith("SQLITE_READONLY"):
-        return StoreReadOnly(read_only_message(path))
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in reason:
-        return StoreBusy(
-            f"the store at {path} stayed busy ({reason}): another Lore process is writing; try again"
-        )
-    if name.startswith("SQLITE_FULL"):
-        return StoreError(f"the disk holding the store at {path} is full; nothing was written")
-    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM", "SQLITE_AUTH")):
-        return StoreError(f"cannot read or write the store at {path} ({reason})")
-    return StoreError(f"the store at {path} failed ({reason}); nothing was written")
 
 
 def _split_sql(script: str) -> list[str]:

@@ -3,7 +3,6 @@
 `schema` (the tables, on each engine), `records` (what goes in and comes out), `store`
 (`VectorStore`: writes, counts, loads, the search entry point), `filters` (a search's filter as
 each engine's SQL), `sqlite_vec` (the SQL scan on SQLite), and, on PostgreSQL only, `pgvector`
-(the exact scan, the HNSW walk and the plan between them), `tiers` (prefix graphs for filters
-that keep a prefix of each sequence) and `indexes` (the indexes searches build on first use).
+(the exact scan) and `indexes` (the b-trees searches build on first use).
 The logic above the SQL is `lore.core.vectors`.
 """

@@ -1,4 +1,4 @@
-"""What the vector store hands out and takes: parsed filter terms, stored rows, scored rows, plans.
+"""What the vector store hands out and takes: parsed filter terms, stored rows, scored rows.
 
 Plain frozen records, no SQL: `lore.core.vectors` builds `Condition`s from a search's `where`,
 and the store modules beside this one answer with the others.
@@ -21,8 +21,8 @@ class Condition:
 
 
 def clauses_key(clauses: list[list[Condition]]) -> tuple[tuple[Condition, ...], ...]:
-    """The filter as a hashable value, to remember what was worked out for it (a plan in
-    `pgvector.py`, the rows it keeps in `lore.core.vectors`)."""
+    """The filter as a hashable value, to remember what was worked out for it (the rows it keeps,
+    in `lore.core.vectors`)."""
     return tuple(tuple(clause) for clause in clauses)
 
 
@@ -49,23 +49,3 @@ class ScoredRow:
     key: str
     meta: str
     distance: float
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How a filtered approximate search is answered on PostgreSQL, from a sample of the table.
-
-    `path` is `exact` (the scan over the rows an index finds: every neighbour found) or `hnsw`
-    (the walk, at `ef_search`); `by` names the index an exact scan reads (`btree`: the filter's
-    own b-trees, about `kept` rows; `gin`: its equalities, about `found` rows). `rows`, `kept`
-    and `found` are estimates of the collection's rows, the rows passing the filter and the rows
-    the GIN index yields for its equalities (None: a clause has none). `tier` is the `depth`
-    bound of the prefix graph a walk takes (`tiers.TIERS`), None for the whole graph."""
-
-    path: str
-    ef_search: int
-    rows: int
-    kept: int
-    found: int | None
-    by: str = ""
-    tier: float | None = None

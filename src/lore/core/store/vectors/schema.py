@@ -100,4 +100,23 @@ MIGRATIONS = [
         ALTER TABLE core_vectors ALTER COLUMN vector SET STORAGE EXTERNAL;
         """,
     ),
+    # The HNSW graphs (whole and prefix tiers) earlier searches built on first use: searches no
+    # longer walk them (every search is the exact scan, `pgvector.py`), and a graph left in
+    # place would still be kept up by every write.
+    Migration(
+        "core/vectors_0003_drop_graphs",
+        "SELECT 1",
+        postgres="""
+        DO $$
+        DECLARE found RECORD;
+        BEGIN
+            FOR found IN SELECT indexname FROM pg_indexes
+                WHERE tablename = 'core_vectors' AND indexname LIKE 'core\\_vectors\\_hnsw\\_%'
+            LOOP
+                EXECUTE format('DROP INDEX IF EXISTS %I', found.indexname);
+            END LOOP;
+        END
+        $$;
+        """,
+    ),
 ]

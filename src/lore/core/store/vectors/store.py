@@ -5,7 +5,7 @@ module stores rows and reads them back as plain records (`records.py`). A collec
 generation is bumped in the same transaction as every write, so any process can tell its cached
 matrix is stale with one small read. On PostgreSQL a write of many rows goes as one binary COPY
 rather than an INSERT per row. A search in SQL goes to the engine's own scan: `sqlite_vec.py` on
-SQLite, `pgvector.py` (the exact scan, or the planned walk) on PostgreSQL.
+SQLite, `pgvector.py` (the exact scan through the filter's index) on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from lore.core.store.binding import in_marks
 from lore.core.store.open import open_store_for
 from lore.core.store.vectors import pgvector, sqlite_vec
 from lore.core.store.vectors.filters import pg_narrowed, pg_vector, sqlite_where
-from lore.core.store.vectors.records import Collection, Condition, Plan, ScoredRow, StoredVectors
+from lore.core.store.vectors.records import Collection, Condition, ScoredRow, StoredVectors
 from lore.core.store.vectors.schema import MIGRATIONS
 
 _CHUNK = 500  # keys per IN (...) delete
@@ -63,7 +63,6 @@ class VectorStore:
     def __init__(self, store: Store | None = None):
         self.store = store or open_store_for(MIGRATIONS)
         self.store.migrate(MIGRATIONS)
-        self.exact_rows = pgvector.EXACT_ROWS  # see `pgvector.plan`
 
     @property
     def sql_path(self) -> str:
@@ -72,9 +71,10 @@ class VectorStore:
 
     @property
     def filtered_path(self) -> str:
-        """The search path for a large filtered search on this engine: the in-memory matrix on
-        SQLite, the planned pgvector search (exact scan or walk) on PostgreSQL."""
-        return "pgvector-hnsw" if self.store.dialect == "postgres" else "numpy"
+        """The search path for a filtered search on this engine: the in-memory matrix on SQLite
+        (the file is on this machine), pgvector's scan on PostgreSQL (the server keeps the rows
+        and sends back k of them)."""
+        return "pgvector" if self.store.dialect == "postgres" else "numpy"
 
     @property
     def path(self) -> Path:
@@ -117,8 +117,8 @@ class VectorStore:
                 else:
                     self._pg_insert(tx, collection, embedder, dim, rows)
                 if new or len(rows) >= _ANALYZE_ROWS:
-                    # fresh statistics, or the planner, thinking the table tiny, sorts the
-                    # collection's rows instead of walking the HNSW index
+                    # fresh statistics, or the planner, thinking the table tiny, reads every
+                    # row of it instead of the filter's rows through an index
                     tx.execute("ANALYZE core_vectors")
                 return
             tx.executemany(
@@ -264,28 +264,13 @@ class VectorStore:
         return removed
 
     def scan_nearest(
-        self,
-        collection: str,
-        embedder: str,
-        query: bytes,
-        k: int,
-        clauses: list[list[Condition]] | None,
-        *,
-        approximate: bool = False,
+        self, collection: str, embedder: str, query: bytes, k: int, clauses: list[list[Condition]] | None
     ) -> list[ScoredRow]:
         """The k nearest rows by cosine distance, computed in SQL by sqlite-vec or pgvector.
 
         Ties break by row id on both, and a vector without direction (all zeros) scores
-        distance 1, as the in-memory path does. `approximate` (PostgreSQL only) lets
-        `pgvector.plan` choose: the exact scan over the few rows a selective filter keeps, else
-        the walk of the embedder's HNSW index.
+        distance 1, as the in-memory path does.
         """
         if self.store.dialect == "postgres":
-            return pgvector.nearest(self, collection, embedder, query, k, clauses, approximate=approximate)
+            return pgvector.nearest(self.store, collection, embedder, query, k, clauses)
         return sqlite_vec.scan(self.store.path, collection, embedder, query, k, clauses)
-
-    def plan(
-        self, collection: str, embedder: str, dim: int, k: int, clauses: list[list[Condition]] | None
-    ) -> Plan:
-        """How an approximate search on PostgreSQL would run (`pgvector.plan`)."""
-        return pgvector.plan(self, collection, embedder, dim, k, clauses)
