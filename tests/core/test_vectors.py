@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 from itertools import pairwise
-from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from lore.core.embed import HashEmbedder
 from lore.core.errors import InvalidInput
 from lore.core.store.base import Store
-from lore.core.store.move import move
+from lore.core.store.move import check, move
 from lore.core.store.open import forget_stores, open_database, open_store
 from lore.core.store.vectors.schema import MIGRATIONS
 from lore.core.vectors import (
@@ -307,39 +306,6 @@ def test_the_sql_scan_reads_mixed_metadata_as_numpy_does(backend: str) -> None:
     ]
 
 
-def test_the_hnsw_walk_keeps_filters_inside_and_returns_k(backend: str) -> None:
-    """On PostgreSQL the approximate path walks the HNSW index with the filter applied during
-    the walk: every hit passes it, k come back under a filter keeping 2.5% of the rows, and
-    the neighbours are those of the exact scan. On SQLite the path is refused in one line."""
-    index, vectors = _filled(3000, seed=5)  # enough rows that the planner walks the index
-    if backend == "sqlite":
-        with pytest.raises(InvalidInput, match="needs the PostgreSQL store"):
-            index.search(vectors[0], k=5, backend="pgvector-hnsw")
-        return
-    rng = np.random.default_rng(8)
-    cases = [
-        (None, list(range(3000))),
-        ({"chapter_seq": 3, "book": "a"}, [i for i in range(3000) if i % 40 == 2]),  # 75 rows
-        ([{"book": "a"}, {"chapter_seq": ("<=", 6)}], [i for i in range(3000) if i % 2 == 0 or i % 40 < 6]),
-    ]
-    found = wanted = 0
-    for where, allowed in cases:
-        for _ in range(6):
-            query = rng.normal(size=16)
-            query /= np.linalg.norm(query)
-            hits = index.search(query, k=10, where=where, backend="pgvector-hnsw")
-            exact = _oracle(vectors, query, allowed, 10)
-            assert len(hits) == 10
-            assert {h.key for h in hits} <= {f"p{i}" for i in allowed}
-            assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-            found += len({h.key for h in hits} & set(exact))
-            wanted += len(exact)
-    assert found / wanted >= 0.9
-    # more asked than the filter holds: the walk falls back to the exact scan, all 75 come back
-    query = rng.normal(size=16)
-    assert len(index.search(query, k=100, where=cases[1][0], backend="pgvector-hnsw")) == 75
-
-
 def test_bulk_writes_keep_every_row_and_the_last_of_a_repeated_key(backend: str) -> None:
     """Writes of a few hundred rows (one binary COPY on PostgreSQL: straight into a new
     collection, through a scratch table into one that has rows) and a few rows (an INSERT each)
@@ -422,143 +388,90 @@ def test_a_store_moved_to_postgres_gives_the_same_neighbours(backend: str, tmp_p
         postgres_server.drop(url)
 
 
-def test_a_selective_filter_is_scanned_exactly_and_a_broad_one_walked(backend: str) -> None:
-    """An approximate search under a filter keeping few rows is answered by the exact scan over
-    them (found by a b-tree on the filter's fields, built by that first search); a broad
-    filter walks the graph with `ef_search` raised for the share it keeps. Both give brute force's
-    top-k (600 rows: the walk at that size is exact too), and on every path a number stored as
-    3.0 matches a filter on 3 (jsonb containment and the filter agree). SQLite has no planner
-    to ask (`plan` is None) and its paths give the same top-k."""
+def test_a_filter_is_scanned_exactly_through_its_own_btree(backend: str) -> None:
+    """Every path gives brute force's top-k under a selective filter, a broad one, a clause no
+    b-tree narrows by and a filter keeping fewer rows than asked (all of them come back); a
+    number stored as 3.0 matches a filter on 3 (the b-tree, the GIN containment and the filter
+    agree). On PostgreSQL the first search of a filter's shape builds the b-tree over its fields,
+    the scan reads the rows through it, and `lore store check` names it."""
     index, vectors = _filled(600, seed=11)
     index.add([("whole", np.eye(16)[1], {"n": 3}), ("float", np.eye(16)[2], {"n": 3.0})])
-    paths = ["numpy", index.rows.sql_path]
-    if backend == "sqlite":
-        assert index.plan(10, {"book": "a"}) is None
-    else:
-        paths.append("pgvector-hnsw")
-        index.rows.exact_rows = 300  # book "a" holds 300 rows: narrow enough, by this measure
-    book_a_early = [i for i in range(600) if i % 2 == 0 and i % 40 + 1 <= 4]
-    broad = [i for i in range(600) if i % 2 == 1 or i % 40 + 1 > 10]
+    paths = ["numpy", index.rows.sql_path] if backend == "postgres" or _vec_available() else ["numpy"]
     cases = [
-        ({"book": "a", "chapter_seq": ("<=", 4)}, book_a_early, "exact"),
-        ([{"book": "b"}, {"chapter_seq": (">", 10)}], broad, "hnsw"),  # a clause with no equality
-        ([{"book": "a"}, {"book": "b"}], list(range(600)), "hnsw"),  # the index finds every row
+        ({"book": "a", "chapter_seq": ("<=", 4)}, [i for i in range(600) if i % 2 == 0 and i % 40 + 1 <= 4]),
+        (
+            [{"book": "b"}, {"chapter_seq": (">", 10)}],
+            [i for i in range(600) if i % 2 == 1 or i % 40 + 1 > 10],
+        ),
+        ({"book": ("!=", "a")}, [i for i in range(600) if i % 2 == 1]),  # no b-tree narrows by `!=`
+        ({"book": "a", "chapter_seq": 3}, [i for i in range(600) if i % 2 == 0 and i % 40 + 1 == 3]),
     ]
     rng = np.random.default_rng(3)
-    for where, allowed, path in cases:
-        if backend == "postgres":
-            plan = index.plan(10, where)
-            assert plan is not None
-            assert plan.path == path, where
-            assert plan.by == ("btree" if path == "exact" else ""), where  # its own b-tree
-            assert plan.kept == len(allowed)  # a table this small is sampled whole
-            assert plan.ef_search >= 400
-            if path == "hnsw":  # over `_WALK_SHARE` the walk keeps the base ef_search
-                assert plan.ef_search == 400
+    for where, allowed in cases:
         for _ in range(4):
-            query = rng.normal(size=16)
-            query /= np.linalg.norm(query)
+            query = _unit(rng.normal(size=(1, 16)))[0]
             exact = _oracle(vectors, query, allowed, 10)
-            for search_path in paths:
-                hits = index.search(query, k=10, where=where, backend=search_path)
-                assert [h.key for h in hits] == exact, (where, search_path)
-        assert len(index.search(LATE, k=50, where=where, backend=paths[-1])) == min(50, len(allowed))
-    if backend == "postgres":  # under `_WALK_SHARE` kept, the exact scan answers up to 4x exact_rows
-        index.rows.exact_rows = 10
-        small = index.plan(10, {"book": "a", "chapter_seq": ("<=", 3)})  # chapters 1, 3: 30 rows (5 %)
-        larger = index.plan(10, {"book": "a", "chapter_seq": ("<=", 5)})  # 45 rows: over 4 x 10
-        assert small is not None and (small.path, small.by, small.kept) == ("exact", "btree", 30)
-        assert larger is not None and larger.path == "hnsw"  # 7.5 %, under `_WALK_SHARE`: wider
-        assert larger.ef_search == round(400 * (45 / 602 / 0.10) ** -0.25) > 400
-        index.rows.exact_rows = 300
-    if backend == "postgres":  # a plan is remembered until a write moves the generation
-        before = index.plan(10, {"n": 3})
-        assert before is not None and (before.path, before.kept) == ("exact", 2)
-        index.add([("another", np.eye(16)[4], {"n": 3})])
-        after = index.plan(10, {"n": 3})
-        assert after is not None and after.kept == 3
-    for search_path in paths:
-        hits = index.search(np.eye(16)[1], k=5, where={"n": 3}, backend=search_path)
-        threes = {"float", "whole"} | ({"another"} if backend == "postgres" else set())
-        assert {h.key for h in hits} == threes, search_path
-        assert [h.key for h in index.search(np.eye(16)[3], k=5, where={"n": 3.5}, backend=search_path)] == []
-
-
-def test_a_cap_over_prefixes_walks_the_smallest_tier_that_holds_it(backend: str) -> None:
-    """Rows carrying `depth` (their place in their book) under a filter bounding it in every
-    clause, a reader's cap: on PostgreSQL the planner walks the smallest prefix tier holding
-    the largest bound, PostgreSQL really reads that tier's graph, and the hits are brute
-    force's; a clause with no bound, or a bound past the last tier, walks the whole graph. On
-    SQLite the bound is one more filter term and every path gives brute force's top-k."""
-    from lore.core.store.vectors import pgvector
-
-    n = 3000
-    rng = np.random.default_rng(21)
-    vectors = _unit(rng.normal(size=(n, SPACE.dim)).astype(np.float32))
-    place = [(i // 2 + 1) / (n // 2) for i in range(n)]  # two books of 1,500 rows, in order
-    index = VectorIndex("shelf", SPACE)
-    index.add((f"p{i}", vectors[i], {"book": "ab"[i % 2], "depth": place[i]}) for i in range(n))
+            for path in paths:
+                hits = index.search(query, k=10, where=where, backend=path)
+                assert [h.key for h in hits] == exact, (where, path)
+        for path in paths:
+            assert len(index.search(LATE, k=50, where=where, backend=path)) == min(50, len(allowed))
+    for path in paths:
+        hits = index.search(np.eye(16)[1], k=5, where={"n": 3}, backend=path)
+        assert {h.key for h in hits} == {"float", "whole"}, path
+        assert [h.key for h in index.search(np.eye(16)[3], k=5, where={"n": 3.5}, backend=path)] == []
     if backend == "postgres":
-        index.rows.exact_rows = 10  # so that every filter here walks
-    bounds = {"a": 0.3, "b": 0.2}
-    cap = [{"book": b, "depth": ("<=", d)} for b, d in bounds.items()]
-    allowed = [i for i in range(n) if place[i] <= bounds["ab"[i % 2]]]
-    unbounded = [cap[0], {"book": "b"}]
-    deep = [{"book": "a", "depth": ("<=", 0.8)}]
-    for where, tier in ((cap, 0.5), (unbounded, None), (deep, None), ([{"depth": ("<", 0.1)}], 0.125)):
-        if backend == "postgres":
-            plan = index.plan(10, where)
-            assert plan is not None and plan.path == "hnsw" and plan.tier == tier, where
-            if tier is not None:
-                assert plan.ef_search >= 2 * 400  # a tier walks wider for the same recall
-    path = "pgvector-hnsw" if backend == "postgres" else "numpy"
-    found = 0
-    for _ in range(8):
-        query = _unit(rng.normal(size=(1, SPACE.dim)))[0]
-        hits = index.search(query, k=10, where=cap, backend=path)
-        exact = _oracle(vectors, query, allowed, 10)
-        assert {h.key for h in hits} <= {f"p{i}" for i in allowed}
-        found += len({h.key for h in hits} & set(exact))
-    assert found >= 0.9 * 80
-    if backend == "postgres":  # the walk's statement reads the tier's graph, not the whole one
-        from lore.core.vector_filters import parse_where
-
-        assert len(index.search(vectors[0], k=10, where=unbounded, backend=path)) == 10  # whole graph built
-        unit = vectors[0].astype("<f4").tobytes()
-        conn = open_store().connect()
-
-        def explain(where: list[dict[str, Any]], tier: float | None) -> str:
-            sql, params = pgvector.walk_sql("shelf", SPACE.name, unit, 10, parse_where(where), 800, tier)
-            return " ".join(r[0] for r in conn.execute("EXPLAIN " + sql, params).fetchall())
-
-        # at 3,000 rows reading them all and sorting is cheaper: rule that out, leave the graphs
-        planner = ("enable_seqscan", "enable_bitmapscan", "enable_sort")
-        for name in planner:
-            conn.execute("SELECT set_config(?, 'off', false)", (name,))
-        try:
-            in_tier = explain(cap, 0.5)
-            # PostgreSQL proves a cap's own `depth` bounds within the tier's predicate, so even
-            # the whole graph's statement walks the tier (what misled stop 22's comparison);
-            # the same rows without the bounds cannot be proved so, and walk the whole graph
-            bounded = explain(cap, None)
-            unbounded_rows = explain([{"book": b} for b in bounds], None)
-        finally:
-            for name in planner:
-                conn.execute("SELECT set_config(?, 'on', false)", (name,))
-        assert f"Index Scan using core_vectors_hnsw_{SPACE.dim}_depth_0500" in in_tier, in_tier
-        assert f"Index Scan using core_vectors_hnsw_{SPACE.dim}_depth_0500" in bounded, bounded
-        assert f"Index Scan using core_vectors_hnsw_{SPACE.dim} on" in unbounded_rows, unbounded_rows
-        # `lore store check` names the graphs the searches built and their sizes (for shared_buffers)
         from typer.testing import CliRunner
 
         from lore.cli.app import app
-        from lore.core.store.move import check
+        from lore.core.store.vectors.filters import pg_vector, pg_where
+        from lore.core.vector_filters import parse_where
 
-        sizes = {i.name: i.bytes for i in check(open_store()).indexes}
-        for name in (f"core_vectors_hnsw_{SPACE.dim}", f"core_vectors_hnsw_{SPACE.dim}_depth_0500"):
-            assert sizes.get(name, 0) > 0, sizes
-        assert f"core_vectors_hnsw_{SPACE.dim}_depth_0125" in sizes  # the `depth < 0.1` filter's tier
-        shown = CliRunner().invoke(app, ["store", "check"], env={"COLUMNS": "200"})
-        assert shown.exit_code == 0, shown.output
-        assert f"HNSW prefix tier, depth <= 0.5, {SPACE.dim}-d vectors" in shown.output
-        assert f"HNSW graph, {SPACE.dim}-d vectors" in shown.output
+        built = [i.name for i in check(open_store()).indexes if i.name.startswith("core_vectors_by_")]
+        assert len(built) == 4  # (book, chapter_seq), (book), (chapter_seq), (n): not `!=`'s
+        conn = open_store().connect()
+        where_sql, params = pg_where(parse_where({"book": "a", "chapter_seq": ("<=", 4)}))
+        conn.execute(
+            "SELECT set_config('enable_seqscan', 'off', false)"
+        )  # 600 rows: a read of all is cheaper
+        try:
+            shown = " ".join(
+                r[0]
+                for r in conn.execute(
+                    "EXPLAIN SELECT id FROM core_vectors WHERE collection = ? AND embedder = ?"
+                    f" AND {where_sql} ORDER BY embedding <=> CAST(? AS vector) LIMIT 10",
+                    ("passages", SPACE.name, *params, pg_vector(np.eye(16, dtype="<f4")[0].tobytes())),
+                ).fetchall()
+            )
+        finally:
+            conn.execute("SELECT set_config('enable_seqscan', 'on', false)")
+        assert any(name in shown for name in built), shown
+        output = CliRunner().invoke(app, ["store", "check"], env={"COLUMNS": "200"})
+        assert output.exit_code == 0, output.output
+        assert "b-tree for one shape of filter (exact scans)" in output.output
+
+
+def test_graphs_an_earlier_version_built_are_dropped(backend: str) -> None:
+    """HNSW graphs (the whole one and a prefix tier) that searches built before every search
+    was exact are dropped by the migration that follows, so no write keeps them up; the
+    filters' b-trees stay. On SQLite the migration changes nothing."""
+    store = open_store()
+    store.migrate(MIGRATIONS[:2])
+    if backend == "postgres":
+        with store.transaction() as tx:
+            for name, where in (
+                ("core_vectors_hnsw_16", "dim = 16"),
+                ("core_vectors_hnsw_16_depth_0500", "dim = 16"),
+            ):
+                tx.execute(
+                    f"CREATE INDEX {name} ON core_vectors USING hnsw"
+                    f" ((CAST(embedding AS vector(16))) vector_cosine_ops) WHERE {where}"
+                )
+            tx.execute("CREATE INDEX core_vectors_by_kept ON core_vectors (collection, embedder)")
+    index, vectors = _filled(50, seed=2, store=store)  # migrates to the last
+    names = {i.name for i in check(store).indexes}
+    assert not any(name.startswith("core_vectors_hnsw_") for name in names), names
+    if backend == "postgres":
+        assert "core_vectors_by_kept" in names
+    hits = index.search(vectors[3], k=1, backend=index.rows.sql_path if backend == "postgres" else "numpy")
+    assert [h.key for h in hits] == ["p3"]
