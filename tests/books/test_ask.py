@@ -52,30 +52,49 @@ def test_a_fabricated_quote_is_cut_before_any_check(finished: library.Book, fake
     assert _checks(fake_llm, "Clara Vane confessed to the vicar.") == []  # never even checked
 
 
-def test_a_real_quote_that_does_not_support_its_claim_is_cut(
-    finished: library.Book, fake_llm: FakeLLM
-) -> None:
-    arrest = "Hale arrested her at the station before the evening train."
+ARREST = "Hale arrested her at the station before the evening train."
 
+
+def _arrest_claims(lie: str):
     def claims(held):
         out = []
         for n, (_, text) in held.items():
             if POISONED in text:
                 out.append({"text": "Clara Vane poisoned the colonel.", "passage": n, "quote": POISONED})
-            if arrest in text:
-                out.append({"text": "Hale poisoned the colonel.", "passage": n, "quote": arrest})
+            if ARREST in text:
+                out.append({"text": lie, "passage": n, "quote": ARREST})
         return out
 
+    return claims
+
+
+def test_a_real_quote_under_a_claim_it_does_not_carry_is_cut_in_code(
+    finished: library.Book, fake_llm: FakeLLM
+) -> None:
+    """The checker says "supported" to everything; the claim's poisoning is not in its quote."""
+    script(fake_llm, _arrest_claims("Hale poisoned the colonel."), verdict=lambda r: supported())
+    answer = ask(finished.id, None, QUESTION)
+    cut = {c.text: c for c in answer.claims if c.status == "cut"}
+    assert cut["Hale poisoned the colonel."].why.startswith("not grounded: ")
+    assert "Hale poisoned" not in answer.text()
+    assert _checks(fake_llm, "Hale poisoned the colonel.") == []  # the model's verdict never mattered
+
+
+def test_a_grounded_claim_the_checker_rejects_is_still_cut(finished: library.Book, fake_llm: FakeLLM) -> None:
+    """Code first, the model's verdict after: a claim made of its quote's words can still be false."""
+    lie = "Hale arrested her at the station after the evening train."
     script(
-        fake_llm, claims, verdict=lambda r: unsupported() if "Hale poisoned" in statement(r) else supported()
+        fake_llm,
+        _arrest_claims(lie),
+        verdict=lambda r: unsupported() if "after the evening" in statement(r) else supported(),
     )
     answer = ask(finished.id, None, QUESTION)
     assert {c.text: c.status for c in answer.claims} == {
         "Clara Vane poisoned the colonel.": "passed",
-        "Hale poisoned the colonel.": "cut",
+        lie: "cut",
     }
-    assert "Hale poisoned" not in answer.text()
-    assert len(_checks(fake_llm, "Hale poisoned the colonel.")) == 1
+    assert "after the evening" not in answer.text()
+    assert len(_checks(fake_llm, lie)) == 1
 
 
 def _accusation(tmp_path: Path) -> library.Book:

@@ -16,7 +16,8 @@ from typing import Any
 
 from lore.books.ask import extractive, prompts
 from lore.books.ask.checks import Checker, Item, key_of, locate
-from lore.books.ask.gather import Gathered, Target, gather, target
+from lore.books.ask.gather import Gathered, gather, target
+from lore.books.ask.grounded import WITHHELD, grounding_for
 from lore.books.ask.parts import split_question
 from lore.books.ask.records import Answer, Claim, Event, Evidence, Sentence
 from lore.books.ask.roles import swapped
@@ -24,6 +25,7 @@ from lore.books.ask.switches import Switches, configured
 from lore.books.library import Stores, open_books
 from lore.books.search import FOUND
 from lore.core.errors import InvalidInput
+from lore.core.grounding import GroundingCheck
 from lore.core.llm import ModelClient, model_configured, model_run
 
 MAX_CLAIMS = 12
@@ -101,16 +103,17 @@ def ask_stream(
         yield Event("answer", {"answer": answer})
         return
     answer.mode = "model"
+    grounding = grounding_for(db, where)
     subject = f"book:{where.books[0].id}" if len(where.books) == 1 else f"series:{series}"
     client = ModelClient(subject=subject)
     with model_run("books ask", subject=subject):
-        yield from _with_model(client, where, text, parts, found, chosen, answer, stopped or _never)
+        yield from _with_model(client, grounding, text, parts, found, chosen, answer, stopped or _never)
     yield Event("answer", {"answer": answer})
 
 
 def _with_model(
     client: ModelClient,
-    where: Target,
+    grounding: GroundingCheck,
     question: str,
     parts: list[str],
     found: Gathered,
@@ -137,8 +140,15 @@ def _with_model(
         claim = Claim(n, " ".join(item.text.split()), item.passage, item.quote)
         source = evidence.get(item.passage)
         claim.citation = locate(item.quote, source) if source is not None else None
+        quote = claim.citation.quote if claim.citation else claim.quote
+        verdict = grounding.check(claim.text, quote, source.text if source else "")
+        if verdict.withhold or grounding.unread(claim.quote):
+            claim.text, claim.quote = WITHHELD, ""
         if claim.citation is None:
             claim.status, claim.why = "cut", "its quote is not in the passage it cites"
+        elif not verdict.grounded:
+            claim.status, claim.why, claim.citation = "cut", f"not grounded: {verdict.reason}", None
+        if claim.status == "cut":
             yield Event("cut", {"claim": claim.as_dict()})
         claims.append(claim)
     answer.claims = claims
@@ -162,7 +172,7 @@ def _with_model(
     if stopped():
         answer.message = STOPPED
         return
-    answer.sentences = _second_round(checker, sentences, passed, evidence, switches)
+    answer.sentences = _second_round(checker, grounding, sentences, passed, evidence, switches)
     for claim in passed:  # a claim the second round rejected (switch off: the latest verdict wins)
         held = checker.verdicts.get(key_of(claim.text, evidence[claim.passage].passage_id))
         if held is not None and not held.supported:
@@ -186,19 +196,25 @@ def _write(client: ModelClient, question: str, passed: list[Claim], switches: Sw
 
 def _second_round(
     checker: Checker,
+    grounding: GroundingCheck,
     written: list[prompts.WrittenSentence],
     passed: list[Claim],
     evidence: dict[int, Evidence],
     switches: Switches,
 ) -> list[Sentence]:
-    """Round 2: each written sentence against the passage of every claim it cites."""
+    """Round 2: each written sentence, first grounded in the claims it cites (their quotes and
+    passages, in code), then checked against the passage of every claim it cites."""
     by_id = {c.id: c for c in passed}
     items: list[Item] = []
     owners: list[int] = []
     for i, w in enumerate(written):
-        for cid in dict.fromkeys(w.claims):
-            claim = by_id.get(cid)
-            if claim is not None and claim.citation is not None:
+        cited = [by_id[cid] for cid in dict.fromkeys(w.claims) if cid in by_id and by_id[cid].citation]
+        quotes = " … ".join(c.citation.quote for c in cited if c.citation)
+        units = " ".join(evidence[c.passage].text for c in cited)
+        if not cited or not grounding.check(" ".join(w.text.split()), quotes, units).grounded:
+            continue
+        for claim in cited:
+            if claim.citation is not None:
                 items.append(Item(" ".join(w.text.split()), evidence[claim.passage], claim.citation.quote))
                 owners.append(i)
     verdicts = checker.check(items, round_no=2) if items else []

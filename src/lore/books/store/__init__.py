@@ -10,7 +10,8 @@ module of one concern, and every read that can return book content applies the c
 - `records.py`: what reads return; `cap.py`: the reader's cap and its SQL condition
 - `library.py`: books, chapters, reading positions
 - `passages.py`: passages and word search under the cap
-- `names.py`: names found by rule; `model_layer.py`: what a model read into a book
+- `names.py`: names found by rule; `reader_names.py`: those met and not yet met at the cap;
+  `model_layer.py`: what a model read into a book
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from .migrations import MIGRATIONS, READER_MIGRATIONS
 from .model_layer import ModelTables
 from .names import NameTables
 from .passages import PassageTables
+from .reader_names import ReaderNameTables
 
 
-class BooksStore(LibraryTables, PassageTables, NameTables, ModelTables):
+class BooksStore(LibraryTables, PassageTables, NameTables, ReaderNameTables, ModelTables):
     """Typed access to the books tables of one Store.
 
     Methods run on the calling thread's connection, so inside `transaction()` they all join
