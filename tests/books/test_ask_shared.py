@@ -9,7 +9,10 @@ from pathlib import Path
 
 from lore.books import store as sql
 from lore.books.ask import ask
-from lore.books.ask.evaluate import evaluate, sign_test
+from lore.books.ask.evaluate import Metrics, evaluate, sign_test
+from lore.books.ask.records import Sentence
+from lore.books.library import open_books
+from lore.books.store.cap import Cap
 from support.ask_model import passages, quoting, script, stage
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401  (the fake_llm fixture)
 
@@ -120,3 +123,39 @@ def test_sign_test() -> None:
     assert sign_test(5, 5) == 1.0
     assert round(sign_test(9, 1), 4) == 0.0215  # 2 * 11/1024
     assert sign_test(1, 9) == sign_test(9, 1)
+
+
+def test_eval_reads_leaks_in_what_the_answer_says(shared, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    """A liar names the murderer in a chapter-4 answer to a question chapter 1 answers: the answer
+    withholds it, and the eval's leak figures read the text, not only the citations."""
+    folder, lib = shared
+    book = lib.book(folder, SCARLET)
+    liar = "Stamford introduced Watson to Holmes, who later caught Jefferson Hope."
+    script(fake_llm, quoting("said Stamford, introducing us", liar))
+    row = {
+        "id": "t1",
+        "book": SCARLET,
+        "question": "Who introduced Watson to Holmes?",
+        "position": {"chapter": 4},
+        "answer": "Stamford",
+        "answer_quotes": [{"chapter": 1, "quote": "said Stamford, introducing us"}],
+        "expect": "found",
+        "split": "held_out",
+    }
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    m = evaluate(path, split="held_out", store=lib.store).metrics["default"]
+    assert m["leaks"] == 0 and m["name_leaks"] == 0 and m["answer_leaks"] == 0
+    assert not any("Jefferson" in r.prompt for r in fake_llm.requests)  # never sent: the model only knows it
+
+    answer = ask(book.id, None, row["question"], position=(4, None), store=lib.store)
+    assert "Jefferson" not in json.dumps(answer.as_dict())
+
+    leaky = Metrics()
+    answer.sentences = [Sentence(liar, [])]
+    unmet = open_books(lib.store).unmet_forms([Cap(book.id, 4, None)])
+    leaky.add(answer, (4, None), set(), "found", unmet=unmet, named=("Stamford",))
+    assert leaky.name_leaks == 1 and leaky.named_answers == 1
+    early = Metrics()
+    early.add(answer, (4, None), set(), "not_reached", unmet=unmet, named=("Stamford",))
+    assert early.answer_leaks == 1

@@ -1,8 +1,11 @@
 """`lore books eval`: deterministic measures of every answer, and a blind paired test of a switch.
 
 Every run measures, per answer: the share of claims whose quote is exactly in its passage, the
-share of sentences with a citation, spoiler leaks (a citation past the question's cap: must be
-zero) and retrieval hit@3 (a labelled answering passage among the three best gathered). With a
+share of sentences with a citation, spoiler leaks and retrieval hit@3 (a labelled answering
+passage among the three best gathered). Leaks are read three ways, each must be zero: a
+citation past the question's cap; a name the reader has not met at the cap anywhere in what the
+answer shows (its sentences, its claims, its message, as `--json` would print them); and, for
+a question asked before its answer, the labelled answer itself in what it shows. With a
 switch named and a model configured, each question is answered with the switch on and off and a
 judge sees the two answers unlabelled, in a random order and then in the other: a verdict that
 changes with the order is a tie. The non-ties are compared with a two-sided sign test.
@@ -10,9 +13,11 @@ changes with the order is a tie. The non-ties are compared with a two-sided sign
 
 from __future__ import annotations
 
+import json
 import math
 import random
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +28,10 @@ from lore.books.ask.pipeline import ask
 from lore.books.ask.records import Answer
 from lore.books.ask.switches import Switches, check_switch, configured
 from lore.books.library import Stores, open_books
-from lore.books.search import FOUND
+from lore.books.search import FOUND, NOT_REACHED
+from lore.books.store.cap import Cap
 from lore.core.errors import InvalidInput, NeedsModel
+from lore.core.grounding import GroundingCheck
 from lore.core.llm import ModelClient, model_configured, model_run
 
 
@@ -36,11 +43,34 @@ class Metrics:
     sentences: int = 0
     cited_sentences: int = 0
     leaks: int = 0
+    name_leaks: int = 0
+    answer_leaks: int = 0
+    labelled_answers: int = 0  # found questions with a labelled answer
+    named_answers: int = 0  # ... whose answer says it
     found_expected: int = 0
     hit3: int = 0
 
-    def add(self, answer: Answer, cap: tuple[int, int | None], answers: set[int], expect: str) -> None:
+    def add(
+        self,
+        answer: Answer,
+        cap: tuple[int, int | None],
+        answers: set[int],
+        expect: str,
+        *,
+        unmet: Sequence[str] = (),
+        named: tuple[str, ...] = (),
+    ) -> None:
+        """One answer's figures. `unmet`: the names past its cap; `named`: the labelled
+        answer's forms, which a found answer should say and an early one must not."""
         self.questions += 1
+        shown = _shown(answer)
+        self.name_leaks += GroundingCheck(unmet=list(unmet)).unread(shown)
+        says = any(_says(shown, form) for form in named)
+        if expect == NOT_REACHED:
+            self.answer_leaks += says
+        elif named:
+            self.labelled_answers += 1
+            self.named_answers += says
         if answer.mode == "model":
             self.claims += len(answer.claims)
             self.exact_claims += sum(1 for c in answer.claims if c.citation is not None)
@@ -68,7 +98,22 @@ class Metrics:
             "exact_quote_share": share(self.exact_claims, self.claims),
             "cited_sentence_share": share(self.cited_sentences, self.sentences),
             "hit_at_3": share(self.hit3, self.found_expected),
+            "names_the_answer": share(self.named_answers, self.labelled_answers),
         }
+
+
+def _shown(answer: Answer) -> str:
+    """Everything an answer shows a person or an agent, as `--json` prints it (the gathered
+    passages' positions, not their text, which is under the cap by construction)."""
+    data = answer.as_dict()
+    data.pop("evidence", None)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _says(shown: str, form: str) -> bool:
+    return (
+        bool(form.strip()) and re.search(rf"(?<!\w){re.escape(form.strip())}(?!\w)", shown, re.I) is not None
+    )
 
 
 @dataclass
@@ -133,9 +178,10 @@ def evaluate(
             book = book_for(q, books)
             cap = position(db, book, q)
             truth = answer_passages(db, book, q)
+            unmet = db.unmet_forms([Cap(book.id, cap[0], cap[1])])
             for arm, chosen in arms.items():
                 a = ask(book.id, None, q.question, switches=chosen, position=cap, store=db)
-                metrics[arm].add(a, cap, truth, q.expect)
+                metrics[arm].add(a, cap, truth, q.expect, unmet=unmet, named=q.answers)
                 answers[arm][q.id] = a
             if progress:
                 progress(i + 1, len(labelled))

@@ -32,6 +32,7 @@ class Labelled:
     quotes: tuple[tuple[int, str], ...]  # (chapter, quote)
     expect: str
     split: str
+    answers: tuple[str, ...] = ()  # the answer's forms (`answer`, `answer_aliases`), when labelled
 
 
 def load(path: Path) -> list[Labelled]:
@@ -53,6 +54,7 @@ def load(path: Path) -> list[Labelled]:
                     tuple((int(q["chapter"]), str(q["quote"])) for q in row.get("answer_quotes", [])),
                     str(row.get("expect", "found")),
                     str(row.get("split", "dev")),
+                    tuple(str(a) for a in [row.get("answer"), *row.get("answer_aliases", [])] if a),
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
