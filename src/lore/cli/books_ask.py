@@ -113,7 +113,8 @@ def eval_cmd(
     for arm, m in report.metrics.items():
         console.print(
             f"{arm}: exact quotes {m['exact_quote_share']}, cited sentences {m['cited_sentence_share']},"
-            f" spoiler leaks {m['leaks']}, hit@3 {m['hit_at_3']}",
+            f" spoiler leaks: cited {m['leaks']}, named {m['name_leaks']}, answer {m['answer_leaks']};"
+            f" hit@3 {m['hit_at_3']}, names the answer {m['names_the_answer']}",
             highlight=False,
         )
     if report.paired is not None:
