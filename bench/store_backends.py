@@ -21,9 +21,9 @@ one the tests use) on a unix socket, so the figures include a real client/server
   unit vectors; bench/vector_corpus.py builds and caches them): adding them (one transaction; on
   PostgreSQL also an INSERT per row against the binary COPY on the same 20,000 rows), then top-10
   for 122 reader questions uncapped, under a reader's cap and for one capped book, p50 and p95
-  of the in-memory path (numpy) and the exact SQL scan (sqlite-vec / pgvector), and on
-  PostgreSQL the HNSW build and the walk at several `hnsw.ef_search` values with its recall@10
-  against the exact top-10; each row of that part's table carries the load average.
+  of the in-memory path (numpy) and the exact SQL scan (sqlite-vec / pgvector); each row of that
+  part's table carries the load average. The vector tuning at a team's size, each element on and
+  off, is bench/vectors_team.py.
 
 - books: a shared book imported (passages, names, vectors; one transaction), then the labelled
   reader questions (`bench/data/book_questions.jsonl`) on three shared books asked at their
@@ -267,25 +267,18 @@ def graph_figures(nodes: int, repeat: int) -> dict[str, float]:
 
 
 EXACT_QUERIES = 20  # questions timed on the exact SQL scans (each reads every row it filters)
-EF_SWEEP = (40, 100, 200, 400, 800)  # hnsw.ef_search values the walk is measured at
 
 
 def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
-    """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out;
-    each clause bounds `depth` too, so PostgreSQL walks a prefix tier);
-    one book to 30% (the one with most passages); that book's first chapter (equalities only,
-    which the filter index narrows to just its rows): the searches a reader's question makes."""
+    """No filter; a reader's cap (every book to the first 30% of its chapters, the rules out);
+    one book to 30% (the one with most passages); that book's first chapter (equalities only):
+    the filters of bench/vector_corpus.py's library, from broadest to narrowest."""
     from vector_corpus import RULES_FROM
 
     books = [b for b, n in corpus.chapters.items() if b < RULES_FROM and n]
 
-    def upto(book: int) -> dict[str, Any]:  # with the cap's `depth` bound, as a book's search adds it
-        chapter = max(1, round(0.3 * corpus.chapters[book]))
-        return {
-            "book_id": book,
-            "chapter_seq": ("<=", chapter),
-            "depth": ("<=", corpus.depth_upto(book, chapter)),
-        }
+    def upto(book: int) -> dict[str, Any]:  # a cap's clause, as `passage_vectors.cap_filter` writes it
+        return {"book_id": book, "chapter_seq": ("<=", max(1, round(0.3 * corpus.chapters[book])))}
 
     biggest = max(books, key=lambda b: int((corpus.book_id == b).sum()))
     return [
@@ -294,14 +287,6 @@ def _vector_filters(corpus: Any) -> list[tuple[str, Any]]:
         ("one book capped", upto(biggest)),
         ("one chapter", {"book_id": biggest, "chapter_seq": 1}),
     ]
-
-
-def _without_depth(where: Any) -> Any:
-    """A filter without its `depth` bounds: the same rows, and no tier graph matches it."""
-    if where is None:
-        return None
-    clauses = where if isinstance(where, list) else [where]
-    return [{k: v for k, v in clause.items() if k != "depth"} for clause in clauses]
 
 
 def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
@@ -336,33 +321,11 @@ def _pg_write_paths(corpus: Any, space: Any) -> dict[str, float]:
     return out
 
 
-def _timed_recall(
-    search: Any, queries: list[Any], truth: list[set[str]], repeat: int
-) -> tuple[float, float, str]:
-    """p50 and p95 ms of `search` over the questions, `repeat` timed passes after one untimed pass
-    that warms the path, as a server answering many readers is warm, and recall@10 of that first
-    pass against the exact top-10s."""
-    got = sum(len(exact & {h.key for h in search(q)}) for q, exact in zip(queries, truth, strict=True))
-    timings = []
-    for _ in range(repeat):
-        for q in queries:
-            t = time.perf_counter()
-            search(q)
-            timings.append((time.perf_counter() - t) * 1000)
-    return pct(timings, 0.5), pct(timings, 0.95), f"{got / sum(len(e) for e in truth):.3f}"
-
-
-def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = False) -> dict[str, float]:
-    """Top-10 searches over `count` passage vectors on the current backend, three filters, each
-    path's p50 and p95; on PostgreSQL also the HNSW walk alone (at `_EF_SEARCH`, or each of
-    `EF_SWEEP` with `sweep`) and the path the store's planner chooses per filter, with their
-    recall@10 against the exact top-10."""
-    import numpy as np
-
+def vector_figures(count: int, repeat: int, kind: str = "real") -> dict[str, float]:
+    """Top-10 searches over `count` passage vectors on the current backend, four filters, each
+    path's p50 and p95 (the in-memory path and the engine's exact SQL scan)."""
     from lore.core import vector_matrix
     from lore.core.store.open import open_store
-    from lore.core.store.vectors import indexes, pgvector
-    from lore.core.vector_filters import parse_where
     from lore.core.vectors import VectorIndex, VectorSpace
     from vector_corpus import random_corpus, real_corpus
 
@@ -380,18 +343,15 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
     queries = list(corpus.queries)
     out["load the matrix (the first numpy search) ms"] = ms(lambda: index.search(queries[0], k=10))
     filters = _vector_filters(corpus)
-    truth: dict[str, list[set[str]]] = {}
     for name, where in filters:
         share = index.count(where) / count
         label = f"{name} ({share:.0%} kept)"
-        timings, found = [], []
+        timings = []
         for _ in range(repeat):
             for q in queries:
                 t = time.perf_counter()
-                hits = index.search(q, k=10, where=where)
+                index.search(q, k=10, where=where)
                 timings.append((time.perf_counter() - t) * 1000)
-                found.append({h.key for h in hits})
-        truth[name] = found[: len(queries)]
         table.append(
             ("numpy (in memory)", label, pct(timings, 0.5), pct(timings, 0.95), "exact", os.getloadavg()[0])
         )
@@ -421,74 +381,6 @@ def vector_figures(count: int, repeat: int, kind: str = "real", sweep: bool = Fa
         )
         out[f"top-10, {label}, exact SQL scan, p50 ms"] = pct(timings, 0.5)
         out[f"top-10, {label}, exact SQL scan, p95 ms"] = pct(timings, 0.95)
-    if pg:
-        conn = open_store().connect()
-        memory = conn.execute("SHOW maintenance_work_mem").fetchone()[0]
-        build = ms(lambda: index.search(queries[0], k=10, backend="pgvector-hnsw"))
-        out[
-            f"pg only: HNSW index build (the first walk; m {indexes.HNSW_M},"
-            f" ef_construction {indexes.HNSW_EF_CONSTRUCTION}) ms"
-        ] = build
-        sizes = conn.execute(
-            f"SELECT pg_total_relation_size('core_vectors'), pg_relation_size('core_vectors_hnsw_{dim}')"
-        ).fetchone()
-        print(
-            f"  HNSW build {build / 1000:,.1f} s (maintenance_work_mem {indexes.BUILD_MEMORY} for the"
-            f" build, {memory} otherwise), index {sizes[1] / 2**20:,.0f} MiB, table with indexes"
-            f" {sizes[0] / 2**20:,.0f} MiB, load average {os.getloadavg()[0]:.1f}",
-            file=sys.stderr,
-        )
-        labels = {name: next(r[1] for r in table if r[1].startswith(name + " (")) for name, _ in filters}
-        for ef in EF_SWEEP if sweep else (pgvector.EF_SEARCH,):
-            for name, where in filters:  # the walk alone at a fixed ef_search, as before the planner
-                # without the cap's `depth` bounds (the same rows kept): PostgreSQL proves a filter
-                # bounding `depth` within a tier's and would walk that tier instead of the whole graph
-                clauses = parse_where(_without_depth(where))
-
-                def walk(q: Any, c: Any = clauses, e: int = ef) -> list[Any]:
-                    unit = (q / np.linalg.norm(q)).astype("<f4").tobytes()
-                    rows = pgvector.walk(index.rows, index.collection, index.model, unit, 10, c, e)
-                    # fewer than k found: the exact scan answers, as the walk's caller does
-                    return rows or pgvector.exact_scan(index.rows, index.collection, index.model, unit, 10, c)
-
-                p50, p95, recall = _timed_recall(walk, queries, truth[name], repeat)
-                table.append(
-                    (f"HNSW walk, ef_search {ef}", labels[name], p50, p95, recall, os.getloadavg()[0])
-                )
-                if ef == pgvector.EF_SEARCH:
-                    out[f"pg only: top-10, {labels[name]}, HNSW walk, p50 ms"] = p50
-                    out[f"pg only: top-10, {labels[name]}, HNSW walk, p95 ms"] = p95
-                    out[f"pg only: top-10, {labels[name]}, HNSW recall@10"] = float(recall)
-        for name, where in filters:  # what the store chooses (`VectorStore.plan`)
-            built = ms(lambda w=where: index.plan(10, w))  # builds any b-tree the filter wants
-            print(
-                f"  first plan for {labels[name]} (any b-tree or tier graph built): {built:,.0f} ms",
-                file=sys.stderr,
-            )
-            plan = index.plan(10, where)
-            assert plan is not None
-            print(f"  plan for {labels[name]}: {plan}", file=sys.stderr)
-            tier = f" in the depth <= {plan.tier} tier" if plan.tier is not None else ""
-            chosen = (
-                f"planned: exact scan ({plan.by} index, ~{plan.kept if plan.by == 'btree' else plan.found:,} rows)"
-                if plan.path == "exact"
-                else f"planned: HNSW walk{tier}, ef_search {plan.ef_search}"
-            )
-            planning = []
-            for _ in range(20):  # the sampling query itself: the plan forgotten each time
-                pgvector.forget_plans()
-                planning.append(ms(lambda w=where: index.plan(10, w)))
-            out[f"pg only: plan a search (not remembered), {labels[name]}, p50 ms"] = pct(planning, 0.5)
-            p50, p95, recall = _timed_recall(
-                lambda q, w=where: index.search(q, k=10, where=w, backend="pgvector-hnsw"),
-                queries,
-                truth[name],
-                repeat,
-            )
-            table.append((chosen, labels[name], p50, p95, recall, os.getloadavg()[0]))
-            out[f"pg only: top-10, {labels[name]}, planned, p50 ms"] = p50
-            out[f"pg only: top-10, {labels[name]}, planned, p95 ms"] = p95
-            out[f"pg only: top-10, {labels[name]}, planned, recall@10"] = float(recall)
     print(
         f"\n{'PostgreSQL' if pg else 'SQLite'}, {count:,} {kind} vectors of dimension {dim}, top-10,"
         f" {len(queries)} questions ({EXACT_QUERIES} on the exact SQL scans), {repeat} passes\n"
@@ -724,7 +616,7 @@ def main() -> None:
         dest="corpus",
         action="store_const",
         const="random",
-        help="vectors: random unit vectors with the same metadata (HNSW's worst case)",
+        help="vectors: random unit vectors with the same metadata",
     )
     parser.add_argument(
         "--parts", default="rules,writers,graph,vectors,books,history", help="comma-separated parts to run"
@@ -733,10 +625,7 @@ def main() -> None:
     parser.add_argument(
         "--pg-memory",
         metavar="SIZE",
-        help="PostgreSQL's shared_buffers (e.g. 4GB; default the server's 128MB): size it to the HNSW index",
-    )
-    parser.add_argument(
-        "--ef-sweep", action="store_true", help=f"vectors: walk at each hnsw.ef_search of {EF_SWEEP}"
+        help="PostgreSQL's shared_buffers (e.g. 4GB; default the server's 128MB)",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -758,7 +647,7 @@ def main() -> None:
                 (
                     "vectors",
                     f"vectors at {args.vectors:,} ({args.corpus})",
-                    lambda: vector_figures(args.vectors, args.repeat, args.corpus, args.ef_sweep),
+                    lambda: vector_figures(args.vectors, args.repeat, args.corpus),
                 ),
                 ("books", "books", lambda: book_figures(args.repeat)),
                 ("history", "history", lambda: history_figures(args.commits, args.threads, args.repeat)),

@@ -70,37 +70,14 @@ class Corpus:
     names: dict[int, str]
     queries: np.ndarray  # (q, dim) float32
 
-    def __post_init__(self) -> None:
-        self.depth = _depths(self.book_id, self.chapter_seq, self.passage_seq)
-
     def meta(self, i: int) -> dict[str, int | float]:
-        """A row's metadata as Lore stores a passage's: a book's rows also carry `depth`."""
+        """A row's metadata as Lore stores a passage's."""
         out: dict[str, int | float] = {
             "book_id": int(self.book_id[i]),
             "chapter_seq": int(self.chapter_seq[i]),
             "passage_seq": int(self.passage_seq[i]),
         }
-        if out["book_id"] < RULES_FROM:
-            out["depth"] = float(self.depth[i])
         return out
-
-    def depth_upto(self, book: int, chapter: int) -> float:
-        """The depth of a book's last row in chapters up to `chapter`: a cap's own bound."""
-        rows = (self.book_id == book) & (self.chapter_seq <= chapter)
-        return float(self.depth[rows].max()) if rows.any() else 0.0
-
-
-def _depths(book_id: np.ndarray, chapter_seq: np.ndarray, passage_seq: np.ndarray) -> np.ndarray:
-    """Each row's place in its book, as `lore.books.passage_vectors` stores it: the share of the
-    book's rows up to and including it in reading order (chapter, then passage)."""
-    depth = np.zeros(len(book_id), dtype=np.float64)
-    order = np.lexsort((np.arange(len(book_id)), passage_seq, chapter_seq, book_id))
-    books = book_id[order]
-    starts = np.flatnonzero(np.r_[True, books[1:] != books[:-1]])
-    ends = np.r_[starts[1:], len(order)]
-    for start, end in zip(starts, ends, strict=True):
-        depth[order[start:end]] = np.arange(1, end - start + 1) / (end - start)
-    return depth
 
 
 def _normalised(text: str) -> str:
