@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lore.core.dates import iso_utc
-from lore.core.text import STOPWORDS, split_words, stem
+from lore.core.text import split_words, stem
+from lore.core.vocabulary import STOPWORDS
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import zip_longest
 
-from lore.core.text import STOPWORDS, split_words
+from lore.core.text import split_words
+from lore.core.vocabulary import STOPWORDS
 from lore.history import queries
 from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY

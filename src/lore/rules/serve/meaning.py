@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from lore.core.errors import NeedsModel
-from lore.core.text import STOPWORDS, split_words
+from lore.core.text import split_words
+from lore.core.vocabulary import STOPWORDS
 from lore.rules.models import Rule
 
 if TYPE_CHECKING:  # the embedder package pulls in the model layer: loaded on first use
