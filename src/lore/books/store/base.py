@@ -32,6 +32,13 @@ class BooksTables:
             return f"{column} = ? COLLATE NOCASE"
         return f"lower({column}) = lower(?)"
 
+    def _like_any_case(self, column: str) -> str:
+        """`column` matches the next parameter's `LIKE` pattern (escaped by `\\`), ignoring case:
+        SQLite's `LIKE` ignores ASCII case by itself, PostgreSQL's `ILIKE` does."""
+        if self.store.dialect == "sqlite":
+            return f"{column} LIKE ? ESCAPE '\\'"
+        return f"{column} ILIKE ? ESCAPE '\\'"
+
     def _bytewise(self, expr: str) -> str:
         """Text ordered by its bytes, as SQLite orders it, whatever the database's collation."""
         return expr if self.store.dialect == "sqlite" else f'{expr} COLLATE "C"'

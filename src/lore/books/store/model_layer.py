@@ -224,7 +224,7 @@ class ModelTables(BooksTables):
             conn.execute(
                 f"{cte} SELECT n.entity_id, n.name AS form, COUNT(*) AS n FROM book_model_names n"
                 f" JOIN cap ON {visible('n')}"
-                " WHERE lower(n.name) LIKE lower(?) ESCAPE '\\' OR lower(n.name) LIKE lower(?) ESCAPE '\\'"
+                f" WHERE {self._like_any_case('n.name')} OR {self._like_any_case('n.name')}"
                 f" GROUP BY n.entity_id, n.name ORDER BY n DESC, {self._bytewise('n.name')} LIMIT ?",
                 (*params, f"{escaped}%", f"% {escaped}%", limit),
             ),

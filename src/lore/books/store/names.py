@@ -206,7 +206,7 @@ class NameTables(BooksTables):
             FormMatch,
             conn.execute(
                 f"{cte} SELECT vm.eid AS entity_id, vm.form, COUNT(*) AS n FROM vm"
-                " WHERE lower(vm.form) LIKE lower(?) ESCAPE '\\' OR lower(vm.form) LIKE lower(?) ESCAPE '\\'"
+                f" WHERE {self._like_any_case('vm.form')} OR {self._like_any_case('vm.form')}"
                 f" GROUP BY vm.eid, vm.form ORDER BY n DESC, {self._bytewise('vm.form')} LIMIT ?",
                 (*params, f"{escaped}%", f"% {escaped}%", limit),
             ),

@@ -3,10 +3,11 @@ spell differently, and the base class the rooms share.
 
 The statements of this package are written once wherever SQLite and PostgreSQL accept the same
 text. A few reads differ in a word or two: SQLite is told to read edges by their `(dst, src)`
-index (PostgreSQL's planner picks it itself), and a JSON array of ids is unpacked by each
-engine's own function (PostgreSQL also wants it typed, since it compares a BIGINT with a BIGINT
-only). Those words are written here, per engine, side by side in `SPELLINGS`; a statement that
-needs them is built from them, never by rewriting another statement's text.
+index (PostgreSQL's planner picks it itself), a JSON array of ids is unpacked by each engine's
+own function (PostgreSQL also wants it typed, since it compares a BIGINT with a BIGINT only),
+and a match that ignores case is SQLite's `LIKE` but PostgreSQL's `ILIKE`. Those words are
+written here, per engine, side by side in `SPELLINGS`; a statement that needs them is built from
+them, never by rewriting another statement's text.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Spelling:
     id_value: str  # one element of a JSON array of node ids, as a BIGINT
     json_array: str  # the elements of the JSON array parameter `{}` as rows of `value`
     greatest: str  # the larger of two values
+    like_any_case: str  # `LIKE` ignoring case: SQLite's `LIKE` does by itself, PostgreSQL's `ILIKE`
     first_segment: str  # the first `VALUES` row of (path node, from, until): it types the list
 
     def ids(self, mark: str) -> str:
@@ -54,6 +56,7 @@ SPELLINGS = {
         id_value="value",
         json_array="json_each({})",
         greatest="MAX",
+        like_any_case="LIKE",
         first_segment="(?, ?, ?)",
     ),
     "postgres": Spelling(
@@ -61,6 +64,7 @@ SPELLINGS = {
         id_value="CAST(value AS BIGINT)",
         json_array="json_array_elements_text(CAST({} AS json)) AS j(value)",
         greatest="GREATEST",
+        like_any_case="ILIKE",
         first_segment="(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS DOUBLE PRECISION))",
     ),
 }

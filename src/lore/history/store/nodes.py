@@ -56,7 +56,7 @@ class NodeLookups(HistoryTables):
         conn = self.store.connect()
         rows = conn.execute(
             "SELECT * FROM history_nodes WHERE repo_id = ? AND kind = 'file'"
-            " AND (key = ? OR lower(key) LIKE lower(?) ESCAPE '\\') ORDER BY at DESC, key LIMIT 5",
+            f" AND (key = ? OR key {self._spell.like_any_case} ? ESCAPE '\\') ORDER BY at DESC, key LIMIT 5",
             (repo_id, suffix, "%/" + like_escape(suffix)),
         )
         return [node_of(r) for r in rows]
