@@ -17,7 +17,6 @@ LONG_MODULES: dict[str, str] = {
     "books/names/finder.py": "the deterministic name finder's rules in one pass; to split by rule family",
     "cli/books.py": "the books group's commands; to split into parts like the history group",
     "cli/history_queries.py": "the history query commands; to split into parts by query family",
-    "core/git.py": "the one way Lore runs git: every git call and its safety in one place; to split",
     "history/ingest/git.py": "local ingest: read, resume and write in one pass; to split",
     "history/ingest/github.py": "GitHub ingest: issues, PRs and timelines; to split by stream",
     "history/lineage.py": "a path's commits through the commit graph; to split",

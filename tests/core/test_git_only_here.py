@@ -1,4 +1,4 @@
-"""Only `lore/core/git.py` starts git: any other module doing so bypasses its safe options."""
+"""Only `lore/core/git/calls.py` starts git: any other module doing so bypasses its safe options."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "lore"
-HELPER = SRC / "core" / "git.py"
+HELPER = SRC / "core" / "git" / "calls.py"
 # functions that start a program, by module
 STARTERS = {
     "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"},
@@ -73,7 +73,7 @@ def _argv_of_git(node: ast.AST) -> bool:
 
 def test_no_module_but_core_git_starts_git() -> None:
     found = offenders()
-    assert not found, "git started outside lore/core/git.py (use lore.core.git):\n" + "\n".join(found)
+    assert not found, "git started outside lore/core/git/calls.py (use lore.core.git):\n" + "\n".join(found)
 
 
 def test_the_check_sees_the_usual_ways_of_starting_git(tmp_path: Path) -> None:
