@@ -141,13 +141,13 @@ def _with_model(
         source = evidence.get(item.passage)
         claim.citation = locate(item.quote, source) if source is not None else None
         quote = claim.citation.quote if claim.citation else claim.quote
-        verdict = grounding.check(claim.text, quote, source.text if source else "")
-        if verdict.withhold or grounding.unread(claim.quote):
+        carried = grounding.check(claim.text, quote, source.text if source else "")
+        if carried.withhold or grounding.unread(claim.quote):
             claim.text, claim.quote = WITHHELD, ""
         if claim.citation is None:
             claim.status, claim.why = "cut", "its quote is not in the passage it cites"
-        elif not verdict.grounded:
-            claim.status, claim.why, claim.citation = "cut", f"not grounded: {verdict.reason}", None
+        elif not carried.grounded:
+            claim.status, claim.why = "cut", f"not grounded: {carried.reason}"
         if claim.status == "cut":
             yield Event("cut", {"claim": claim.as_dict()})
         claims.append(claim)
@@ -156,7 +156,7 @@ def _with_model(
         answer.message = STOPPED
         return
     checker = Checker(client, switches)
-    quoted = [c for c in claims if c.citation is not None]
+    quoted = [c for c in claims if c.citation is not None and c.status != "cut"]
     items = [Item(c.text, evidence[c.passage], c.citation.quote) for c in quoted if c.citation]
     for claim, verdict in zip(quoted, checker.check(items, round_no=1), strict=True):
         claim.status, claim.why = ("passed", verdict.reason) if verdict.supported else ("cut", verdict.reason)
