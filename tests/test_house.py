@@ -14,7 +14,6 @@ LIMIT = 400  # lines
 LONG_MODULES: dict[str, str] = {
     "books/library.py": "add, list, remove and positions of books in one room; to split by job",
     "books/model/extract.py": "the model layer's extraction and its prompts; to split",
-    "books/names/finder.py": "the deterministic name finder's rules in one pass; to split by rule family",
     "cli/books.py": "the books group's commands; to split into parts like the history group",
     "cli/history_queries.py": "the history query commands; to split into parts by query family",
     "history/ingest/git.py": "local ingest: read, resume and write in one pass; to split",

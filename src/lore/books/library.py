@@ -19,8 +19,8 @@ from typing import Any
 
 from lore.books import locate
 from lore.books import store as sql
-from lore.books.names.finder import form_kind
 from lore.books.names.groups import name_index
+from lore.books.names.titles import form_kind
 from lore.books.passages import passages
 from lore.books.read.parsed import ParsedBook, count_words
 from lore.books.read.readers import read_book

@@ -25,7 +25,7 @@ from typing import Any
 from lore.books.library import Stores, find_book, open_books
 from lore.books.model.schema import SYSTEM, ChunkFacts, chunk_prompt
 from lore.books.names.evidence import NameFinder, PassageRef, Position
-from lore.books.names.finder import TITLES
+from lore.books.names.words import TITLES
 from lore.books.store import BooksStore
 from lore.books.store.records import ChapterPassage
 from lore.core.llm import BOOKS_EXTRACT, ModelClient, model_run, totals

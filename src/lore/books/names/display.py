@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lore.books.names.finder import TITLES
+from lore.books.names.words import TITLES
 
 
 def _name_words(form: str) -> int:

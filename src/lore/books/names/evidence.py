@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lore.books.names.finder import TITLES
+from lore.books.names.words import TITLES
 
 Position = tuple[int, int, int]  # (passage id, chapter_seq, passage_seq)
 

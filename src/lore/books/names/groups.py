@@ -18,15 +18,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from lore.books.names.finder import (
-    FIRST_NAME_TITLES,
-    Mention,
-    compatible,
-    find_mentions,
-    form_kind,
-    gender,
-    title_of,
-)
+from lore.books.names.finder import Mention, find_mentions
+from lore.books.names.titles import compatible, form_kind, gender, title_of
+from lore.books.names.words import FIRST_NAME_TITLES
 
 BOTH_NAME_TITLES = {"Lady", "Lord", "Miss", "Master"}  # "Lady Catherine" or "Lady Lucas"
 
