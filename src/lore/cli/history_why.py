@@ -2,7 +2,7 @@
 
 Everything shown comes from the repository (subjects, quotes, names) and is printed as plain
 `Text`, never parsed as markup. A model's sentences are printed only after their quotes were
-checked against the cited evidence (`lore.history.why.answer`).
+found in the cited evidence and the sentences grounded in it (`lore.history.why.answer`).
 """
 
 from __future__ import annotations

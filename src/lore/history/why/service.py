@@ -2,7 +2,8 @@
 
 Without a model the evidence itself is the answer: ranked, each item with a verbatim sentence
 of its source, its link or sha and its date. With a model (and `use_model` not False) a short
-answer is added in which every sentence passed the quote check in `answer.py`; when the model
+answer is added in which every sentence passed the quote and grounding checks in `answer.py`
+(the sentences that did not are listed by reason in `dropped`, without their text); when the model
 fails (a timeout, a 429, broken JSON) or nothing it wrote checks out, the evidence is shown with
 one line saying why.
 """
@@ -42,6 +43,7 @@ class WhyReport:
     as_of: float | None
     evidence: list[Evidence]
     answer: list[model.Cited] = field(default_factory=list)
+    dropped: list[model.Dropped] = field(default_factory=list)
     note: str = ""
     blamed: str | None = None  # the sha a PATH:LINE was blamed on
     calls: int = 0
@@ -55,6 +57,7 @@ class WhyReport:
             "as_of": iso_utc(self.as_of),
             "blamed": self.blamed,
             "answer": [c.to_dict() for c in self.answer],
+            "dropped": [d.to_dict() for d in self.dropped],
             "note": self.note,
             "evidence": [e.to_dict() for e in self.evidence],
             "model_calls": self.calls,
@@ -109,17 +112,18 @@ def why(
         _say(report, f"no answer from the model ({_one_line(exc)})")
         return report
     report.calls, report.tokens = got.calls, got.tokens
-    report.answer = got.sentences
+    report.answer, report.dropped = got.sentences, got.dropped
     if not got.sentences:
         _say(
             report,
-            f"the model's answer was not shown: none of its {got.dropped} sentence(s) quoted its "
-            "cited evidence word for word",
+            f"the model's answer was not shown: none of its {len(got.dropped)} sentence(s) quoted "
+            "its cited evidence word for word and said only what that evidence says",
         )
     elif got.dropped:
         _say(
             report,
-            f"{got.dropped} sentence(s) of the model's answer dropped: their quotes are not in the cited evidence",
+            f"{len(got.dropped)} sentence(s) of the model's answer dropped: their quote or what they "
+            "say is not in the evidence they cite",
         )
     return report
 
