@@ -45,7 +45,7 @@ def resolve(db: BooksStore, caps: list[Cap], name: str) -> int | None:
     rows = db.model_entity_by_name(caps, name)
     if rows:
         return rows[0].entity_id
-    from lore.books.model.extract import name_key
+    from lore.books.model.resolve import name_key
 
     wanted = name_key(name)
     for row in entity_rows(db, caps, None, 100000):
