@@ -28,7 +28,6 @@ LONG_MODULES: dict[str, str] = {
     "rules/intake/splitting.py": "splitting documents into rule candidates; to split",
     "rules/serve/selection.py": "which rules a change is sent, spec and hybrid; to split",
     "rules/service.py": "the functions every interface calls; to split by concern",
-    "rules/store/rules.py": "rules, projects and trust SQL; to split like the history store",
 }
 
 # circles known and being broken: each as the sorted tuple of its modules

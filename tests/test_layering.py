@@ -265,8 +265,11 @@ def test_store_modules_and_migrations_import_no_application_code() -> None:
         own = (f"lore.{layer}.models",) if layer in DOMAINS else ()
         for name, line in _imports(path):
             target = SRC.parent.joinpath(*name.split("."))
-            own_store = name.startswith(f"lore.{layer}.") and (
-                is_store_module(target.with_suffix(".py")) if target.with_suffix(".py").exists() else False
+            module_file = (
+                target.with_suffix(".py") if target.with_suffix(".py").exists() else target / "__init__.py"
+            )
+            own_store = (
+                name.startswith(f"lore.{layer}.") and module_file.exists() and is_store_module(module_file)
             )
             allowed = (
                 name.startswith(STORE_MAY_IMPORT)
