@@ -2,12 +2,16 @@
 
 Every command that shows book content respects the reader's position: nothing past the
 chapter you are on is shown (a book you have not started shows nothing).
+
+This module is the group, what its parts share, and the library's commands (add, list, show,
+progress, reindex, remove); its parts (`cli/lazy.py`) are `books_characters` (who and what the
+reader has met, and the model layer), `books_search` and `books_ask`, each imported only when
+one of its commands runs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.markup import escape
@@ -34,7 +38,7 @@ STAGES = {
 }
 
 
-def _progress() -> Progress:
+def progress_bar() -> Progress:
     """The bar long book work shows on stderr, only when stderr is a terminal."""
     return Progress(
         TextColumn("{task.description}"),
@@ -47,11 +51,11 @@ def _progress() -> Progress:
     )
 
 
-def _authors(book: library.Book) -> str:
+def authors_of(book: library.Book) -> str:
     return escape(", ".join(book.authors) or "-")
 
 
-def _series(book: library.Book) -> str:
+def series_of(book: library.Book) -> str:
     if not book.series:
         return "-"
     index = book.series_index
@@ -73,7 +77,7 @@ def add(
 ) -> None:
     """Import a book: chapters, passages, full-text index, names and passage vectors."""
     existing(file)
-    with _progress() as bar:
+    with progress_bar() as bar:
         task = bar.add_task(escape(f"importing {file.name}"), total=None)
 
         def tick(stage: str, done: int, total: int) -> None:
@@ -93,7 +97,7 @@ def add(
         return
     verb = "Already in your library" if book.already_present else "Added"
     console.print(
-        f"{verb}: #{book.id} [bold]{escape(book.title)}[/bold] by {_authors(book)} - {book.chapters}"
+        f"{verb}: #{book.id} [bold]{escape(book.title)}[/bold] by {authors_of(book)} - {book.chapters}"
         f" chapters, {book.passages:,} passages, {book.words:,} words"
         f" ({escape(book.format)}; {escape(book.notes or '-')})",
         highlight=False,
@@ -122,8 +126,8 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON inst
         table.add_row(
             str(b.id),
             escape(b.title),
-            _authors(b),
-            _series(b),
+            authors_of(b),
+            series_of(b),
             escape(b.format),
             str(b.chapters),
             f"{b.words:,}",
@@ -149,7 +153,7 @@ def show(
         print_json({"book": info.as_dict(), "chapters": outline, "model_usage": usage})
         return
     console.print(
-        f"#{info.id} [bold]{escape(info.title)}[/bold] by {_authors(info)} | series: {_series(info)} |"
+        f"#{info.id} [bold]{escape(info.title)}[/bold] by {authors_of(info)} | series: {series_of(info)} |"
         f" {escape(info.format)} | {info.words:,} words | position: "
         f"{info.position.describe(info.chapters)}",
         highlight=False,
@@ -211,7 +215,7 @@ def progress(
             return
         table = Table("id", "title", "series", "position", title="Reading positions")
         for b in books:
-            table.add_row(str(b.id), escape(b.title), _series(b), b.position.describe(b.chapters))
+            table.add_row(str(b.id), escape(b.title), series_of(b), b.position.describe(b.chapters))
         console.print(table)
         return
     if chapter is None:
@@ -229,226 +233,6 @@ def _print_position(updated: library.Book, as_json: bool) -> None:
         print_json({"id": updated.id, "title": updated.title, **updated.as_dict()["position"]})
         return
     console.print(f"{escape(updated.title)}: {updated.position.describe(updated.chapters)}", highlight=False)
-
-
-@app.command("characters")
-@handle_errors
-def characters_cmd(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    kind: str = typer.Option(
-        None, "--kind", help="person/place/group/name, or with a model character/place/group/object/event."
-    ),
-    limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
-    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """Characters, places and other names you have met so far, most mentioned first."""
-    from lore.books import entities
-
-    info, found = entities.characters(book, kind=kind, limit=limit, source=source)
-    if as_json:
-        print_json(
-            {
-                "book": {"id": info.id, "title": info.title},
-                "position": info.as_dict()["position"],
-                "entities": [e.as_dict() for e in found],
-            }
-        )
-        return
-    named = not found or found[0].source == "names"  # the model layer counts passages only
-    table = Table(
-        "name",
-        "kind",
-        *(["mentions"] if named else []),
-        "passages",
-        "first chapter",
-        "also called",
-        title=escape(f"{info.title}: names up to {info.position.describe(info.chapters)}"),
-    )
-    for e in found:
-        table.add_row(
-            escape(e.name),
-            escape(e.kind),
-            *([str(e.mentions)] if named else []),
-            str(e.passages),
-            str(e.first_chapter),
-            escape(", ".join(e.aliases[:4])),
-        )
-    console.print(table)
-    if not found:
-        console.print(_nothing_yet(info), highlight=False)
-
-
-@app.command("profile")
-@handle_errors
-def profile_cmd(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    name: str = typer.Argument(..., help="A name as the book uses it (or its start)."),
-    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """One character or place as you know them so far: names, first appearances, company."""
-    from lore.books import entities
-
-    data = entities.profile(book, name, source=source)
-    if as_json:
-        print_json(data)
-        return
-    console.print(
-        f"[bold]{escape(data['name'])}[/bold] ({escape(data['kind'])}) -"
-        f" {_count(data['passages'], 'passage')}"
-        f" in {_count(data['chapters'], 'chapter')}, first in chapter {data['first_chapter']}",
-        highlight=False,
-    )
-    if data["aliases"]:
-        console.print("also called: " + escape(", ".join(data["aliases"])), highlight=False)
-    for f in data.get("facts", []):
-        console.print(
-            f"  [dim]ch {f['chapter']}.{f['passage']}[/dim] {escape(f['text'])} "
-            f"[dim]“{escape(f['quote'])}”[/dim]",
-            highlight=False,
-        )
-    for r in data["relations"] if data["source"] == "model" else []:
-        console.print(
-            f"  [dim]ch {r['chapter']}.{r['passage']}[/dim] {escape(r['source_name'])}"
-            f" {escape(r['kind'])} {escape(r['target_name'])} [dim]“{escape(r['quote'])}”[/dim]",
-            highlight=False,
-        )
-    for a in data.get("appearances", []):
-        console.print(
-            f"  [dim]ch {a['chapter']}.{a['passage']}[/dim] {escape(a['context'])}", highlight=False
-        )
-    if data.get("related"):
-        console.print(
-            "seen with: " + escape(", ".join(f"{r['name']} ({r['passages']})" for r in data["related"])),
-            highlight=False,
-        )
-
-
-@app.command("names")
-@handle_errors
-def names_cmd(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    prefix: str = typer.Argument(..., help="The start of a name."),
-    limit: int = typer.Option(10, "--limit", min=1, help="At most N names."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """Autocomplete a name among those you have already met."""
-    from lore.books import entities
-
-    found = entities.autocomplete(book, prefix, limit=limit)
-    if as_json:
-        print_json(found)
-        return
-    for name in found:
-        console.print(escape(name), highlight=False)
-
-
-@app.command("graph")
-@handle_errors
-def graph_cmd(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
-    source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """Who appears with whom (or, with a model layer, typed relations), within your position."""
-    from lore.books import entities
-
-    data = entities.graph(book, limit=limit, source=source)
-    if as_json:
-        print_json(data)
-        return
-    if data["source"] == "model":
-        table = Table("from", "relation", "to", "chapter", "quote", title=escape(data["book"]["title"]))
-        for e in data["edges"]:
-            table.add_row(
-                escape(e["source_name"]),
-                escape(e["kind"]),
-                escape(e["target_name"]),
-                str(e["chapter"]),
-                escape(e["quote"]),
-            )
-    else:
-        table = Table("name", "with", "shared passages", "first chapter", title=escape(data["book"]["title"]))
-        for e in data["edges"]:
-            table.add_row(
-                escape(e["source_name"]),
-                escape(e["target_name"]),
-                str(e["passages"]),
-                str(e["first_chapter"]),
-            )
-    console.print(table)
-
-
-@app.command("search")
-@handle_errors
-def search_cmd(
-    book: str = typer.Argument(..., help="Book id or title part (or a series name with --series)."),
-    query: str = typer.Argument(..., help="Words or a question."),
-    k: int = typer.Option(5, "--k", "-k", min=1, max=50, help="How many passages."),
-    series: bool = typer.Option(
-        False, "--series", help="BOOK names a series (or its unique beginning): search all its books."
-    ),
-    spoilers: bool = typer.Option(False, "--spoilers", help="Search past your position, this once."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """Hybrid passage search (full text + vectors) within your reading position."""
-    from lore.books import search
-
-    if series:
-        result = search.search_series(book, query, k, spoilers=spoilers)
-    else:
-        result = search.search_book(book, query, k, spoilers=spoilers)
-    if as_json:
-        print_json(result.as_dict())
-        return
-    if result.verdict != search.FOUND:
-        console.print(result.message, highlight=False)
-        if result.verdict == search.NOT_REACHED:
-            console.print("[dim]Add --spoilers to search the whole book this once.[/dim]")
-        return
-    for hit in result.hits:
-        console.print(
-            f"[bold]book {hit.book_id}, chapter {hit.chapter}, passage {hit.passage}[/bold]"
-            f" [dim](score {hit.score:.4f})[/dim]",
-            highlight=False,
-        )
-        console.print(escape(_clip(hit.text)), highlight=False)
-        console.print()
-
-
-@app.command("extract")
-@handle_errors
-def extract(
-    book: str = typer.Argument(..., help="Book id or a unique part of its title."),
-    no_cache: bool = NO_CACHE_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
-) -> None:
-    """With a model: characters, places, groups, objects, events, relations and identities,
-    each with a quote checked against its passage. Replaces the book's model layer."""
-    from lore.books.model import extract as model_extract
-
-    with _progress() as bar:
-        task = bar.add_task("reading with the model", total=None)
-
-        def tick(stage: str, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        with model_command("books extract", no_cache=no_cache):
-            report = model_extract.extract_book(book, progress=tick)
-    if as_json:
-        print_json(report.as_dict())
-        return
-    console.print(
-        f"{escape(report.title)}: {report.entities} entities, {report.relations} relations,"
-        f" {report.identities} identities from {report.chunks} chunks with {escape(report.model)};"
-        f" {report.accepted} items kept, {report.rejected} dropped (quote not in its passage, or no"
-        f" name the text had given yet), {report.names_set_aside} names set aside until the text"
-        " gives them" + (f", {report.failed_chunks} chunk(s) failed" if report.failed_chunks else ""),
-        highlight=False,
-    )
-    console.print(f"model use for this book: {escape(report.usage_line)}", highlight=False)
 
 
 @app.command("reindex")
@@ -484,7 +268,7 @@ def reindex(
         console.print(escape(f"Every book already has {name} vectors; nothing to embed."), highlight=False)
         return
     console.print(
-        escape(f"{_count(len(done), 'book')} ({_count(count, 'passage')}) embedded with {name}."),
+        escape(f"{count_of(len(done), 'book')} ({count_of(count, 'passage')}) embedded with {name}."),
         highlight=False,
     )
 
@@ -503,16 +287,6 @@ def remove(
     console.print(escape(f"Removed #{gone.id} {gone.title}."), highlight=False)
 
 
-def _count(n: int, noun: str) -> str:
+def count_of(n: int, noun: str) -> str:
+    """A count and its noun, plural unless it is one ("3 passages", "1 book")."""
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _clip(text: str, width: int = 700) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _nothing_yet(book: Any) -> str:
-    if book.position.chapter <= 0:
-        return f"You have not started this book: `lore books progress {book.id} CHAPTER`."
-    return "No names in the part you have read."

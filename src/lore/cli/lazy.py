@@ -70,7 +70,7 @@ COMMANDS: dict[str, Entry] = {
     "books": Entry(
         BOOKS,
         "Books: import EPUB/PDF/text, set your reading position, search spoiler-free.",
-        parts=("books_ask",),
+        parts=("books_characters", "books_search", "books_ask"),
     ),
     "install": Entry(SETUP, "Register `lore mcp` with Claude Code, Copilot CLI, Cursor, VS Code and Codex."),
     "uninstall": Entry(SETUP, "Remove Lore's server entry and instruction block from agent clients."),
