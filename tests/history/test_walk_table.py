@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lore.cli.app import app
-from lore.cli.history_queries import _DRAWN_ROWS
+from lore.cli.history_graph import _DRAWN_ROWS
 from lore.history.ingest.git import ingest_git
 
 runner = CliRunner()

@@ -1,8 +1,9 @@
 """`lore history`: the command group, and the options and path handling its parts share.
 
-The group's commands live in its parts (`history_ingest`, `history_queries`,
-`history_decisions`, `history_why`, `history_owners`: see `cli/lazy.py`), each imported only
-when one of its commands is asked for; this module imports no more than an ingest needs.
+The group's commands live in its parts (`history_ingest`, `history_queries`, `history_graph`,
+`history_lines`, `history_decisions`, `history_why`, `history_owners`: see `cli/lazy.py`), each
+imported only when one of its commands is asked for; this module imports no more than an
+ingest needs.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ UNTIL_OPT = typer.Option(
 def day(value: str | None) -> str:
     """The date of a stored moment, or `-` when there is none."""
     return value[:10] if value else "-"
+
+
+def clip(body: str, lines: int = 6) -> str:
+    """The first `lines` lines of a message body, with `…` when more were cut."""
+    kept = body.strip().splitlines()
+    return "\n".join(kept[:lines]) + ("\n…" if len(kept) > lines else "")
 
 
 def in_repo(repo: Repo, path: str) -> str:

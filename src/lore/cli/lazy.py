@@ -65,7 +65,15 @@ COMMANDS: dict[str, Entry] = {
     "history": Entry(
         HISTORY,
         "Engineering history: a graph of commits, files, PRs, issues and people.",
-        parts=("history_ingest", "history_queries", "history_decisions", "history_why", "history_owners"),
+        parts=(
+            "history_ingest",
+            "history_queries",
+            "history_graph",
+            "history_lines",
+            "history_decisions",
+            "history_why",
+            "history_owners",
+        ),
     ),
     "books": Entry(
         BOOKS,
