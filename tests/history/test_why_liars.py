@@ -98,7 +98,7 @@ def _planted(text: str) -> Evidence:
         (liars.why_fabricated_quote, {answer.NOT_QUOTED}),
         (liars.why_quote_from_elsewhere, {answer.NOT_QUOTED}),
         (liars.why_one_word_quote, {answer.THIN_QUOTE}),
-        (liars.why_flipped_author, {answer.UNGROUNDED}),
+        (liars.why_flipped_author, {answer.SOMEONE_ELSE}),
     ],
     ids=["fabricated", "another item", "one word", "who did what"],
 )

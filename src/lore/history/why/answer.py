@@ -5,7 +5,8 @@ a quote; the sentence is shown only when (1) that quote is found, after normalis
 quote marks, dashes, case), in the full text of the item it cites, and (2) the sentence is
 grounded in that quote and item by `lore.core.grounding`: the quote says something on its own
 (not a word or two, not the prompt's own wording around the items), and the sentence's names,
-numbers and content words are in the item, its meaning close to the quote's. A real quote under
+numbers and content words are in the item, its meaning close to the quote's; a person the
+evidence knows (an author) is named only about an item by or naming them. A real quote under
 an invented reason ("a sponsor paid for it") fails (2). A dropped sentence is counted and listed
 with its reason, never with its text: it was not verified, so it is not shown as an answer.
 A sentence citing a decision that was superseded is shown with the supersession beside it,
@@ -74,6 +75,7 @@ NO_ITEM = "it cites no evidence item that was given"
 EMPTY = "it says nothing"
 NOT_QUOTED = "its quote is not in the item it cites"
 UNGROUNDED = "what it says is not in the item it cites"
+SOMEONE_ELSE = "it names a person its item is neither by nor names"
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,21 @@ def _unit(item: Evidence, question: str) -> str:
     return "\n".join(part for part in (item.title, item.author or "", item.text, asked) if part)
 
 
+def _someone_else(sentence: str, item: Evidence, evidence: Sequence[Evidence]) -> bool:
+    """Whether the sentence names a person the evidence knows (an author of any item) whom its
+    own item neither is by nor names: who did what, given to someone else. A person is their
+    full name or its first word; that word may appear in the item in any case ("Test suite")."""
+    held = f"{item.author or ''}\n{item.title}\n{item.text}"
+    for person in {e.author for e in evidence[:MAX_ITEMS] if e.author}:
+        first = person.split()[0]
+        for form in dict.fromkeys((person, first)):
+            if len(form) < 3 or not re.search(rf"(?<!\w){re.escape(form)}(?!\w)", sentence):
+                continue
+            if not re.search(rf"(?<!\w){re.escape(form)}(?!\w)", held, re.I):
+                return True
+    return False
+
+
 def _reason(g: Grounding) -> str:
     """Why a sentence failed grounding, in words that repeat none of its own."""
     if g.reason in (THIN_QUOTE, HEADER_QUOTE):
@@ -189,6 +206,9 @@ def check(
             dropped.append(Dropped(item.key, EMPTY if not text else NOT_QUOTED))
             continue
         quote = item.text[span.start : span.end]  # the source's words, as the source has them
+        if _someone_else(text, item, evidence):
+            dropped.append(Dropped(item.key, SOMEONE_ELSE))
+            continue
         verdict = ground.check(text, quote, _unit(item, question))
         if not verdict.grounded:
             dropped.append(Dropped(item.key, _reason(verdict)))
