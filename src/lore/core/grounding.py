@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lore.core.quotes import comparable
+from lore.core.quotes import comparable, find_quote
 
-MIN_QUOTE_WORDS = 2
+MIN_QUOTE_WORDS = 3  # words in all, at least one of them a content word
 MIN_QUOTE_CHARS = 12
-CONTENT_SHARE = 0.6
-MIN_SIMILARITY = 0.45
+CONTENT_SHARE = 0.2  # of a sentence's content words, at least this share near its quote
+MIN_SIMILARITY = 0.2  # cosine of a sentence and its quote by the default embedder
 WORD_SIMILARITY = 0.5  # a content word is carried by a near synonym at least this close
 
 GROUNDED = "grounded"
@@ -70,9 +70,11 @@ _NUMBER_WORDS = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
+del _NUMBER_WORDS["one"]  # "one large pearl", "one of the boots": a determiner more often than a count
 _NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"})
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’./\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(\[]\s*)$")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ied", "ies", "ed", "es", "ly", "er", "s", "e")
 
 
@@ -84,6 +86,8 @@ def stem(word: str) -> str:
     word = word.strip("'")
     if word in _NUMBER_WORDS:
         return _NUMBER_WORDS[word]
+    if _ORDINAL.fullmatch(word):  # "the 3rd of December" carries "3 December"
+        return word[:-2]
     if word.isdigit() or len(word) <= 4:
         return word
     for suffix in _SUFFIXES:
@@ -99,7 +103,6 @@ class Anchors:
     names: tuple[str, ...]  # stems that must all be found
     numbers: tuple[str, ...]
     content: tuple[str, ...]  # stems of which at least CONTENT_SHARE must be found
-    leads: tuple[str, ...] = ()  # capitalised words opening a sentence: a name, or a common word
 
 
 @dataclass(frozen=True)
@@ -134,9 +137,8 @@ def anchors(sentence: str) -> Anchors:
     names: list[str] = []
     numbers: list[str] = []
     content: list[str] = []
-    leads: list[str] = []
     tokens = list(_TOKEN.finditer(sentence))
-    for i, match in enumerate(tokens):
+    for match in tokens:
         raw = match.group(0).strip(".")
         lowered = raw.casefold().replace("’", "'").removesuffix("'s")
         if not raw:
@@ -148,24 +150,14 @@ def anchors(sentence: str) -> Anchors:
             continue
         starts = bool(_SENTENCE_START.search(sentence[: match.start()]))
         capital = raw[0].isupper()
-        follows_name = (
-            capital
-            and i + 1 < len(tokens)
-            and tokens[i + 1].group(0)[0].isupper()
-            and tokens[i + 1].start() - match.end() <= 1
-        )
-        if _is_identifier(raw) or (capital and (not starts or follows_name)):
+        # a capital that opens a sentence is the sentence's ("Use JWT tokens", "According to"):
+        # the word counts as a content word, unless the caller knows it as a name (a book's
+        # names); a name that follows ("Hope" in "Jefferson Hope") is still a name
+        if _is_identifier(raw) or (capital and not starts):
             names.append(stem(raw))
         elif len(lowered) >= 3:
             content.append(stem(raw))
-            if capital:
-                leads.append(stem(raw))
-    return Anchors(
-        tuple(dict.fromkeys(names)),
-        tuple(dict.fromkeys(numbers)),
-        tuple(dict.fromkeys(content)),
-        tuple(dict.fromkeys(leads)),
-    )
+    return Anchors(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(content)))
 
 
 @dataclass(frozen=True)
@@ -185,7 +177,11 @@ def evidence_words(texts: Iterable[str], aliases: Iterable[Iterable[str]] = ()) 
     for text in texts:
         for match in _TOKEN.finditer(text):
             raw = match.group(0).strip(".")
-            pieces = [raw, *(p for p in re.split(r"[-_/.'’]", raw) if p)]
+            pieces = [
+                raw,
+                *(p for p in re.split(r"[/.:]", raw) if p),  # `_compat.get_encoding` holds `get_encoding`
+                *(p for p in re.split(r"[-_/.'’]", raw) if p),
+            ]
             for piece in pieces:
                 stemmed = stem(piece).replace(",", "")
                 words.add(stemmed)
@@ -203,13 +199,36 @@ def evidence_words(texts: Iterable[str], aliases: Iterable[Iterable[str]] = ()) 
 def informative(quote: str, headers: Iterable[str] = ()) -> str | None:
     """Why a quote cannot carry a claim on its own, or None when it can."""
     text = " ".join(quote.split())
-    words = [w for w in _TOKEN.findall(text) if w.casefold() not in STOP and len(w) > 1]
-    if len(text) < MIN_QUOTE_CHARS or len(words) < MIN_QUOTE_WORDS:
+    every = _TOKEN.findall(text)
+    words = [w for w in every if w.casefold() not in STOP and len(w) > 1]
+    if len(text) < MIN_QUOTE_CHARS or len(every) < MIN_QUOTE_WORDS or not words:
         return THIN_QUOTE
     key = comparable(text)[0].strip(" .")
     if any(key and key in comparable(h)[0] for h in headers):
         return HEADER_QUOTE
     return None
+
+
+def _carried(name: str, pool: frozenset[str]) -> bool:
+    """A name is carried whole, or part by part when it is joined ("Server-Sent", `a_b`)."""
+    if name in pool:
+        return True
+    parts = [stem(p) for p in re.split(r"[-_/.]", name) if p]
+    return len(parts) > 1 and all(p in pool for p in parts)
+
+
+_SENTENCE_END = re.compile(r"[.!?]\s|\n\s*\n")
+
+
+def _around(quote: str, unit: str) -> str:
+    """The sentences of `unit` that hold `quote` (the quote alone when it is not found there)."""
+    span = find_quote(quote, unit)
+    if span is None:
+        return ""
+    ends = [m.end() for m in _SENTENCE_END.finditer(unit)]
+    start = max((e for e in ends if e <= span.start), default=0)
+    end = min((e for e in ends if e >= span.end), default=len(unit))
+    return unit[start:end]
 
 
 def _name_words(text: str) -> str:
@@ -235,16 +254,24 @@ class GroundingCheck:
     by a pronoun in the evidence ("I was struck..." in a passage Watson narrates). `unmet`: the
     names the reader has not reached. `headers`: the prompt's own wording, which a quote must not
     be. `embed`: the embedder in use (texts to unit vectors), for closeness of meaning and for a
-    content word the evidence has only as a near synonym ("murdered" by "killed")."""
+    content word the evidence has only as a near synonym ("murdered" by "killed"). `given`: what
+    the context itself names for every piece of evidence, so no single quote has to (the
+    repository a decision is about: its comments rarely say "click", yet "Click's parser" names
+    nothing they do not stand for); its words count as held, by name and by word."""
 
     aliases: list[list[str]] = field(default_factory=list)
     unmet: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
     embed: Embed | None = None
+    given: list[str] = field(default_factory=list)
+    keep_case: bool = True  # a name must meet a capitalised word (prose); False for code and commits
 
     def __post_init__(self) -> None:
         self._known = frozenset(
             stem(w) for group in self.aliases for form in group for w in _TOKEN.findall(form)
+        )
+        self._given_words = frozenset(
+            stem(piece) for text in self.given for piece in re.split(r"[^A-Za-z0-9]+", text) if piece
         )
         # a later short form of a name already met ("Hope" after "Jefferson Hope") names no one new
         met = {w for group in self.aliases for form in group for w in _name_words(form).split()}
@@ -264,22 +291,22 @@ class GroundingCheck:
             return Grounding(False, thin)
         said = anchors(sentence)
         have = evidence_words([quote, unit], self.aliases)
+        if self.given:
+            have = Held(have.words | self._given_words, have.capitalised | self._given_words)
         pronoun = not _PRONOUNS.isdisjoint(w.casefold() for w in _TOKEN.findall(f"{quote} {unit}"))
-        names = [n for n in said.names if n not in have.capitalised]
-        names += [w for w in said.content if w in self._known and w not in have.capitalised]
+        pool = have.capitalised if self.keep_case else have.words
+        names = [n for n in said.names if not _carried(n, pool)]
+        names += [w for w in said.content if w in self._known and w not in pool]
         names = [n for n in names if not (pronoun and n in self._known)]
         if names:
             return Grounding(False, f"it names {', '.join(names)}, which its evidence does not", tuple(names))
-        numbers = tuple(n for n in said.numbers if n not in have.words)
+        near = evidence_words([quote, _around(quote, unit)]).words  # a number is read where it is quoted
+        numbers = tuple(n for n in said.numbers if n not in near)
         if numbers:
             return Grounding(False, f"its number {', '.join(numbers)} is not in its evidence", numbers)
         content = [w for w in said.content if w not in self._known]
-        absent = self._absent([w for w in content if w not in have.words], f"{quote} {unit}")
-        # an opening word the evidence lacks, even as a near synonym, may be a name ("Gregson
-        # was struck..."): it is held to a name's standard, not forgiven as one word in many
-        lead = tuple(w for w in absent if w in said.leads)
-        if lead:
-            return Grounding(False, f"it names {', '.join(lead)}, which its evidence does not", lead)
+        local = near | {w for w in have.words if w in self._given_words}
+        absent = self._absent([w for w in content if w not in local], f"{quote} {_around(quote, unit)}")
         if absent and len(absent) > int((1 - CONTENT_SHARE) * len(content)):
             return Grounding(False, f"its words are not in its evidence ({', '.join(absent[:5])})", absent)
         score = self._similarity(sentence, quote)
