@@ -16,7 +16,6 @@ LONG_MODULES: dict[str, str] = {
     "history/ingest/github.py": "GitHub ingest: issues, PRs and timelines; to split by stream",
     "history/lineage.py": "a path's commits through the commit graph; to split",
     "history/why/store.py": "why's keyword index and its reads; to split like the history store",
-    "rules/agent.py": "one MCP session's logic; to split by tool",
     "rules/gate/normalize.py": "the one normalising pass before the wording checks",
     "rules/gate/semantic.py": "the second look by meaning and its packaged bank",
     "rules/gate/trust.py": "repository trust from evidence; to split",
