@@ -5,8 +5,10 @@ the quote is real, the claim is false. Here a statement's shape is read as (firs
 second name): the two names as they come, and the first word of the action between them. The
 same two names around the same action in the quote, in the other order, mean the roles were
 swapped. A passive ("was accused by") turns the order around, so "Gregson was accused by Holmes"
-agrees with "Holmes accused Gregson". When either side does not have that shape (one name, no
-action between, another action) nothing is decided: this check only cuts what it can see.
+agrees with "Holmes accused Gregson". Speech is read the same way: a line the quote gives to one
+speaker ("observed Holmes", "Holmes observed") given to another by the statement is swapped.
+When either side does not have that shape (one name, no action between, another action, no
+named speaker) nothing is decided: this check only cuts what it can see.
 """
 
 from __future__ import annotations
@@ -68,8 +70,35 @@ def _roles(s: Shape) -> tuple[str, str]:
     return (s.second, s.first) if s.passive else (s.first, s.second)
 
 
+_SPEECH = (
+    r"(?:said|says|observed|asked|cried|remarked|answered|replied|exclaimed|shouted|whispered"
+    r"|continued|added|muttered|returned|interrupted|retorted|groaned|laughed|murmured|repeated)"
+)
+_NAMED = r"((?:(?:Mr|Mrs|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Inspector)\.?\s+)?[A-Z][a-z’']+)"
+_SPEAKER = re.compile(rf"\b{_SPEECH}\s+{_NAMED}|{_NAMED}\s+{_SPEECH}\b")
+
+
+def speakers(text: str) -> set[str]:
+    """The names a text gives a line of speech to ("observed Holmes", "Holmes said")."""
+    out = set()
+    for m in _SPEAKER.finditer(text):
+        name = (m.group(1) or m.group(2)).split()[-1].strip("’'").lower()
+        if name not in {w.lower() for w in NOT_NAMES}:
+            out.add(name)
+    return out
+
+
+def misattributed(statement: str, quote: str) -> bool:
+    """Whether the statement gives a line to a speaker the quote does not, while the quote names
+    its own speaker."""
+    said, source = speakers(statement), speakers(quote)
+    return bool(said and source and not said & source)
+
+
 def swapped(statement: str, quote: str) -> bool:
-    """Whether the statement gives the quote's action to the other person."""
+    """Whether the statement gives the quote's action, or its line of speech, to the other person."""
+    if misattributed(statement, quote):
+        return True
     said, source = shape(statement), shape(quote)
     if said is None or source is None or said.action != source.action:
         return False
