@@ -104,10 +104,10 @@ def test_without_a_shared_anchor_no_pair_is_proposed(monkeypatch, fake_llm: Fake
     with server:
         monkeypatch.setenv("LORE_GITHUB_API", server.url)
         ingest_github("acme/widget")
-    # the same two opposite decisions, but the model names no file and issue #3 has no link to #1
+    # two decisions of one scope, but the model names no file and issue #3 has no link to #1
     both = {
         1: [data.proposal("S1", "We will use JWT tokens for the public API", JWT)],
-        3: [data.proposal("S1", "We will not support JSON-encoded complex types", SESSIONS)],
+        3: [data.proposal("S1", "We will not support JSON-encoded complex types", REFUSAL)],
     }
     data.teach(fake_llm, both)
     extract("acme/widget")

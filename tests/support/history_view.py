@@ -78,7 +78,12 @@ def build_history_view(root: Path, fake_llm: FakeLLM, monkeypatch: pytest.Monkey
         5, "Client certificates", body="Partners can hold certificates.", user="erin", created_at=when(9)
     )
     server.add_comment(
-        5, MTLS_QUOTE + ", starting next release.", user="alice", association="OWNER", at=MTLS_DAY
+        5,
+        MTLS_QUOTE + ", instead of the authorization code flow for sign-in, starting next release:"
+        " clients hold certificates now.",
+        user="alice",
+        association="OWNER",
+        at=MTLS_DAY,
     )
     with server:
         monkeypatch.setenv("LORE_GITHUB_API", server.url)

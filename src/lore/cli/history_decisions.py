@@ -66,7 +66,8 @@ def extract_cmd(
     as_json: bool = JSON_OPT,
 ) -> None:
     """With a model: the project's decisions in threads and commit messages, each kept only
-    when its quote is in the cited comment or commit and its speaker can bind the project."""
+    when its quote is in the cited comment or commit, its speaker can bind the project and its
+    statement is carried by its quote."""
     from lore.history.decisions.extract import extract
 
     with _bar("reading with the model") as tick, model_command("history extract", no_cache=no_cache):
@@ -83,11 +84,14 @@ def extract_cmd(
         )
     )
     console.print(Text(f"dropped: {dropped}"))
+    if report.rechecked:
+        again = ", ".join(f"{n} {why}" for why, n in sorted(report.rechecked.items()))
+        console.print(Text(f"checked again (stored before these checks): {again}"))
     console.print(
         Text(
             f"skipped: {report.already_read} source(s) read before, {report.skipped_threads} thread(s)"
-            f" nobody with standing wrote in, {report.skipped_commits} commit(s) (bots, no body, not a"
-            " committer)"
+            f" nobody with standing wrote in, {report.skipped_commits} commit(s) (bots, no body, an"
+            " author who cannot bind the project)"
         )
     )
     if report.calls_left_for_budget:
@@ -115,7 +119,8 @@ def supersede_cmd(
         return
     console.print(
         Text(
-            f"{report.repo}: {report.pairs_sharing_anchor} pair(s) share a scope and an anchor,"
+            f"{report.repo}: {report.pairs_sharing_anchor} pair(s) share a scope, an anchor and a"
+            f" grounded word ({report.pairs_without_shared_words} share no word and are not judged),"
             f" {report.candidates} alike enough to judge, {report.already_judged} judged before;"
             f" {report.judged} judged now, {report.superseded} replacement(s) recorded"
         )

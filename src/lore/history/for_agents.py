@@ -34,7 +34,8 @@ class DecisionNote:
 
 
 def decisions_for_files(root: Path, paths: list[str], limit: int) -> list[DecisionNote]:
-    """Decisions in force now that touch any of `paths` (relative to `root`), newest first.
+    """Decisions in force now that touch any of `paths` (relative to `root`), newest first: only
+    those grounded in their quote and spoken by someone who can bind the project.
 
     The history package loads here, on the first get_rules with paths, not at `lore mcp` start."""
     from lore.core.store.base import StoreOutdated
@@ -51,7 +52,7 @@ def decisions_for_files(root: Path, paths: list[str], limit: int) -> list[Decisi
         return []
     from lore.history.decisions.service import decisions, touches
 
-    found = [d for d in decisions(repo) if any(touches(d, p) for p in paths)]
+    found = [d for d in decisions(repo, served_only=True) if any(touches(d, p) for p in paths)]
     found.sort(key=lambda d: (-d.valid_from, d.id))
     return [
         DecisionNote(

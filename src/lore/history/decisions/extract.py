@@ -4,7 +4,9 @@ Sources are the GitHub threads of layer 1 (issues, PRs, their comments and revie
 and the git layer itself (commit messages, merge and squash bodies), so a repository that was
 never read from GitHub still gets decisions. The calls are planned without a model
 (`sources.plan`: salience order, whole threads, a call budget), run a few at a time, and every
-proposal goes through `guards.check` before anything is written. A source whose calls all
+proposal goes through `guards.check` before anything is written (its quote, its speaker's
+authority, its grounding). Its first step, before any model is asked, checks again the decisions
+an earlier version stored unchecked (`recheck`): those are not served to agents until then. A source whose calls all
 succeeded is marked read, with a digest of its text: the next run skips it without a call, and
 reads it again only when its text changed (a new comment). Failed calls (a timeout, JSON that
 would not parse even after a repair) leave their source unmarked for the next run.
@@ -21,10 +23,13 @@ from typing import Any
 
 from lore.core.dates import to_epoch
 from lore.core.errors import NeedsModel
+from lore.core.grounding import GroundingCheck, default_embed
 from lore.core.llm import ModelClient, StructuredResult, model_run, totals
 from lore.core.llm.errors import ModelCallError
 from lore.core.llm.tasks import HISTORY_EXTRACT
 from lore.history.decisions import guards, sources
+from lore.history.decisions.authority import first_parent_maintainers
+from lore.history.decisions.recheck import recheck
 from lore.history.decisions.schema import PROMPT_VERSION, SYSTEM, Proposals
 from lore.history.decisions.store import NewDecision, open_decisions
 from lore.history.repos import Repo, resolve_repo
@@ -47,6 +52,8 @@ class ExtractReport:
     proposed: int
     kept: int
     dropped: dict[str, int] = field(default_factory=dict)
+    # decisions stored unchecked by an earlier version, checked again in this run, by verdict
+    rechecked: dict[str, int] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     usage_line: str = ""
 
@@ -80,7 +87,13 @@ def extract(
     target = repo if isinstance(repo, Repo) else resolve_repo(repo)
     since_at = to_epoch(since, what="--since") if since else None
     db = open_decisions()
-    everything = sources.plan(db, target.id, target.name, target.github, since=since_at)
+    maintainers = first_parent_maintainers(target.path)
+    embed = default_embed()
+    given = guards.context_words(target.name, target.github)
+    rechecked = recheck(db, target.id, maintainers, GroundingCheck(embed=embed, given=given))
+    everything = sources.plan(
+        db, target.id, target.name, target.github, since=since_at, maintainers=maintainers
+    )
     subject = subject_of(target)
     client = ModelClient(task=HISTORY_EXTRACT, subject=subject)
     try:
@@ -89,7 +102,9 @@ def extract(
         raise NeedsModel(f"{what_a_model_adds(target, everything)}. {exc}") from None
     extracted_by = f"{label} {PROMPT_VERSION}"
     done = db.marks(target.id, extracted_by)  # what this model, with this prompt, has read
-    todo = sources.plan(db, target.id, target.name, target.github, since=since_at, done=done)
+    todo = sources.plan(
+        db, target.id, target.name, target.github, since=since_at, done=done, maintainers=maintainers
+    )
     already = _count_sources(everything) - _count_sources(todo)
     jobs, left = sources.in_budget(todo, max_calls)
     files = db.file_keys(target.id)
@@ -129,6 +144,7 @@ def extract(
                     files=files,
                     held=held,
                     kept_so_far=kept + new,
+                    grounding=GroundingCheck(headers=job.headers, embed=embed, given=given),
                 )
                 new += checked.kept
                 dropped += checked.dropped
@@ -159,6 +175,7 @@ def extract(
         proposed=proposed,
         kept=len(kept),
         dropped=dict(dropped),
+        rechecked=dict(rechecked),
         usage=used.as_dict(),
         usage_line=used.line(),
     )

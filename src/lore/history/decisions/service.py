@@ -7,7 +7,10 @@ then and not undone by then. The two combine: "what did we believe on 1 May abou
 March?" is `decisions(repo, as_of="03-15", believed_at="05-01")`. A backfill makes them differ:
 a history read today has every `ingested_at` today and `valid_from` spread over years.
 
-`Decision` and `decisions()` are the stable interface `why` and the MCP server use.
+`Decision` and `decisions()` are the stable interface `why` and the MCP server use. A decision
+reaches an agent (`served_only`) only when it is grounded (its statement carried by its quote)
+and authoritative (a rule of `authority` let its speaker bind the project); one stored before
+those checks is held back until `lore history extract` checks it again (`recheck`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from lore.core.dates import iso_utc, to_epoch
+from lore.core.grounding import GROUNDED
+from lore.history.decisions.authority import RULES
 from lore.history.decisions.guards import words
 from lore.history.decisions.schema import SCOPES
 from lore.history.decisions.store import DecisionRow, SupersessionRow, open_decisions
@@ -61,10 +66,17 @@ class Decision:
     ingested_at: float
     supersession_id: int | None = None
     superseded_by_statement: str | None = None
+    authority: str | None = None  # the rule that let the speaker bind the project; None: unchecked
+    grounding: str | None = None  # "grounded", or why its statement is not; None: unchecked
 
     @property
     def in_force(self) -> bool:
         return self.valid_to is None
+
+    @property
+    def served(self) -> bool:
+        """Whether an agent may be told this decision: grounded and authoritative."""
+        return self.grounding == GROUNDED and self.authority in RULES
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -73,6 +85,7 @@ class Decision:
         for key in ("valid_from", "valid_to", "superseded_at", "ingested_at"):
             data[key] = iso_utc(data[key])
         data["in_force"] = self.in_force
+        data["served"] = self.served
         return data
 
 
@@ -137,6 +150,8 @@ def with_intervals(
                 ingested_at=r.ingested_at,
                 supersession_id=end[3] if end else None,
                 superseded_by_statement=by_id[end[1]].statement if end else None,
+                authority=r.authority,
+                grounding=r.grounding,
             )
         )
     return out
@@ -197,12 +212,14 @@ def decisions(
     believed_at: When = None,
     topic: str | None = None,
     file: str | None = None,
+    served_only: bool = False,
 ) -> list[Decision]:
     """The decisions of a repository, oldest first.
 
     Default: those in force now. `as_of`: those whose valid interval contains that moment.
     `believed_at`: as the store stood then (rows ingested by then; supersessions judged and not
-    undone by then). `topic` (a scope, or words) and `file` (a path or folder) narrow the list.
+    undone by then). `topic` (a scope, or words) and `file` (a path or folder) narrow the list;
+    `served_only` keeps those an agent may be told (`Decision.served`).
     """
     target = repo if isinstance(repo, Repo) else resolve_repo(repo)
     at = _moment(as_of, "--as-of")
@@ -216,6 +233,8 @@ def decisions(
         out = [d for d in out if about(d, topic)]
     if file:
         out = [d for d in out if touches(d, file)]
+    if served_only:
+        out = [d for d in out if d.served]
     return out
 
 

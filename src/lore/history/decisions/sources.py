@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from lore.core.dates import iso_utc
+from lore.history.decisions.authority import for_comment, for_commit
 from lore.history.decisions.schema import PROMPT_VERSION
-from lore.history.decisions.store import AUTHORITY, CommitText, DecisionStore, Post, Thread, ThreadSummary
+from lore.history.decisions.store import CommitText, DecisionStore, Post, Thread, ThreadSummary
 
 POST_CHARS = 6000  # of one post or commit message shown to the model
 CHUNK_CHARS = 14000  # of one prompt's sections
@@ -32,7 +33,7 @@ class Section:
     text: str
     speaker: str
     role: str  # OWNER, MEMBER, COLLABORATOR, committer, or the standing GitHub gave (NONE...)
-    authority: bool
+    rule: str | None  # the rule that lets the speaker bind the project (`authority.RULES`), or None
     when: float
     source_kind: str  # comment | commit
     comment_kind: str | None
@@ -42,6 +43,13 @@ class Section:
     item_number: int | None
     url: str | None
     path: str | None  # the file a review comment is on
+    # what the section answers: its thread's title and opening post (a rationale may rest on it:
+    # "Agreed, ..." adopts the reason the issue gave); empty for a commit or the opening post
+    opening: str = ""
+
+    @property
+    def authority(self) -> bool:
+        return self.rule is not None
 
     def header(self) -> str:
         date = (iso_utc(self.when) or "")[:10]
@@ -62,6 +70,7 @@ class Job:
     sections: dict[str, Section]
     sources: list[tuple[str, str]]  # (mark key, text digest) finished when all its jobs succeed
     group: str  # a thread's jobs share a group; a commit batch is its own
+    headers: list[str] = field(default_factory=list)  # the prompt's own wording, which no quote may be
 
 
 @dataclass
@@ -100,6 +109,8 @@ def _role(post: Post) -> str:
 
 def thread_sections(thread: Thread) -> list[Section]:
     out = []
+    first = thread.posts[0] if thread.posts and thread.posts[0].kind == "body" else None
+    opening = f"{thread.title}\n{first.body if first else ''}".strip()
     for n, post in enumerate(thread.posts):
         if post.is_bot or not post.body.strip():
             continue
@@ -110,7 +121,7 @@ def thread_sections(thread: Thread) -> list[Section]:
                 text=post.body,
                 speaker=post.author or "unknown",
                 role=role,
-                authority=role in AUTHORITY,
+                rule=for_comment(role),
                 when=post.created_at or 0.0,
                 source_kind="comment",
                 comment_kind=post.kind,
@@ -120,6 +131,7 @@ def thread_sections(thread: Thread) -> list[Section]:
                 item_number=thread.number,
                 url=post.url or thread.url,
                 path=post.path,
+                opening="" if post.kind == "body" else opening,
             )
         )
     return out
@@ -149,18 +161,20 @@ def thread_jobs(repo_name: str, thread: Thread, sections: list[Section]) -> list
     jobs = []
     for chunk in chunks:
         body = "\n\n".join(f"{s.header()}:\n{s.text[:POST_CHARS]}" for s in chunk)
-        prompt = head + f"<thread>\n{body}\n</thread>\n\nList the project decisions this thread states."
-        jobs.append(Job(prompt, {s.label: s for s in chunk}, [(group, text_digest)], group))
+        ask = "List the project decisions this thread states."
+        prompt = head + f"<thread>\n{body}\n</thread>\n\n{ask}"
+        headers = [f"Repository: {repo_name}", f"{kind} #{thread.number}", ask, *(s.header() for s in chunk)]
+        jobs.append(Job(prompt, {s.label: s for s in chunk}, [(group, text_digest)], group, headers))
     return jobs
 
 
-def commit_section(c: CommitText, label: str, authority: bool, github: str | None) -> Section:
+def commit_section(c: CommitText, label: str, rule: str | None, github: str | None) -> Section:
     return Section(
         label=label,
         text=c.message,
         speaker=f"{c.author_name} <{c.author_email}>",
-        role="committer" if authority else "author",
-        authority=authority,
+        role="committer" if rule else "author",
+        rule=rule,
         when=c.committed_at,
         source_kind="commit",
         comment_kind=None,
@@ -175,12 +189,11 @@ def commit_section(c: CommitText, label: str, authority: bool, github: str | Non
 
 def commit_jobs(repo_name: str, batch: list[Section]) -> Job:
     body = "\n\n".join(f"{s.header()}:\n{s.text[:POST_CHARS]}" for s in batch)
-    prompt = (
-        f"Repository: {repo_name}\n\n<commits>\n{body}\n</commits>\n\n"
-        "List the project decisions these commit messages state."
-    )
+    ask = "List the project decisions these commit messages state."
+    prompt = f"Repository: {repo_name}\n\n<commits>\n{body}\n</commits>\n\n{ask}"
     sources = [(f"commit:{s.commit_sha}", digest(s.text)) for s in batch]
-    return Job(prompt, {s.label: s for s in batch}, sources, sources[0][0])
+    headers = [f"Repository: {repo_name}", ask, *(s.header() for s in batch)]
+    return Job(prompt, {s.label: s for s in batch}, sources, sources[0][0], headers)
 
 
 def plan(
@@ -191,9 +204,12 @@ def plan(
     *,
     since: float | None = None,
     done: dict[str, str] | None = None,
+    maintainers: set[str] | None = None,
 ) -> Plan:
     """Every call extract would make, most salient first; sources in `done` (mark key -> digest)
-    whose text has not changed since are left out."""
+    whose text has not changed since are left out. `maintainers`: the emails the first-parent
+    rule grants authority (`authority.first_parent_maintainers`; none when not given)."""
+    maintainers = maintainers or set()
     done = done or {}
     out = Plan()
     for summary in sorted(db.thread_summaries(repo_id, since), key=thread_salience):
@@ -209,14 +225,13 @@ def plan(
             continue
         if jobs:
             out.threads.append(jobs)
-    committers = db.committer_emails(repo_id)
     eligible: list[Section] = []
     for c in sorted(db.commits(repo_id, since), key=commit_salience):
-        authority = c.author_email.lower() in committers or c.pr_by_member
-        if c.is_bot or not body_of(c.message) or not authority:
+        rule = for_commit(c.author_email, c.pr_by_member, maintainers)
+        if c.is_bot or not body_of(c.message) or rule is None:
             out.skipped_commits += 1
             continue
-        section = commit_section(c, "", authority, github)
+        section = commit_section(c, "", rule, github)
         if done.get(f"commit:{c.sha}") == digest(c.message):
             continue
         eligible.append(section)

@@ -3,8 +3,10 @@
 Every yes closes an interval, and a closed interval removes a stretch of the project's history
 from every question about a date, so yes must be rare and earned. A pair is put to the judge
 only when the two decisions share a scope, share an anchor (a file or folder, or the lineage of
-an issue or PR: the same item, the PR a commit belongs to, a PR and the issue it closes), and
-the later one really is later (a tie is never a replacement, and the earlier one is never asked
+an issue or PR: the same item, the PR a commit belongs to, a PR and the issue it closes), share
+a grounded word (a name, identifier, path or content word both statements say and both quotes
+carry: two decisions that have no subject in common cannot replace one another, whatever a
+judge answers), and the later one really is later (a tie is never a replacement, and the earlier one is never asked
 whether it replaced the later). Embedding similarity of the statements only filters for recall
 among those; the model decides, giving its reasoning before its verdict, and only `replaces`
 counts. Every verdict is recorded, so a second run asks nothing it has asked before.
@@ -24,9 +26,12 @@ import numpy as np
 from lore.core.dates import iso_utc
 from lore.core.embed import get_embedder
 from lore.core.errors import InvalidInput, NeedsModel
+from lore.core.grounding import GROUNDED, anchors, evidence_words
 from lore.core.llm import ModelClient, StructuredResult, model_run, totals
 from lore.core.llm.errors import ModelCallError
 from lore.core.llm.tasks import HISTORY_SUPERSEDE
+from lore.history.decisions.authority import RULES
+from lore.history.decisions.guards import FRAMING
 from lore.history.decisions.schema import JUDGE_SYSTEM, JUDGE_VERSION, Verdict, judge_prompt
 from lore.history.decisions.store import DecisionRow, SupersessionRow, open_decisions
 from lore.history.repos import Repo, resolve_repo
@@ -50,6 +55,7 @@ class SupersedeReport:
     repo: str
     judge: str
     pairs_sharing_anchor: int
+    pairs_without_shared_words: int  # sharing a file or lineage, but no grounded word: never judged
     candidates: int  # past the similarity filter
     already_judged: int
     judged: int
@@ -82,10 +88,24 @@ def shared_anchor(a: DecisionRow, b: DecisionRow, lineage: dict[int, set[int]]) 
     return None
 
 
+def grounded_words(r: DecisionRow) -> frozenset[str]:
+    """The names and content words (stems) a decision's statement says and its quote carries."""
+    said = anchors(r.statement)
+    held = evidence_words([r.quote])
+    framing = set(FRAMING)
+    return frozenset(w for w in (*said.names, *said.content) if w in held.words and w not in framing)
+
+
+def shared_words(a: DecisionRow, b: DecisionRow) -> tuple[str, ...]:
+    """The grounded words two decisions share, sorted."""
+    return tuple(sorted(grounded_words(a) & grounded_words(b)))
+
+
 def pairs(
-    rows: list[DecisionRow], lineage: dict[int, set[int]]
+    rows: list[DecisionRow], lineage: dict[int, set[int]], *, need_words: bool = True
 ) -> list[tuple[DecisionRow, DecisionRow, str]]:
-    """(earlier, later, anchor) for every pair of one scope, sharing an anchor, strictly ordered."""
+    """(earlier, later, anchor) for every pair of one scope, sharing an anchor and (with
+    `need_words`) a grounded word, strictly ordered."""
     out = []
     by_scope: dict[str, list[DecisionRow]] = {}
     for r in rows:
@@ -97,7 +117,12 @@ def pairs(
                 if later.valid_from <= earlier.valid_from:
                     continue
                 anchor = shared_anchor(earlier, later, lineage)
-                if anchor is not None:
+                if anchor is None:
+                    continue
+                common = shared_words(earlier, later)
+                if common:
+                    out.append((earlier, later, f"{anchor}; words {', '.join(common[:4])}"))
+                elif not need_words:
                     out.append((earlier, later, anchor))
     return out
 
@@ -136,9 +161,11 @@ def supersede(
     """Judge the candidate pairs not judged before and record the replacements; needs a model."""
     target = repo if isinstance(repo, Repo) else resolve_repo(repo)
     db = open_decisions()
-    rows = db.decisions(target.id)
+    # only decisions an agent may be told can end another's interval (`Decision.served`)
+    rows = [r for r in db.decisions(target.id) if r.grounding == GROUNDED and r.authority in RULES]
     lineage = db.lineage(r.source_node for r in rows if r.source_node is not None)
     found = pairs(rows, lineage)
+    anchored = len(pairs(rows, lineage, need_words=False))
     subject = f"repo:{target.name}"
     client = ModelClient(task=HISTORY_SUPERSEDE, subject=subject)
     try:
@@ -187,6 +214,7 @@ def supersede(
         repo=target.name,
         judge=judge,
         pairs_sharing_anchor=len(found),
+        pairs_without_shared_words=anchored - len(found),
         candidates=len(candidates),
         already_judged=len(candidates) - len(fresh),
         judged=judged,

@@ -1,6 +1,7 @@
 """Decisions (layer 2) as evidence for `why`: the project's own statements, with their quotes.
 
-A decision enters when it touches a file the question names or shares content words with the
+Only decisions an agent may be told (grounded in their quote, spoken by someone who can bind the
+project: `Decision.served`) are evidence. A decision enters when it touches a file the question names or shares content words with the
 question; those touching a named file come first. With `--as-of`, only decisions made by then
 count, and one superseded after that moment is shown as it stood then: in force. A decision
 superseded by then keeps its end and its successor, so an answer can never present it as
@@ -23,7 +24,7 @@ _FILLER = frozenset(
 
 def decision_evidence(q: WhyQuery) -> list[Evidence]:
     """The repository's decisions relevant to the question, best first."""
-    found = as_it_stood(all_decisions(q.repo), q.as_of)
+    found = [d for d in as_it_stood(all_decisions(q.repo), q.as_of) if d.served]
     if not found:
         return []
     paths = _paths(q.files)

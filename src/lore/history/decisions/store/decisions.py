@@ -25,7 +25,8 @@ class Decisions(DecisionTables):
                 "INSERT INTO history_decisions (repo_id, statement, rationale, scope, files, source_kind,"
                 " comment_kind, source_node, item_number, comment_id, commit_sha, source_url, speaker,"
                 " speaker_role, quote, span_start, span_end, valid_from, extracted_by, confidence,"
-                " ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ingested_at, authority, grounding)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " RETURNING id",
                 (
                     d.repo_id,
@@ -49,6 +50,8 @@ class Decisions(DecisionTables):
                     d.extracted_by,
                     d.confidence,
                     now,
+                    d.authority,
+                    d.grounding,
                 ),
             )
             ids.append(int(cur.fetchone()[0]))
@@ -69,6 +72,26 @@ class Decisions(DecisionTables):
         if row is None:
             raise NotFound(f"no decision with id {decision_id}")
         return decision_row(row)
+
+    def unchecked(self, repo_id: int) -> list[DecisionRow]:
+        """The decisions stored before their speaker's authority and their grounding were
+        checked (either left NULL), oldest first."""
+        conn = self.store.connect()
+        rows = conn.execute(
+            "SELECT * FROM history_decisions WHERE repo_id = ? AND (grounding IS NULL OR authority IS NULL)"
+            " ORDER BY valid_from, id",
+            (repo_id,),
+        )
+        return [decision_row(r) for r in rows]
+
+    def set_checks(self, decision_id: int, authority: str, grounding: str) -> None:
+        """Record a later check of a stored decision: the rule granting authority ("none" when
+        none does) and its grounding. The statement, quote and source are never rewritten."""
+        conn = self.store.connect()
+        conn.execute(
+            "UPDATE history_decisions SET authority = ?, grounding = ? WHERE id = ?",
+            (authority, grounding, decision_id),
+        )
 
     # -- what extract has read -----------------------------------------------------------------
 

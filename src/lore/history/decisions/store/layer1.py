@@ -1,5 +1,5 @@
-"""The decisions store's read-only views of layer 1: the threads, commits, committers, files and
-closing links that extract reads its sources from and judges speakers by.
+"""The decisions store's read-only views of layer 1: the threads, commits, files and closing links
+that extract reads its sources from and judges speakers by.
 
 Layer 1's tables are only read here; layer 1's own store never reads or writes the decision
 tables, so the facts stand whatever a model proposed.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lore.core.store.binding import in_marks
-from lore.history.decisions.store.base import AUTH_SQL, WEB_FLOW_EMAILS, DecisionTables
+from lore.history.decisions.store.base import AUTH_SQL, DecisionTables
 from lore.history.decisions.store.records import CommitText, Post, Thread, ThreadSummary
 
 _THREADS = f"""
@@ -97,23 +97,16 @@ class LayerOneReads(DecisionTables):
             for r in rows
         ]
 
-    def committer_emails(self, repo_id: int) -> set[str]:
-        """Who commits to the repository: every committer but GitHub's web flow, and the
-        authors of merges GitHub's web flow made (the person who pressed the button)."""
+    def post_text(self, item_node: int, comment_id: int | None) -> str | None:
+        """The text of one post of a thread: a comment's body, or (no comment id) the item's."""
         conn = self.store.connect()
-        web = list(WEB_FLOW_EMAILS)
-        rows = conn.execute(
-            f"SELECT DISTINCT lower(committer_email) FROM history_commits WHERE repo_id = ? AND is_bot = 0"
-            f" AND lower(committer_email) NOT IN ({in_marks(web)})",
-            (repo_id, *web),
-        )
-        found = {r[0] for r in rows}
-        rows = conn.execute(
-            f"SELECT DISTINCT lower(author_email) FROM history_commits WHERE repo_id = ? AND is_bot = 0"
-            f" AND parents LIKE ? AND lower(committer_email) IN ({in_marks(web)})",
-            (repo_id, "% %", *web),  # a merge: more than one parent
-        )
-        return found | {r[0] for r in rows}
+        if comment_id is None:
+            row = conn.execute("SELECT body FROM history_items WHERE node_id = ?", (item_node,)).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT body FROM history_comments WHERE item_id = ? AND id = ?", (item_node, comment_id)
+            ).fetchone()
+        return None if row is None else (row[0] or "")
 
     def file_keys(self, repo_id: int) -> set[str]:
         conn = self.store.connect()

@@ -36,6 +36,11 @@ class DecisionRow:
     extracted_by: str
     confidence: float | None
     ingested_at: float
+    # the rule that let the speaker bind the project (`authority.RULES`); "none" when no rule
+    # grants it (a decision stored before the rules, checked again); None: never checked
+    authority: str | None = None
+    # "grounded", or why the statement is not carried by its quote; None: never checked
+    grounding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class NewDecision:
     valid_from: float
     extracted_by: str
     confidence: float | None
+    authority: str | None = None
+    grounding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,8 @@ def decision_row(r: Any) -> DecisionRow:
         extracted_by=r["extracted_by"],
         confidence=r["confidence"],
         ingested_at=r["ingested_at"],
+        authority=r["authority"],
+        grounding=r["grounding"],
     )
 
 

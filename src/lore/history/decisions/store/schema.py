@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from lore.core.store.base import Migration
 
+# written once: both engines accept these statements as they are
+_AUTHORITY_AND_GROUNDING = """
+ALTER TABLE history_decisions ADD COLUMN authority TEXT;
+ALTER TABLE history_decisions ADD COLUMN grounding TEXT;
+UPDATE history_decisions SET authority = 'author_association'
+    WHERE source_kind = 'comment' AND upper(speaker_role) IN ('OWNER', 'MEMBER', 'COLLABORATOR');
+"""
+
 MIGRATIONS = [
     Migration(
         "history/decisions_0001_tables",
@@ -160,5 +168,15 @@ INSERT INTO history_decision_marks_new SELECT repo_id, source, digest, extracted
 DROP TABLE history_decision_marks;
 ALTER TABLE history_decision_marks_new RENAME TO history_decision_marks;
 """,
+    ),
+    # Who may bind the project is a rule of its own now (GitHub's author_association, or the
+    # default branch's first-parent committers), and a statement must be carried by its quote:
+    # each decision records the rule that granted it and its grounding. A comment by an OWNER,
+    # MEMBER or COLLABORATOR already met the first rule; everything else stays NULL (never
+    # checked) until extract checks it again, and is not served to agents before then.
+    Migration(
+        "history/decisions_0003_authority_and_grounding",
+        _AUTHORITY_AND_GROUNDING,
+        postgres=_AUTHORITY_AND_GROUNDING,
     ),
 ]
