@@ -35,8 +35,7 @@ class TableCount:
 @dataclass(frozen=True)
 class IndexSize:
     """One index and its size on disk. On PostgreSQL the vector searches build some on first
-    use (HNSW graphs, filter b-trees): their sizes are what `shared_buffers`
-    should hold."""
+    use (filter b-trees): their sizes are what `shared_buffers` should hold."""
 
     table: str
     name: str
