@@ -42,14 +42,21 @@ def test_the_question_beats_recency(why_repo: WhyRepo) -> None:
     assert report.note == WITHOUT_MODEL and not report.answer
 
 
-def test_each_item_quotes_a_sentence_of_its_source(why_repo: WhyRepo) -> None:
+def test_each_item_quotes_the_reason_its_source_gives(why_repo: WhyRepo) -> None:
     report = gather(resolve_repo("acme/app"), "why the implicit flow was replaced")
     assert report.evidence
     for item in report.evidence:
-        assert item.quote and item.quote in item.text
+        if item.reason:  # verbatim, at its place in the source
+            assert item.quote == item.reason.text == item.text[item.reason.start : item.reason.end]
+        else:
+            assert item.quote == ""
         assert item.at is not None and item.ref
     by_key = {e.key: e for e in report.evidence}
-    assert "implicit" in by_key["issue:1"].quote.lower()
+    assert "implicit" in by_key["issue:1"].quote.lower()  # the problem an issue reports
+    oauth = by_key[f"commit:{why_repo.shas['oauth']}"]
+    assert oauth.quote.startswith("We use the authorization code flow with PKCE because the implicit flow")
+    assert oauth.title == "Implement OAuth2 authorization code flow (#2)"
+    assert by_key["pr:2"].reason is None  # "Replaces the implicit grant with ..." says what, not why
 
 
 def test_a_path_alone_ranks_the_commits_that_wrote_the_file(why_repo: WhyRepo) -> None:

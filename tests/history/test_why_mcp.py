@@ -37,7 +37,11 @@ def test_history_why_answers_with_quotes_from_the_folders_repository(why_repo: W
     lines = text.splitlines()
     assert lines[0].startswith("Why ") and "app" in lines[0]
     assert why_repo.shas["oauth"][:10] in lines[1]  # the first evidence item
-    assert lines[2] == '   quote: "Implement OAuth2 authorization code flow (#2)"'
+    assert "Implement OAuth2 authorization code flow (#2)" in lines[1]  # the subject is the title
+    assert lines[2] == (  # the quote is the reason the body gives
+        '   reason: "We use the authorization code flow with PKCE because the implicit flow leaks access'
+        ' tokens into browser history."'
+    )
 
 
 def test_history_why_as_of_and_errors(why_repo: WhyRepo) -> None:
@@ -56,7 +60,7 @@ def test_history_why_passes_hostile_text_as_quoted_data(why_repo: WhyRepo) -> No
     entry = next(b for b in text.split("\n") if why_repo.shas["hostile"][:10] in b)
     assert entry.endswith("Refactor token refresh")  # listed as evidence, its text only ever quoted
     assert all(line.startswith(("Why", "   ", *"0123456789")) for line in text.splitlines())
-    assert INJECTION not in text or f'quote: "{INJECTION}"' in text
+    assert INJECTION not in text or f'reason: "{INJECTION}"' in text
 
 
 def test_history_file_lists_the_story_of_a_file(why_repo: WhyRepo) -> None:

@@ -144,7 +144,9 @@ def test_the_why_box_without_a_model_lists_quoted_evidence(page, ui, view: Histo
     expect(page.locator("#history-why-note")).to_contain_text("With a model configured")
     expect(page.locator("#history-why-answer li")).to_have_count(0)
     oauth = page.locator(f"#ev-commit_{view.built.shas['oauth']}")
-    expect(oauth.locator(".tl-quote")).to_contain_text("authorization code flow")
+    expect(oauth.locator(".tl-quote")).to_contain_text("because the implicit flow leaks access tokens")
+    expect(oauth.locator(".tl-head strong")).to_have_text("Implement OAuth2 authorization code flow (#2)")
+    expect(page.locator("#ev-pr_2 .no-reason")).to_have_text("no reason stated")  # says what, not why
     oauth.locator("a.cite").click()  # the evidence's citation opens the commit in the timeline
     expect(page.locator(f"#tl-commit-{view.built.shas['oauth']}")).to_have_class("tl-entry tl-commit flash")
 

@@ -166,7 +166,11 @@ def test_why_without_a_model_is_the_quoted_evidence(ui, view: HistoryView, fake_
     assert data["answer"] == [] and data["note"].startswith("With a model configured")
     units = [e["unit"] for e in data["evidence"]]
     assert f"commit:{view.built.shas['oauth']}" in units[:2] and "pr:2" in units
-    assert all(e["quote"] and e["at"] for e in data["evidence"])
+    assert all(e["at"] for e in data["evidence"])
+    for e in data["evidence"]:  # the reason each source gives, with its span; or none, and no quote
+        assert e["quote"] == (e["reason"]["text"] if e["reason"] else "")
+    oauth = next(e for e in data["evidence"] if e["unit"] == f"commit:{view.built.shas['oauth']}")
+    assert oauth["reason"]["in"] == "body" and "because the implicit flow leaks" in oauth["quote"]
     before = _post(
         ui, "/why", {"repo": REPO, "question": QUESTION, "model": False, "as_of": "2023-11-16"}
     ).json()

@@ -17,7 +17,7 @@ from lore.cli.common import console, err_console, handle_errors, print_json
 from lore.history.ingest.gitlog import stored_path
 from lore.history.queries import parse_time
 from lore.history.repos import resolve_repo
-from lore.history.why.evidence import Evidence
+from lore.history.why.evidence import NO_REASON, Evidence
 from lore.history.why.service import WhyReport, why
 
 app = typer.Typer()
@@ -51,10 +51,18 @@ def _line(n: int, e: Evidence) -> Text:
         e.title,
         (status, "yellow"),
     )
-    quote = " ".join(e.quote.split())
-    body = Text.assemble("    “", (quote, "italic"), "”")
+    body = _reason(e)
     link = Text(f"    {e.url}", style="dim") if e.url else Text("")
     return Text("\n").join([head, body, *([link] if e.url else [])])
+
+
+def _reason(e: Evidence) -> Text:
+    """The reason the item's source gives, quoted; or plainly that it gives none."""
+    if not e.quote:
+        return Text(f"    {NO_REASON}", style="dim")
+    quote = " ".join(e.quote.split())
+    where = " (in the subject)" if e.reason and e.reason.where == "title" else ""
+    return Text.assemble("    “", (quote, "italic"), "”", (where, "dim"))
 
 
 def render(report: WhyReport) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from lore.core.dates import iso_utc
 from lore.core.text import split_words, stem
 from lore.core.vocabulary import STOPWORDS
+from lore.history.why.reasons import Reason, locate, pick_reason
 
 
 @dataclass(frozen=True)
@@ -49,9 +50,11 @@ _RECENCY = re.compile(
 class Evidence:
     """One source that may explain the code: a commit, a PR or issue, a comment, a decision.
 
-    `text` is the whole source (what a quote is checked against); `quote` is one sentence of it
-    that matches the question, verbatim. `unit` names what it is evidence of for counting (a
-    comment counts as its thread): `commit:<sha>`, `pr:<n>`, `issue:<n>`, `decision:<id>`.
+    `text` is the whole source (what a quote is checked against); `reason` is the sentence or two
+    of it that give the reason, verbatim with their place in `text` (None: the source states no
+    reason), and `quote` is that reason's text ("" when there is none). The title (a commit's
+    subject) is never the quote. `unit` names what it is evidence of for counting (a comment
+    counts as its thread): `commit:<sha>`, `pr:<n>`, `issue:<n>`, `decision:<id>`.
     """
 
     key: str  # unique per source, e.g. `commit:<sha>`, `issue_comment:<id>`
@@ -64,6 +67,7 @@ class Evidence:
     url: str | None = None
     author: str | None = None
     quote: str = ""
+    reason: Reason | None = None
     layer: str = "git"  # git | github | decision
     valid_to: float | None = None  # decisions: when it stopped holding
     superseded_by: str | None = None  # decisions: the key of what replaced it
@@ -82,6 +86,7 @@ class Evidence:
             "url": self.url,
             "author": self.author,
             "quote": self.quote,
+            "reason": self.reason.to_dict() if self.reason else None,
             "layer": self.layer,
             "via": list(self.via),
             "score": round(self.score, 5),
@@ -128,41 +133,25 @@ def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]
 
 # -- quotes ------------------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])|\n\s*\n|\n(?=\s*[-*#>]|\s*\d+[.)]\s)")
-_MAX_QUOTE = 280
-
 
 def terms(text: str) -> set[str]:
     """The question's words as rough stems, filler words dropped."""
     return {stem(w) for w in split_words(text) if w not in STOPWORDS and len(w) > 1}
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences (and list items, paragraphs) of a text, each a verbatim slice of it."""
-    out = []
-    for part in _SENTENCE_END.split(text):
-        part = part.strip()
-        if part:
-            out.append(part)
-    return out
+NO_REASON = "no reason stated"  # what is shown for a source that gives none
+
+# sources whose first line is a title (never quoted), and those that report a problem
+_TITLED = frozenset({"commit", "pr", "issue"})
+_PROBLEMS = frozenset({"issue"})
 
 
-def best_sentence(text: str, wanted: set[str]) -> str:
-    """The sentence of `text` sharing most of the question's words (the first one on a tie or
-    when none shares any), cut at a word boundary when long: always a verbatim slice of `text`.
+def with_reason(item: Evidence, question: str) -> Evidence:
+    """The item with the reason its source gives for `question` as its quote (`reasons.py`).
+
+    A quote a provider chose already (a decision's) is kept, located in the item's text.
     """
-    parts = sentences(text)
-    if not parts:
-        return ""
-    best, best_score = parts[0], 0.0
-    for part in parts:
-        words = terms(part)
-        if not words:
-            continue
-        hit = len(words & wanted)
-        if hit > best_score:
-            best, best_score = part, float(hit)
-    if len(best) > _MAX_QUOTE:
-        cut = best.rfind(" ", 0, _MAX_QUOTE)
-        best = best[: cut if cut > 40 else _MAX_QUOTE]
-    return best
+    if item.quote:
+        return replace(item, reason=item.reason or locate(item.quote, item.text))
+    found = pick_reason(item.text, question, titled=item.kind in _TITLED, problem=item.kind in _PROBLEMS)
+    return replace(item, quote=found.text if found else "", reason=found)

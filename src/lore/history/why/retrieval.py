@@ -20,7 +20,7 @@ from lore.history import queries
 from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY
 from lore.history.store.records import Repo
-from lore.history.why.evidence import Evidence, Provider, WhyQuery, best_sentence, fuse, terms
+from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
 from lore.history.why.index import vector_index
 from lore.history.why.keywords import keyword_hits
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
@@ -291,7 +291,7 @@ def retrieve(
     limit: int = 10,
     pinned: Sequence[Evidence] = (),
 ) -> list[Evidence]:
-    """The fused evidence, best first, each with the sentence of it that matches the question.
+    """The fused evidence, best first, each quoting the reason its source gives (or none).
 
     `pinned` items (the commit that last wrote a blamed line) come first, whatever the fusion says.
     """
@@ -310,5 +310,4 @@ def retrieve(
     fused = sorted(scored.values(), key=lambda e: (-e.score, e.key))[: limit + len(pinned)]
     keys = {p.key for p in pinned}
     chosen = [*pinned, *(e for e in fused if e.key not in keys)][:limit]
-    wanted = terms(q.question)
-    return [e if e.quote else replace(e, quote=best_sentence(e.text, wanted)) for e in chosen]
+    return [with_reason(e, q.question) for e in chosen]

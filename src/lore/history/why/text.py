@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lore.history.why.evidence import Evidence
+from lore.history.why.evidence import NO_REASON, Evidence
 from lore.history.why.service import WhyReport
 
 _KIND = {
@@ -27,7 +27,12 @@ def evidence_line(n: int, e: Evidence) -> str:
     if e.kind == "decision" and (e.superseded_by or e.valid_to):
         status = " [SUPERSEDED" + (f" by {e.superseded_by}" if e.superseded_by else "") + ", no longer holds]"
     when = (data["at"] or "-")[:10]
-    lines = [f"{n}. {name} ({when}) {e.title}{status}", f'   quote: "{" ".join(e.quote.split())}"']
+    if e.quote:
+        where = " (in the subject)" if e.reason and e.reason.where == "title" else ""
+        said = f'   reason: "{" ".join(e.quote.split())}"{where}'
+    else:
+        said = f"   reason: {NO_REASON}"
+    lines = [f"{n}. {name} ({when}) {e.title}{status}", said]
     if e.url:
         lines.append(f"   {e.url}")
     return "\n".join(lines)

@@ -488,7 +488,14 @@
       head.append(el("strong", e.title));
       head.append(time(e.at));
       item.append(head);
-      if (e.quote) item.append(el("blockquote", e.quote, "tl-quote"));
+      // the reason the source gives (never its subject again), or plainly that it gives none
+      if (e.quote) {
+        const quote = el("blockquote", e.quote, "tl-quote");
+        if (e.reason && e.reason.in === "title") quote.append(el("span", " (in the subject)", "muted small"));
+        item.append(quote);
+      } else {
+        item.append(el("p", "no reason stated", "muted small no-reason"));
+      }
       const foot = el("p", null, "muted small");
       foot.append(e.author ? `${e.author} · ` : "", citeLink(e.unit, unitLabel(e)));
       const link = outLink(e.url, "source");
