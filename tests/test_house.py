@@ -18,7 +18,6 @@ LONG_MODULES: dict[str, str] = {
     "rules/gate/trust.py": "repository trust from evidence; to split",
     "rules/gate/wording.py": "the risky-wording patterns and their checks; to split patterns from checks",
     "rules/serve/selection.py": "which rules a change is sent, spec and hybrid; to split",
-    "rules/service.py": "the functions every interface calls; to split by concern",
 }
 
 # circles known and being broken: each as the sorted tuple of its modules
