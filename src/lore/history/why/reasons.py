@@ -261,11 +261,14 @@ def _from_title(text: str, title: str) -> Reason | None:
     at = text.find(title)
     if not title or at < 0:
         return None
+    # the opening verb says what was done ("Allow ...", "Fix ..."): a reason's clause comes later
+    opening = _LEAD.match(title).end()  # type: ignore[union-attr]  # it matches the empty string
+    after = title.find(" ", opening)
     first: int | None = None
     for weight, pattern in _CUES:
-        if weight < 2.0:
+        if weight < 2.0 or after < 0:
             continue
-        for m in pattern.finditer(title):
+        for m in pattern.finditer(title, after):
             if first is None or m.start() < first:
                 first = m.start()
     if first is None:
