@@ -10,7 +10,7 @@ import pytest
 
 from lore.books import entities, library
 from lore.books.names.evidence import name_pattern
-from lore.books.names.groups import extract_names
+from lore.books.names.groups import extract_names, name_index
 from lore.books.read.readers import read_book
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "book_characters.json"
@@ -118,3 +118,49 @@ def test_scarlet_common_words_are_not_characters(shared, missing: str) -> None:
     library.set_progress(scarlet.id, "end", store=lib.store)
     _, met = entities.characters(scarlet.id, limit=500, store=lib.store)
     assert missing not in {e.name for e in met}
+
+
+def test_two_people_with_one_surname_stay_two() -> None:
+    text = (
+        "Arthur Charpentier was a sub-lieutenant in the navy; he came home on leave. "
+        "Madame Charpentier kept the boarding-house, and she spoke of him. "
+        "Mrs. Charpentier wept, and Charpentier said nothing at all. "
+        "Her sister Mary read books; then her sister Mary played the piano, and poor Mary sighed. "
+        "Years later Mary King inherited ten thousand pounds, and Miss King went to Liverpool."
+    )
+    found = _names([text])
+    assert {"Madame Charpentier", "Mrs. Charpentier"}.isdisjoint(found["Arthur Charpentier"])
+    # a first name long in use before anyone of that family was named is someone else
+    assert "Mary" in found and found["Mary"] == {"Mary"}
+    assert found["Mary King"] == {"Mary King", "Miss King"}
+
+
+def test_nicknames_join_the_given_name() -> None:
+    text = (
+        "Mr. Bennet had five daughters. Elizabeth Bennet laughed at the ball. "
+        "Her father said that Lizzy was clever. Then Miss Eliza Bennet walked to Netherfield, "
+        "and Eliza was tired, and her sister Lizzy smiled."
+    )
+    found = _names([text])
+    assert {"Lizzy", "Eliza", "Eliza Bennet"} <= found["Elizabeth Bennet"]
+
+
+def test_miss_bennet_is_resolved_by_her_passage() -> None:
+    text = (
+        "Jane Bennet and Elizabeth Bennet were sisters; Jane was the elder. "
+        "Jane sat by the fire and sewed a long seam all the evening. "
+        "Miss Bennet smiled at the work. "
+        "Elizabeth walked to the window, and Elizabeth looked out across the park. "
+        "Lady Catherine came in and said to Elizabeth, “Miss Bennet, do you know who I am?” "
+        "Miss Bennet and Elizabeth both rose."
+    )
+    means = [m.means for m in name_index([text])[0] if m.form == "Miss Bennet"]
+    # by who the passage is about, by who is spoken to, and never someone named beside her
+    assert means == ["Jane Bennet", "Elizabeth Bennet", "Jane Bennet"]
+
+
+def test_runs_of_initials_are_not_names() -> None:
+    text = "He signed it M. R. C. S. at the foot. Later J. H. wrote back, and Holmes read it; then Holmes laughed."
+    found = _names([text])
+    assert not [name for name in found if all(len(w.rstrip(".")) == 1 for w in name.split())]
+    assert "Holmes" in found

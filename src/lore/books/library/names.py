@@ -33,7 +33,7 @@ def store_names(tx: BooksStore, book_id: int, texts: list[str] | None = None) ->
         if k is not None:
             mention_rows.append(
                 (
-                    forms[m.form],
+                    forms.get(m.means, forms[m.form]),  # "Miss Bennet" where its passage says whom
                     book_id,
                     ids[(seq, k)],
                     seq,

@@ -1,4 +1,7 @@
-"""Which of an entity's names to show: the fullest one the reader has already seen."""
+"""Which of an entity's names to show: the fullest one the reader has already seen.
+
+Without a full name, a titled form is shown before the bare word ("Mr. Bennet", not "Bennet"):
+a bare surname is the whole family's, the title says which of them."""
 
 from __future__ import annotations
 
@@ -10,9 +13,14 @@ def _name_words(form: str) -> int:
 
 
 def choose_display(forms: list[tuple[str, int]]) -> tuple[str, list[str]]:
-    """The fullest visible name (most name words, untitled first, then most used), and the rest."""
-    ranked = sorted(
-        forms, key=lambda f: (-_name_words(f[0]), f[0].split()[0].rstrip(".") in TITLES, -f[1], f[0])
-    )
+    """The fullest visible name (most name words; untitled first among full names, titled first
+    among one-word names; then most used), and the rest."""
+
+    def key(f: tuple[str, int]) -> tuple[int, bool, int, str]:
+        words = _name_words(f[0])
+        titled = f[0].split()[0].rstrip(".") in TITLES
+        return (-words, titled if words > 1 else not titled, -f[1], f[0])
+
+    ranked = sorted(forms, key=key)
     name = ranked[0][0]
     return name, [f for f, _ in sorted(forms, key=lambda f: (-f[1], f[0])) if f != name]

@@ -22,6 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from lore.books.names.cues import cue_of, numbered, pronoun_after
+from lore.books.names.given import GIVEN_GENDER
 from lore.books.names.runs import Run, capitalised_runs, core_names, form_of
 from lore.books.names.words import COMMON, CONNECTORS, NOT_NAMES, PLACE_WORDS, TITLES
 
@@ -42,6 +43,7 @@ class Mention:
     cue: str = ""  # what the words around it say: "person", "place", "group" or nothing
     pronoun: str = ""  # "m"/"f": the first he/she-type pronoun after it in its paragraph
     article: bool = False  # said after "the" ("the Mormon Prophet"): not a given name
+    means: str = ""  # the full name this mention stands for, when its passage decides it
 
 
 class _Tally:
@@ -103,7 +105,8 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
     for run in kept:
         at = base[run.chapter] + run.end
         text = chapters[run.chapter]
-        for part in _split_at_place(run, text, places.as_of(base[run.chapter] + run.start)):
+        before = base[run.chapter] + run.start
+        for part in _split_at_place(run, text, places.as_of(before), mid_forms.as_of(before - 1)):
             if not _plausible(part, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
                 continue
             if numbered(text, part.end):
@@ -128,12 +131,21 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
     return out
 
 
-def _split_at_place(run: Run, text: str, places: _AsOf) -> list[Run]:
+def _split_at_place(run: Run, text: str, places: _AsOf, alone: _AsOf) -> list[Run]:
     """A run that opens with a name the text so far uses as a place, followed by more name
     words, is two mentions ("from London Lydia came"), unless it ends as a place itself
-    ("London Bridge"). Never one name across a place."""
+    ("London Bridge"). Never one name across a place. So is a name that is not a given name
+    followed by a given name, each said on its own before ("London" and "Lydia")."""
     names = run.names
-    if run.titles or len(names) < 2 or places[names[0]] < 2 or names[-1] in PLACE_WORDS:
+    if run.titles or len(names) < 2 or names[-1] in PLACE_WORDS:
+        return [run]
+    two_names = (
+        len(names) == 2
+        and names[1] in GIVEN_GENDER
+        and names[0] not in GIVEN_GENDER
+        and min(alone[names[0]], alone[names[1]]) >= 2
+    )
+    if places[names[0]] < 2 and not two_names:
         return [run]
     second = text.find(names[1], run.start + len(names[0]), run.end)
     if second < 0:
@@ -188,6 +200,8 @@ def _trim(run: Run, text: str, lower: _AsOf, mid_caps: _AsOf) -> Run | None:
 
 def _plausible(run: Run, lower: _AsOf, mid_caps: _AsOf, mid_forms: _AsOf) -> bool:
     names = [n for n in run.names if n not in CONNECTORS]
+    if all(len(n.rstrip(".")) == 1 for n in names):
+        return False  # "M. R. C. S.", "J. H.": initials alone name no one
     if run.titles:
         return True
     if len(names) == 1:

@@ -26,8 +26,12 @@ def gender(title: str | None) -> str:
 
 
 # Women's titles also say which name a woman goes by: "Miss Darcy" is not "Lady Anne Darcy",
-# and "Mrs. Darcy" (a wife) is neither. A woman's short title joins a full name only when that
-# name was said with a title of the same class, or with none.
+# and "Mrs. Darcy" (a wife) is neither. "Mrs." and "Madame" name a married woman by her
+# family's name: they join a full name only when that name was itself said with a title of the
+# same class, never on a pronoun alone ("Madame Charpentier" is not her son "Arthur
+# Charpentier"); "Lady" before a surname, only a name said with "Lady" ("Lady Lucas" is not her
+# daughter "Charlotte Lucas"). "Miss" joins a woman's full name said with "Miss" or with no
+# woman's title at all.
 _TITLE_CLASS = {
     "Miss": "miss",
     "Mademoiselle": "miss",
@@ -38,20 +42,37 @@ _TITLE_CLASS = {
 }
 
 
-def compatible(title: str | None, seen: set[str], pronoun: str = "") -> bool:
+def compatible(
+    title: str | None, seen: set[str], pronoun: str = "", given: str = "", by_first: bool = False
+) -> bool:
     """Whether a titled short form can be a full name seen with these titles.
 
     `pronoun`: the gender the pronouns after the full name's mentions point to ("" unknown);
-    it stands in for a title when the full name was never said with a gendered one."""
+    `given`: the gender its given name says ("" unknown), which outweighs the pronouns;
+    `by_first`: the short form names the full name's given name ("Lady Catherine"), not its
+    surname, so a woman's title says nothing of marriage."""
     mine = gender(title)
     seen_genders = {gender(t) for t in seen} - {"n"}
+    if mine != "n" and given and given != mine:
+        return False
     if mine == "n":
         return not (seen_genders - {"m"}) or not seen_genders
-    if not seen_genders:
-        return pronoun == mine
+    if title == "Lady":
+        if "Lady" in seen:
+            return True
+        # "Lady Lucas", a knight's wife, is only a name said with "Lady"; "Lady Catherine", by
+        # her given name, may also be a woman's name said with no title before
+        return by_first and not seen_genders and (given or pronoun) == "f"
     if mine == "f" and title is not None:
+        mine_class = _TITLE_CLASS.get(title, title)
         classes = {_TITLE_CLASS.get(t, t) for t in seen if gender(t) == "f"}
-        return _TITLE_CLASS.get(title, title) in classes
+        if classes:
+            return mine_class in classes
+        if seen_genders or (mine_class == "mrs" and not by_first):
+            return False
+        return (given or pronoun) == "f"
+    if not seen_genders:
+        return (given or pronoun) == mine
     return mine in seen_genders
 
 

@@ -165,6 +165,21 @@ _PG_0007 = """
 """
 FOLDED_ACCENTS = Migration("books/0007_folded_accents", "SELECT 1", postgres=_PG_0007)
 
+# Names found again with today's grouping (nicknames, the class of a woman's title, first names
+# in use before a stranger shares them, "Miss Bennet" given to one person per passage): the old
+# rows are dropped and every book queued, as in 0006.
+_NAMES_AGAIN = """
+    DELETE FROM book_name_links;
+    DELETE FROM book_mentions;
+    DELETE FROM book_entities;
+"""
+NAMES_AGAIN = Migration(
+    "books/0008_names_again",
+    _NAMES_AGAIN + "INSERT OR IGNORE INTO book_names_pending (book_id) SELECT id FROM books;",
+    postgres=_NAMES_AGAIN
+    + "INSERT INTO book_names_pending (book_id) SELECT id FROM books ON CONFLICT DO NOTHING;",
+)
+
 MIGRATIONS = [
     LIBRARY,
     MODEL_LAYER,
@@ -173,6 +188,7 @@ MIGRATIONS = [
     NAMES_PENDING,
     ENTITY_SEQ,
     FOLDED_ACCENTS,
+    NAMES_AGAIN,
 ]
 
 
