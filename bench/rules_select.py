@@ -15,8 +15,9 @@ shared machine the wall clock mostly measures the other work, the thread's CPU f
 
     .venv/bin/python bench/rules_select.py [--sizes 100,1000,10000] [--compare OTHER/src]
 
-`--compare` puts another tree's selection (`OTHER/src/lore/rules/serve/selection.py`, for
-instance a `git archive` of `main`) beside this one in the same run: its labelled-set table from
+`--compare` puts another tree's selection (`OTHER/src/lore/rules/serve/selection.py`, with its
+`reply.py` and `hybrid.py` where it has them; for instance a `git archive` of `main`) beside
+this one in the same run: its labelled-set table from
 a child process with OTHER first on the path (the figures must match this tree's to the digit when
 only speed changed), and its `choose` timed on the same warm index, call for call interleaved
 with this tree's, with the count of replies that are identical. That tree's selection runs on
@@ -158,15 +159,30 @@ def time_mode(index, tok, project, task_list, repeat, embedder, before=None) -> 
 
 
 def other_choose(src: Path):
-    """The `choose` of another tree's selection module, loaded beside this tree's."""
-    path = src / "lore" / "rules" / "serve" / "selection.py"
-    spec = importlib.util.spec_from_file_location("compared_selection", path)
-    if spec is None or spec.loader is None or not path.is_file():
-        sys.exit(f"--compare: no selection module at {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module.choose
+    """The `choose` of another tree's selection, loaded beside this tree's: its `selection.py`
+    and, where that tree has them, the `reply.py` and `hybrid.py` it imports (a tree from before
+    they were parted from the selection has only the one file)."""
+    serve = src / "lore" / "rules" / "serve"
+    if not (serve / "selection.py").is_file():
+        sys.exit(f"--compare: no selection module at {serve / 'selection.py'}")
+    import lore.rules.serve.selection  # noqa: F401  (this tree's parts, loaded before any is swapped)
+
+    own: dict[str, object] = {}
+    try:
+        for part in ("reply", "hybrid", "selection"):
+            path = serve / f"{part}.py"
+            spec = importlib.util.spec_from_file_location(f"compared_{part}", path)
+            if spec is None or spec.loader is None or not path.is_file():
+                continue
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+            spec.loader.exec_module(module)
+            name = f"lore.rules.serve.{part}"
+            own.setdefault(name, sys.modules[name])
+            sys.modules[name] = module  # the other tree's later parts import this one
+    finally:
+        sys.modules.update(own)  # this tree's parts back in place
+    return sys.modules["compared_selection"].choose
 
 
 def compared_labelled_table(src: Path) -> str:

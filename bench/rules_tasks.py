@@ -32,7 +32,7 @@ from lore.rules.serve.selection import SHORT_LIST
 
 if TYPE_CHECKING:
     from lore.rules.models import Project
-    from lore.rules.serve.selection import RulesReply
+    from lore.rules.serve.reply import RulesReply
 
 DATA = Path(__file__).resolve().parent / "data" / "rules_tasks"
 SHARED_RULES = Path(

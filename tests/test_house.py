@@ -17,7 +17,6 @@ LONG_MODULES: dict[str, str] = {
     "rules/gate/semantic.py": "the second look by meaning and its packaged bank",
     "rules/gate/trust.py": "repository trust from evidence; to split",
     "rules/gate/wording.py": "the risky-wording patterns and their checks; to split patterns from checks",
-    "rules/serve/selection.py": "which rules a change is sent, spec and hybrid; to split",
 }
 
 # circles known and being broken: each as the sorted tuple of its modules

@@ -13,7 +13,7 @@ import pytest
 
 from lore.rules import service
 from lore.rules.agent import AgentSession
-from lore.rules.serve.selection import DECISIONS_HEADER
+from lore.rules.serve.reply import DECISIONS_HEADER
 from support.decisions import COMMITTER, decided_repo
 from support.fake_llm import FakeLLM, fake_llm_fixture  # noqa: F401
 from support.history_repo import HistoryRepo

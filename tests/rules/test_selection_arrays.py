@@ -18,9 +18,9 @@ from conftest import make_repo
 from lore.core.bm25 import BM25Index
 from lore.rules import service
 from lore.rules.models import Project
+from lore.rules.serve.hybrid import BM25_WEIGHT, fuse
 from lore.rules.serve.index import project_index
 from lore.rules.serve.meaning import RuleMeaning, semantic_embedder, task_text
-from lore.rules.serve.selection import BM25_WEIGHT, fuse
 from lore.rules.store.rules import rules_store
 from support.ledger_rules import EVERYDAY_RULES, PAYMENT_RULES, register_ledger
 

@@ -196,7 +196,7 @@ def test_a_rule_written_for_the_changed_file_is_lifted(tmp_path: Path) -> None:
 
 
 def test_names_a_file_means_the_file_itself_not_a_folder_or_a_wildcard() -> None:
-    from lore.rules.serve.selection import names_a_file
+    from lore.rules.serve.hybrid import names_a_file
 
     paths = ["src/api/charges.py"]
     assert names_a_file(("src/api/charges.py",), paths)

@@ -62,7 +62,7 @@ class AgentSession(Reading, Saving, Candidates):
         from lore.core.errors import NeedsModel
         from lore.rules.serve.index import project_index
         from lore.rules.serve.meaning import semantic_embedder
-        from lore.rules.serve.selection import HYBRID
+        from lore.rules.serve.reply import HYBRID
 
         embedder = None
         if service.selection_mode() == HYBRID:  # first: every hybrid selection needs it

@@ -16,7 +16,7 @@ from lore.rules.agent.limits import MAX_RULES_PER_CALL, check_request
 from lore.rules.agent.notes import OneTimeNotes
 from lore.rules.agent.resolve import Resolution, Resolving
 from lore.rules.agent.state import Delivery
-from lore.rules.serve.selection import DECISIONS_HEADER, RulesReply
+from lore.rules.serve.reply import DECISIONS_HEADER, RulesReply
 
 LISTED_NOTE = service.LISTED_NOTE
 MAX_DECISIONS = 3  # decisions said per reply: a few lines, never a history lesson

@@ -16,7 +16,8 @@ from lore.core.text import Tokenizer, build_tokenizer
 from lore.rules import projects as proj
 from lore.rules.models import Project, Rule
 from lore.rules.serve.index import project_index
-from lore.rules.serve.selection import HYBRID, MODES, RulesReply, choose
+from lore.rules.serve.reply import HYBRID, MODES, RulesReply
+from lore.rules.serve.selection import choose
 from lore.rules.store.rules import rules_store
 
 LISTED_NOTE = "listed:"

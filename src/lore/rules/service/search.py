@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from lore.core.errors import InvalidInput
 from lore.rules.models import Project, Rule
+from lore.rules.serve.hybrid import fuse
 from lore.rules.serve.index import project_index
-from lore.rules.serve.selection import fuse
 from lore.rules.service.choosing import _mode_embedder, selection_mode, tokenizer
 from lore.rules.store.rules import rules_store
 
