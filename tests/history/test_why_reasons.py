@@ -136,3 +136,15 @@ def test_a_sentence_that_leans_on_the_one_before_brings_it() -> None:
     )
     got = pick_reason(text, "why does main call exit with no argument?", titled=True)
     assert got is not None and got.text.startswith("Chained commands") and got.text.endswith("behaviors.")
+
+
+def test_a_problem_the_body_reports_is_a_reason_and_a_subjects_object_is_not() -> None:
+    text = (
+        "Paginate the orders list\n\nListing every order timed out for the biggest shops; a cursor and a"
+        " limit of 100 keep each response small.\n"
+    )
+    got = pick_reason(text, "why is the orders list paginated?", titled=True)
+    assert got is not None and got.text.startswith("Listing every order timed out") and got.where == "body"
+    subject = "Give the payment client a 5 s timeout so a slow provider cannot hold a worker"
+    got = pick_reason(subject, "why src/api/payments.py", titled=True)  # "timeout" is what was given
+    assert got is not None and got.text == "so a slow provider cannot hold a worker"

@@ -100,7 +100,8 @@ def why_command(
     repo: str = history.REPO_OPT,
     as_json: bool = history.JSON_OPT,
 ) -> None:
-    """Why the code is like this: ranked evidence with verbatim quotes (and a cited answer)."""
+    """Why the code is like this: ranked evidence, each quoting the reason its source gives (or saying
+    none is stated), the subject as its title; with a model, a cited answer."""
     report = why(
         resolve_repo(repo),
         target,

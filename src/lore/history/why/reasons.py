@@ -46,35 +46,51 @@ class Reason:
 
 # -- cues ---------------------------------------------------------------------------------------
 
-# (weight, pattern): explicit causal and contrastive connectives weigh most, then needs, purposes
-# and problems, then words that often, not always, carry a reason.
-_CUES: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
-    (weight, re.compile(pattern, re.I))
-    for weight, pattern in (
+# (weight, opens a clause, pattern): explicit causal and contrastive connectives weigh most, then
+# needs and purposes, then problems, then words that often, not always, carry a reason. Only the
+# connectives, needs and purposes open a reason's clause in a subject ("..., to avoid X"): a
+# problem word there is usually what was changed ("Add a timeout").
+_CUES: tuple[tuple[float, bool, re.Pattern[str]], ...] = tuple(
+    (weight, opens, re.compile(pattern, re.I))
+    for weight, opens, pattern in (
         (
             3.0,
+            True,
             r"\b(?:because|due to|owing to|so that|in order to|to avoid|to prevent|otherwise|instead of"
             r"|rather than|the reason|reasons? (?:is|are|was|being)|caused|causes|causing|as a result"
             r"|(?:which|this|that|it) means|consequences?|(?:as an? )?work ?around|motivation|rationale"
             r"|given that|thanks to)\b",
         ),
         # "since" as a cause, not a time ("since 2.0", "since version", "since then")
-        (3.0, r"\bsince (?!\d|v\d|version|release|then|the (?:last|first|beginning)|last|\w+ \d)"),
+        (3.0, True, r"\bsince (?!\d|v\d|version|release|then|the (?:last|first|beginning)|last|\w+ \d)"),
         # "as" as a cause ("..., as it doesn't use SemVer"), not "such as", "as well as", "same as"
-        (3.0, r"(?<!such )(?<!well )(?<!same )\bas (?:it|they|this|that|there|we|these|those|he|she|you)\b"),
+        (
+            3.0,
+            True,
+            r"(?<!such )(?<!well )(?<!same )\bas (?:it|they|this|that|there|we|these|those|he|she|you)\b",
+        ),
         (
             2.0,
+            True,
             r"\b(?:we need|need(?:s|ed)? to|needed|required|requires?|necessary|must|have to|has to"
             r"|to (?:allow|support|ensure|enable|keep|let|make|reduce|improve|speed up|simplify|handle"
             r"|fix|match|preserve|accommodate|account for|comply|satisfy|get rid|stop|protect)"
-            r"|allows?|lets|enables?|makes? it (?:possible|easier|harder|clear)|prevents?|breaks?|broke"
+            r"|so (?:an?|we|it|the|users?|that|you|they))\b",
+        ),
+        (
+            2.0,
+            False,
+            r"\b(?:allows?|lets|enables?|makes? it (?:possible|easier|harder|clear)|prevents?|breaks?|broke"
             r"|broken|fails?|failed|failing|doesn'?t work|does not work|didn'?t work|won'?t work"
             r"|can'?t|cannot|unable|impossible|problems?|leaks?|insecure|vulnerab\w*|crash\w*"
             r"|deprecated|no longer|slow(?:er)?|faster|simpler|easier|safer|confus\w*|unnecessary"
-            r"|inconsistent|surpris\w*|so (?:we|it|the|users?|that|you|they))\b",
+            r"|inconsistent|surpris\w*|time[sd]? out|timeouts?|hangs?|hung|stuck|deadlocks?"
+            r"|race condition|out of memory|exhaust\w*|overload\w*|too (?:slow|long|big|large|many|much)"
+            r"|unbounded|regress\w*)\b",
         ),
         (
             1.0,
+            False,
             r"\b(?:should|issues?|bugs?|errors?|better|wrong|incorrect(?:ly)?|avoid\w*|want(?:ed)?"
             r"|prefer\w*|helps?|benefit\w*|noise|warnings?|expect(?:ed|s)?|compatib\w*|useful)\b",
         ),
@@ -96,7 +112,7 @@ _CARRIES_ON = re.compile(
 
 def cue_weight(sentence: str) -> float:
     """How strongly a sentence's wording marks it as a reason: its cues' weights, capped."""
-    return min(5.0, sum(weight * min(2, len(p.findall(sentence))) for weight, p in _CUES))
+    return min(5.0, sum(weight * min(2, len(p.findall(sentence))) for weight, _, p in _CUES))
 
 
 # -- sentences ----------------------------------------------------------------------------------
@@ -265,8 +281,8 @@ def _from_title(text: str, title: str) -> Reason | None:
     opening = _LEAD.match(title).end()  # type: ignore[union-attr]  # it matches the empty string
     after = title.find(" ", opening)
     first: int | None = None
-    for weight, pattern in _CUES:
-        if weight < 2.0 or after < 0:
+    for _, opens, pattern in _CUES:
+        if not opens or after < 0:
             continue
         for m in pattern.finditer(title, after):
             if first is None or m.start() < first:
