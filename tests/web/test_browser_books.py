@@ -248,6 +248,40 @@ def test_a_real_book_graph_under_the_cap(page, ui, shared_data: Path) -> None:
     _shot(page, "web-reader-characters.png")
 
 
+def test_the_relationship_view_is_readable(page, ui, shared_data: Path) -> None:
+    scarlet = library.add_book(shared_data / "books" / "a-study-in-scarlet.epub")
+    library.set_progress(scarlet.id, "end")
+    edges = entities.graph(scarlet.id, limit=200)["edges"]
+    assert len(edges) > 40  # more relationships than the view shows: it keeps the strongest
+    _open(page, ui, scarlet, "graph")
+    labels = page.locator("#graph text")
+    expect(labels.first).to_be_visible()
+    boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
+    assert len(boxes) >= 10
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x"] + a["width"] <= b["x"]
+                or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"]
+                or b["y"] + b["height"] <= a["y"]
+            )
+            assert apart, (a, b)
+    lines = page.locator("#graph line")
+    assert 0 < lines.count() <= 40
+    strongest = max(edges, key=lambda e: e["passages"])
+    shown = set(labels.all_text_contents())
+    assert {strongest["source_name"], strongest["target_name"]} <= shown
+    # grouped by kind: every person's node left of every place's
+    xs = page.evaluate(
+        """() => [...document.querySelectorAll('#graph g.node')].map(g => [g.getAttribute('class'),
+            Number(g.querySelector('circle').getAttribute('cx'))])"""
+    )
+    people = [x for kind, x in xs if kind == "node person"]
+    places = [x for kind, x in xs if kind == "node place"]
+    assert people and places and max(people) < min(places)
+
+
 def test_book_text_is_shown_as_text_never_run(page, ui, tmp_path: Path) -> None:
     sneaky = 'The note said <img src=x onerror="window.owned=1"> and <b>nothing</b> more about the colonel.'
     spec = mystery_book()

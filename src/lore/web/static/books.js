@@ -6,7 +6,14 @@
 
 (() => {
   const VIEWS = ["ask", "characters", "graph"];
-  const GRAPH_NODES = 30;  // the most connected names; more would not be readable in 800x600
+  const GRAPH_NODES = 24;  // the most connected names; more would not be readable at once
+  const GRAPH_EDGES = 40;  // the strongest relationships among them
+  const EDGES_PER_NODE = 4;  // a name keeps its strongest few links; the rest are noise
+  const KIND_ORDER = ["person", "character", "place", "group", "object", "event", "name"];
+  const KIND_LABELS = {
+    person: "people", character: "characters", place: "places", group: "groups",
+    object: "objects", event: "events", name: "other names",
+  };
   const state = { books: [], book: null, view: "ask", renders: 0, asking: null, model: null };
 
   const $ = (selector, root = document) => root.querySelector(selector);
@@ -395,31 +402,139 @@
     drawGraph($("#graph"), found.nodes || [], found.edges || found.relations || []);
   }
 
-  function drawGraph(canvas, nodes, edges) {
-    const degree = new Map();
+  // The relationship view: the strongest relationships among the most connected names, laid out
+  // by forces (linked names pull together, all names push apart), each kind in its own column
+  // (people, places, groups), then labels pushed apart until none overlaps another.
+  function strongest(nodes, edges) {
+    const weight = new Map();
     for (const e of edges) {
-      degree.set(e.source, (degree.get(e.source) || 0) + 1);
-      degree.set(e.target, (degree.get(e.target) || 0) + 1);
+      weight.set(e.source, (weight.get(e.source) || 0) + (e.passages || 1));
+      weight.set(e.target, (weight.get(e.target) || 0) + (e.passages || 1));
     }
-    const shown = nodes
-      .filter((n) => degree.has(n.id))
-      .sort((a, b) => degree.get(b.id) - degree.get(a.id) || a.id - b.id)
+    const top = nodes
+      .filter((n) => weight.has(n.id))
+      .sort((a, b) => weight.get(b.id) - weight.get(a.id) || a.id - b.id)
       .slice(0, GRAPH_NODES);
-    const ids = new Set(shown.map((n) => n.id));
-    const links = edges.filter((e) => ids.has(e.source) && ids.has(e.target));
-    $("#graph-summary").textContent = shown.length
-      ? `${shown.length} of ${nodes.length} names, ${links.length} link(s): who appears with whom in what you have read.`
-      : "No one appears with anyone yet in what you have read.";
+    const ids = new Set(top.map((n) => n.id));
+    const kept = new Map();
+    const links = [];
+    const ranked = edges
+      .filter((e) => ids.has(e.source) && ids.has(e.target))
+      .sort((a, b) => (b.passages || 1) - (a.passages || 1));
+    for (const e of ranked) {
+      if (links.length >= GRAPH_EDGES) break;
+      if ((kept.get(e.source) || 0) >= EDGES_PER_NODE && (kept.get(e.target) || 0) >= EDGES_PER_NODE) continue;
+      links.push(e);
+      kept.set(e.source, (kept.get(e.source) || 0) + 1);
+      kept.set(e.target, (kept.get(e.target) || 0) + 1);
+    }
+    return { shown: top.filter((n) => kept.has(n.id)), links };
+  }
+
+  function kindOf(n) { return KIND_ORDER.includes(n.kind) ? n.kind : "name"; }
+
+  function layout(shown, links, width, height) {
+    const kinds = KIND_ORDER.filter((k) => shown.some((n) => kindOf(n) === k));
+    const column = new Map(kinds.map((k, i) => [k, (width * (i + 0.5)) / kinds.length]));
     const at = new Map();
-    shown.forEach((n, i) => {
-      const angle = (2 * Math.PI * i) / shown.length - Math.PI / 2;
-      at.set(n.id, { x: 400 + 250 * Math.cos(angle), y: 300 + 230 * Math.sin(angle) });
+    const count = new Map();
+    for (const n of shown) {  // deterministic start: each kind's names down its column
+      const k = kindOf(n);
+      const i = count.get(k) || 0;
+      count.set(k, i + 1);
+      at.set(n.id, { x: column.get(k) + (i % 2 ? 20 : -20), y: 40 + ((i * 97) % (height - 80)) });
+    }
+    const most = Math.max(1, ...links.map((e) => e.passages || 1));
+    const ideal = Math.sqrt((width * height) / Math.max(1, shown.length)) * 0.6;
+    for (let step = 0, heat = width / 10; step < 300; step++, heat *= 0.985) {
+      const move = new Map(shown.map((n) => [n.id, { x: 0, y: 0 }]));
+      for (let i = 0; i < shown.length; i++) {
+        for (let j = i + 1; j < shown.length; j++) {
+          const a = at.get(shown[i].id), b = at.get(shown[j].id);
+          const dx = a.x - b.x || 0.01, dy = a.y - b.y || 0.01;
+          const d2 = dx * dx + dy * dy, push = (ideal * ideal) / d2;
+          move.get(shown[i].id).x += dx * push; move.get(shown[i].id).y += dy * push;
+          move.get(shown[j].id).x -= dx * push; move.get(shown[j].id).y -= dy * push;
+        }
+      }
+      for (const e of links) {
+        const a = at.get(e.source), b = at.get(e.target);
+        const dx = a.x - b.x, dy = a.y - b.y, d = Math.hypot(dx, dy) || 0.01;
+        const pull = (d / ideal) * (0.3 + (e.passages || 1) / most);
+        move.get(e.source).x -= dx * pull / 2; move.get(e.source).y -= dy * pull / 2;
+        move.get(e.target).x += dx * pull / 2; move.get(e.target).y += dy * pull / 2;
+      }
+      for (const n of shown) {
+        const p = at.get(n.id), m = move.get(n.id);
+        m.x += (column.get(kindOf(n)) - p.x) * 0.8;  // each kind keeps to its column (its band)
+        m.y += (height / 2 - p.y) * 0.05;
+        const len = Math.hypot(m.x, m.y) || 1;
+        const band = width / kinds.length, left = column.get(kindOf(n)) - band / 2;
+        p.x = Math.min(left + band * 0.6, Math.max(left + 10, p.x + (m.x / len) * Math.min(len, heat)));
+        p.y = Math.min(height - 20, Math.max(20, p.y + (m.y / len) * Math.min(len, heat)));
+      }
+    }
+    return at;
+  }
+
+  function overlap(a, b, gap) {
+    return a.x < b.x + b.w + gap && b.x < a.x + a.w + gap && a.y < b.y + b.h + gap && b.y < a.y + a.h + gap;
+  }
+
+  function separateLabels(boxes) {
+    // push overlapping labels apart vertically (their nodes move with them) until none overlaps
+    for (let round = 0; round < 500; round++) {
+      let moved = false;
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const a = boxes[i], b = boxes[j];
+          if (!overlap(a, b, 2)) continue;
+          const [up, down] = a.y <= b.y ? [a, b] : [b, a];
+          const shift = (up.y + up.h + 3 - down.y) / 2 + 0.5;
+          up.y -= shift; down.y += shift;
+          moved = true;
+        }
+      }
+      if (!moved) return;
+    }
+  }
+
+  function drawGraph(canvas, nodes, edges) {
+    const { shown, links } = strongest(nodes, edges);
+    const kinds = KIND_ORDER.filter((k) => shown.some((n) => kindOf(n) === k)).map((k) => KIND_LABELS[k]);
+    $("#graph-summary").textContent = shown.length
+      ? `${shown.length} of ${nodes.length} names and their ${links.length} strongest link(s): who appears with whom in what you have read. Left to right: ${kinds.join(", ")}.`
+      : "No one appears with anyone yet in what you have read.";
+    const width = 800, height = 600;
+    const at = layout(shown, links, width, height);
+    const degree = new Map();
+    for (const e of links) for (const id of [e.source, e.target]) degree.set(id, (degree.get(id) || 0) + 1);
+    const radius = (n) => 5 + Math.min(8, degree.get(n.id) || 0);
+    // labels to the right of their node; measured where the browser can, estimated otherwise
+    const probe = svg("text", { x: 0, y: 0 }, "");
+    canvas.replaceChildren(probe);
+    const boxes = shown.map((n) => {
+      probe.textContent = n.name;
+      const measured = probe.getBBox ? probe.getBBox() : { width: 0, height: 0 };
+      const w = (measured.width || 7.5 * n.name.length) + 2 * radius(n) + 6;
+      const h = Math.max(measured.height || 16, 2 * radius(n));
+      const p = at.get(n.id);
+      return { id: n.id, x: p.x - radius(n), y: p.y - h / 2, w, h };
     });
+    separateLabels(boxes);
+    for (const b of boxes) {
+      const n = shown.find((s) => s.id === b.id);
+      at.set(b.id, { x: b.x + radius(n), y: b.y + b.h / 2 });
+    }
+    const xs = boxes.flatMap((b) => [b.x, b.x + b.w]), ys = boxes.flatMap((b) => [b.y, b.y + b.h]);
+    if (boxes.length) {
+      const [x0, y0] = [Math.min(...xs) - 10, Math.min(...ys) - 10];
+      canvas.setAttribute("viewBox", `${x0} ${y0} ${Math.max(...xs) + 10 - x0} ${Math.max(...ys) + 10 - y0}`);
+    }
     const most = Math.max(1, ...links.map((e) => e.passages || 1));
     const parts = [];
     for (const e of links) {
-      const a = at.get(e.source);
-      const b = at.get(e.target);
+      const a = at.get(e.source), b = at.get(e.target);
       parts.push(svg("line", {
         x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "edge",
         "stroke-width": (1 + 3 * ((e.passages || 1) / most)).toFixed(1),
@@ -427,15 +542,9 @@
     }
     for (const n of shown) {
       const p = at.get(n.id);
-      const group = svg("g", { class: "node " + (n.kind || "name") });
-      group.append(svg("circle", { cx: p.x, cy: p.y, r: 5 + Math.min(8, degree.get(n.id)) }));
-      // the label sits outside the ring, on the line from the centre through the node
-      const dx = (p.x - 400) / 250;
-      const dy = (p.y - 300) / 230;
-      const anchor = dx > 0.3 ? "start" : dx < -0.3 ? "end" : "middle";
-      group.append(svg("text", {
-        x: p.x + 16 * dx, y: p.y + 16 * dy + (anchor === "middle" ? (dy < 0 ? -4 : 12) : 4), "text-anchor": anchor,
-      }, n.name));
+      const group = svg("g", { class: "node " + kindOf(n) });
+      group.append(svg("circle", { cx: p.x, cy: p.y, r: radius(n) }));
+      group.append(svg("text", { x: p.x + radius(n) + 4, y: p.y + 4 }, n.name));
       parts.push(group);
     }
     canvas.replaceChildren(...parts);
