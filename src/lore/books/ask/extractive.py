@@ -1,87 +1,141 @@
-"""The answer without a model: the best sentences of the visible passages, verbatim, each cited.
+"""The answer without a model: the sentences of the visible passages that best answer, verbatim.
 
-Nothing is written, so nothing can be invented: a sentence is chosen for how much of the
-question it holds (each content word counts once, with the words a story uses for it,
-`books.retrieve.query`), ties going to the better-ranked passage; one holding under half of what the
-best holds is left out. For "who is the ROLE?" a sentence that
-names someone as the role comes first. The chosen sentences are shown in story order.
+Nothing is written, so nothing can be invented: each sentence shown is a whole sentence of a
+passage gathered under the reader's cap (`sentences`), cited. A sentence is scored for how well
+it answers, not only for how many of the question's words it repeats:
+
+- the share of the question it holds, each content word and name counting once with the words a
+  story uses for it, rare words weighing more than the hero's name (`retrieve.question`);
+- whether it gives the kind of answer asked for (`answer_kinds`): someone named for "who", a
+  place for "where", a time for "when", a reason for "why", a means for "how";
+- whether it says anything the question did not (a sentence that only echoes the question, or
+  asks one back, is a poor answer), and how the search ranked its passage;
+- the sentence just before it counts for a sentence that gives the answer's kind, as a book
+  often names the topic in one sentence and answers in the next.
+
+The sentences are shown best first. One is shown when it alone answers; others only when they
+answer nearly as well. When the best holds little of the question, or not much of it and not
+the kind of answer asked for, the answer says so (`weak`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 
+from lore.books.ask.answer_kinds import TYPED, gives, new_words
 from lore.books.ask.records import Citation, Evidence, Sentence
-from lore.books.retrieve.query import parse
+from lore.books.ask.sentences import sentences_of
+from lore.books.retrieve.question import understand
 from lore.core.quotes import comparable
+from lore.core.text import stem
 
 MAX_SENTENCES = 3
-MAX_WORDS = 60
-KEEP_SHARE = 0.5
-_BREAK = re.compile(r"(?<=[.!?…])[”’\"')\]]*\s+")
-_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Sir|Mme|Mlle|Capt|Col|Gen|Lt|No|Vol|ch)\.$")
+KEEP_SHARE = 0.7  # another sentence is shown only when it scores this share of the best
+FIT_WEIGHT = 0.6  # how much giving the asked kind of answer raises a sentence
+CONTEXT_WEIGHT = 0.4  # the share of the sentence before it that counts for an answering sentence
+RANK_WEIGHT = 0.3  # the search's first passage over the rest
+ECHO = 0.5  # a sentence saying fewer than NEW_WORDS words the question did not
+NEW_WORDS = 2
+ASKING = 0.6  # a sentence that is itself a question
+LONG_WORDS = 70  # a sentence longer than this is whole but hard to read: a little lower
+LONG = 0.85
+# the best holding less of the question than this is weak, and under twice this without the asked kind
+WEAK_SHARE = 0.34
 _WORD = re.compile(r"[^\W_]+")
+_ASKS = re.compile(r"\?[”’\"')\]]*$")
 NOTE = (
     "Without a model this is the text itself: the sentences that best match the question. "
     "With one (`lore model setup`), Lore writes a short answer from claims it has checked "
     "against these passages, every sentence cited."
 )
+WEAK = "This is a weak match: what you have read so far may not answer this; these are the closest sentences."
 
 
-def sentences_of(text: str) -> list[str]:
-    """The sentences of a passage, verbatim; "Mr." and its kind do not end one."""
-    out: list[str] = []
-    start = 0
-    for m in _BREAK.finditer(text):
-        if _ABBREVIATION.search(text[start : m.start()].rstrip("”’\"')]")):
-            continue
-        out.append(text[start : m.end()])
-        start = m.end()
-    out.append(text[start:])
-    return [" ".join(s.split()) for s in out if len(s.split()) >= 3]
+@dataclass
+class Choice:
+    """The sentences chosen, best first, and whether even the best answers only weakly."""
+
+    sentences: list[Sentence] = field(default_factory=list)
+    weak: bool = False
+
+    @property
+    def notes(self) -> list[str]:
+        return [WEAK] if self.weak and self.sentences else []
+
+
+@dataclass
+class _Candidate:
+    evidence: Evidence
+    index: int
+    text: str
+    stems: set[str]
+    share: float = 0.0
+    fit: bool = False
+    score: float = 0.0
 
 
 def _stem(word: str) -> str:
-    return word[:6]
+    return stem(word.lower())
 
 
 def answer(question: str, evidence: list[Evidence]) -> list[Sentence]:
-    query = parse(question)
-    groups = [{_stem(w) for w in g} for g in query.groups]
-    role = {_stem(w) for w in query.role} if query.role else set()
+    """The chosen sentences, best first, each cited (see `choose`)."""
+    return choose(question, evidence).sentences
+
+
+def choose(question: str, evidence: list[Evidence]) -> Choice:
+    """The sentences that best answer `question`, from the gathered passages only."""
+    understood = understand(question)
+    groups = [{_stem(w) for v in g for w in _WORD.findall(v)} for g in understood.groups]
+    asked = {w.lower() for n in understood.names for w in _WORD.findall(n)}
+    question_stems = {_stem(w) for w in _WORD.findall(question)} | {s for g in groups for s in g}
     found = [
-        (e, i, s, {_stem(w) for w in _WORD.findall(s.lower())})
-        for e in evidence
+        _Candidate(e, i, s, {_stem(w) for w in _WORD.findall(s)})
+        for e in sorted(evidence, key=lambda e: e.rank)
         for i, s in enumerate(sentences_of(e.text))
     ]
-    # a word of the question most sentences hold (the hero's name) says less than a rare one
-    weights = [math.log(1.0 + len(found) / (1 + sum(1 for *_, st in found if g & st))) for g in groups]
-    scored: list[tuple[tuple[float, int, int], Evidence, str]] = []
-    for e, i, sentence, stems in found:
-        words = sentence.split()
-        if len(words) > MAX_WORDS:
-            sentence = " ".join(words[:MAX_WORDS]) + " …"
-        held = sum(w for g, w in zip(groups, weights, strict=True) if g & stems)
-        named = bool(role & stems) and bool(re.search(r"\b[A-Z][a-z]+\s+[A-Z][a-z]+", sentence))
-        if held == 0 and not named:
-            continue
-        scored.append(((-(held + 2 * named), e.rank, i), e, sentence))
-    scored.sort(key=lambda s: s[0])
-    # a sentence holding under half of what the best one holds is noise beside it (an "old house"
-    # in chapter 1 beside "poisoned the old colonel"), however many passages search returned
-    most = -scored[0][0][0] if scored else 0.0
-    chosen = [s for s in scored[:MAX_SENTENCES] if -s[0][0] >= KEEP_SHARE * most]
-    if not chosen and evidence:  # the passage matched as a whole: its opening words, as they are
-        best = min(evidence, key=lambda e: e.rank)
-        first = next(iter(sentences_of(best.text)), "")
-        chosen = [((0, best.rank, 0), best, first)] if first else []
-    chosen.sort(key=lambda s: (s[1].book_id, s[1].chapter, s[1].passage, s[0][2]))
+    if not found:
+        return Choice()
+    # a word most sentences hold (the hero's name) says less than a rare one
+    weights = [math.log(1.0 + len(found) / (1 + sum(1 for c in found if g & c.stems))) for g in groups]
+    total = sum(weights) or 1.0
+    for c in found:
+        c.share = sum(w for g, w in zip(groups, weights, strict=True) if g & c.stems) / total
+        c.fit = gives(understood.answer_type, c.text, asked)
+    for n, c in enumerate(found):
+        before = found[n - 1] if n and found[n - 1].evidence is c.evidence else None
+        typed = understood.answer_type in TYPED and c.fit
+        context = CONTEXT_WEIGHT * before.share if before is not None and typed else 0.0
+        c.score = (c.share + context) * (1.0 + FIT_WEIGHT * c.fit)
+        c.score *= 1.0 if new_words(c.text, question_stems) >= NEW_WORDS else ECHO
+        c.score *= ASKING if _ASKS.search(c.text) else 1.0
+        c.score *= LONG if len(c.text.split()) > LONG_WORDS else 1.0
+        c.score *= 1.0 + RANK_WEIGHT / (1 + c.evidence.rank)
+    ranked = sorted((c for c in found if c.share > 0), key=lambda c: (-c.score, c.evidence.rank, c.index))
+    if not ranked:  # the passage matched as a whole (by meaning): its opening sentence, said to be weak
+        return Choice(_cited(found[:1]), weak=True)
+    best = ranked[0]
+    chosen = [best]
+    # when the best gives the kind of answer asked for, a sentence that does not adds nothing to it
+    kind_needed = understood.answer_type in TYPED and best.fit
+    for c in ranked[1:]:
+        if len(chosen) >= MAX_SENTENCES or c.score < KEEP_SHARE * best.score:
+            break
+        if (c.fit or not kind_needed) and all(c.text != o.text for o in chosen):
+            chosen.append(c)
+    weak = best.share < WEAK_SHARE or (best.share < 2 * WEAK_SHARE and not best.fit)
+    return Choice(_cited(chosen), weak=weak)
+
+
+def _cited(chosen: list[_Candidate]) -> list[Sentence]:
     out = []
-    for _, e, sentence in chosen:
-        quote = sentence.removesuffix(" …")
-        if not comparable(quote)[0] or comparable(quote)[0] not in comparable(e.text)[0]:
+    for c in chosen:
+        e = c.evidence
+        quote, _ = comparable(c.text)
+        if not quote or quote not in comparable(e.text)[0]:
             continue
-        cite = Citation(e.book_id, e.book_title, e.chapter, e.passage, e.passage_id, quote)
-        out.append(Sentence(sentence, [cite]))
+        cite = Citation(e.book_id, e.book_title, e.chapter, e.passage, e.passage_id, c.text)
+        out.append(Sentence(c.text, [cite]))
     return out

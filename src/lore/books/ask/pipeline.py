@@ -96,8 +96,9 @@ def ask_stream(
     model = model_configured() if use_model is None else use_model
     if not model:
         answer.mode = "extractive"
-        answer.sentences = extractive.answer(text, found.evidence)
-        answer.notes.append(extractive.NOTE)
+        chosen_sentences = extractive.choose(text, found.evidence)
+        answer.sentences = chosen_sentences.sentences
+        answer.notes += [*chosen_sentences.notes, extractive.NOTE]
         for s in answer.sentences:
             yield Event("sentence", {"sentence": asdict(s)})
         yield Event("answer", {"answer": answer})

@@ -185,7 +185,10 @@ def understand(question: str) -> Understanding:
     text = " ".join(question.split())
     kind = answer_type(text)
     names = names_in(text)
-    name_words = {w for n in names for w in _name_words(n)} | {t.lower() for t in _TITLES}
+    # a title is part of a name only as written with a capital ("Colonel Ross"; "the colonel's will" asks
+    # about the colonel)
+    titles = {w.lower() for w in _WORD.findall(text) if w in _TITLES}
+    name_words = {w for n in names for w in _name_words(n)} | titles
     words: list[str] = []
     for w in _WORD.findall(text.lower()):
         if w in QUESTION_WORDS or w in name_words or w in _LIGHT or len(w) < 2 or w in words:
