@@ -152,6 +152,12 @@ class _GroupWithParts(TyperGroup):
         return sorted(names, key=lambda n: self.order.index(self.origin[n]))  # stable sort
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The subcommand, its own part (`<group>_<name>`, when there is one) imported first, so
+        `lore history why` does not load the ingest and the queries on the way."""
+        own = f"{self.name}_{cmd_name}"
+        if cmd_name not in self.commands and own in self.pending:
+            self.pending.remove(own)
+            self.pending.insert(0, own)
         while cmd_name not in self.commands and self._load_next():
             pass
         return super().get_command(ctx, cmd_name)

@@ -43,6 +43,7 @@ from lore.history.ingest.progress import Progress, QuietProgress
 from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
 from lore.history.store import HistoryStore
+from lore.history.why.index import update_index as index_for_why  # the keyword rows, last
 
 BATCH_COMMITS = 5000
 PROGRESS_STEP = 64  # commits read between two updates of the progress bar
@@ -207,6 +208,7 @@ def _ingest(
         writer.flush(WRITERS, extra=checkpoint)
         with store.transaction() as db:
             unreachable = 0 if reachable is None else db.set_reachable(repo.id, reachable)
+    index_for_why(repo)
     return GitIngestReport(
         repo=repo.name,
         path=str(root),

@@ -1,61 +1,84 @@
-"""Keeping why's text index current: its keyword rows and its vectors.
+"""Keeping why's text index current: its keyword rows and their statistics, and (only for who
+asks for them) vectors.
 
-The index is brought up to date by a step of its own that a `why` takes before any retrieval
-(`before_read`), not by the ingest: embedding every commit and thread would make an ingest cost
-several times the `git log` it reads, for histories that may never be asked why. On a store it
-may write to, that step adds what is missing (one small read when nothing is); on a read-only
-store the `why` answers from what is indexed and says the index is behind. Retrieval itself
-only reads.
+The keyword rows (a copy of each commit message, PR, issue and comment, with its words counted
+per repository) are written by the ingest as its last step (`update_index`), so a `why` after
+an ingest only reads: its own step before retrieving (`before_read`) finds layer 1 and the index
+agree in one small read. A store an older Lore filled, or a history written without the ingest,
+is brought up to date by that step when the store is writable; a read-only store is answered
+from what is indexed, with a note that the index is behind.
+
+Vectors are not part of it. On real histories the embedder's similarity between a question and
+commit messages put the answer lower than the words alone did (bench/history_why_real.py, the
+dev half), and embedding every text made the first `why` after an ingest cost seconds. The
+meaning arm stays for a caller that asks for it (`retrieval.vector_provider`), which brings the
+vectors up to date itself (`update_vectors`), lazily, the first time it runs.
 """
 
 from __future__ import annotations
 
-from lore.core.embed import get_embedder
-from lore.core.vectors import VectorIndex
+from typing import TYPE_CHECKING
+
 from lore.history.repos import Repo
 from lore.history.store import HistoryStore
+from lore.history.why.keywords import count
 from lore.history.why.store import WhyStore, open_why
+
+if TYPE_CHECKING:
+    from lore.core.vectors import VectorIndex
 
 COLLECTION = "history_text"
 EMBED_CHARS = 2000  # of a long thread, the start carries its subject
 BEHIND = (
     "the why index is behind this repository's history and the store is read-only, so newer "
-    "commits and threads are not searched by their words or meaning (open the store writable "
-    "and run `lore history ingest` to bring it up to date)"
+    "commits and threads are not searched by their words (open the store writable and run "
+    "`lore history ingest` to bring it up to date)"
 )
 
 
 def vector_index(db: WhyStore | None = None) -> VectorIndex:
     """The texts' vectors, in the store that holds the texts: their keys are its row ids, so
     they must not land in a shared database while the texts stay in a member's own file."""
+    from lore.core.embed import get_embedder
+    from lore.core.vectors import VectorIndex
+
     return VectorIndex(COLLECTION, get_embedder(), (db or open_why()).store)
+
+
+_current: set[tuple[str, int]] = set()  # (store, repository) this process found indexed
+
+
+def update_index(repo: Repo, db: WhyStore | None = None) -> int:
+    """Bring the keyword rows and their statistics up to date with layer 1; returns texts added.
+
+    The ingest calls it last; a `why` calls it through `before_read`, where it costs one small
+    read (layer 1's fingerprint, the texts' count and newest id: `WhyStore.look`), or none while
+    nothing was committed to the store since this process last looked."""
+    db = db or open_why()
+    key = (str(db.store.path), repo.id)
+    if HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}") and key in _current:
+        return 0
+    db.pruned = []
+    look = db.look(repo.id)
+    added = db.sync(repo.id, look, count=count)
+    if db.pruned:  # a rebuild or a removal: the vectors of texts that are gone go too
+        vector_index(db).delete(str(i) for i in db.pruned)
+    _current.add(key)
+    return added
 
 
 # (store file, repository, embedder) -> the texts' state when every one of them had a vector
 _vectors_complete: dict[tuple[str, int, str], tuple[int, int]] = {}
 
 
-def update_index(repo: Repo, db: WhyStore | None = None) -> int:
-    """Bring the keyword and vector indexes up to date with layer 1; returns texts added.
-
-    Checking every text for a vector reads all their ids; once a process has seen them complete,
-    one small read (layer 1's fingerprint, the texts' count and newest id: `WhyStore.look`)
-    stands for it, and while nothing was committed to the store since the last call, not even
-    that."""
+def update_vectors(repo: Repo, db: WhyStore | None = None) -> int:
+    """Give every indexed text of the repository a vector; returns how many were made. Called
+    by the meaning arm before it searches, never by the ingest or the default `why`."""
     db = db or open_why()
     index = vector_index(db)
     memo = (str(db.store.path), repo.id, index.space.name)
-    quiet = HistoryStore(db.store).quiet_since_last_look(f"why-index:{repo.id}:{index.space.name}")
-    if quiet and memo in _vectors_complete:
-        return 0
-    db.pruned = []
-    look = db.look(repo.id)  # one statement says whether anything needs indexing
-    added = db.sync(repo.id, look)
-    if db.pruned:
-        index.delete(str(i) for i in db.pruned)
-    state = look.docs if look.fresh else db.doc_state(repo.id)
-    db.seen[repo.id] = state
-    if added == 0 and _vectors_complete.get(memo) == state:
+    state = db.doc_state(repo.id)
+    if _vectors_complete.get(memo) == state:
         return 0
     have = index.keys()
     absent = [i for i in db.doc_ids(repo.id) if str(i) not in have]
@@ -70,7 +93,7 @@ def update_index(repo: Repo, db: WhyStore | None = None) -> int:
             for d in missing
         )
     _vectors_complete[memo] = state
-    return added
+    return len(absent)
 
 
 def before_read(repo: Repo, db: WhyStore) -> str:

@@ -1,23 +1,25 @@
-"""The keyword arm of `why`: BM25 over the indexed texts, on either backend.
+"""The keyword arm of `why`: BM25 over the indexed texts, with each repository's own statistics.
 
-On SQLite, FTS5 ranks them (`WhyStore.keyword_search`). On PostgreSQL the ranking is BM25
-computed here with `lore.core.bm25`, over the rows the texts' GIN index finds: measured against
-PostgreSQL's own `ts_rank_cd` on the why eval's questions it found more of the right evidence
-and answered sooner (docs/store.md, "Text search for why"). Its statistics (how many texts hold
-a word, how long each text is) come from every text of the repository, kept in memory per
-process and brought up to date from the store's few-number state before each search, as the
-vector matrix is.
+The words are ours (`terms`: identifiers split, rough stems), the same for the texts and the
+question, on either backend. How many texts hold a word and how long each text is are counted
+per repository when the texts are indexed, at ingest (`terms_store`), so a word every commit of
+a project carries (its own name: "click", "FastAPI") weighs little there, however rare it is in
+another repository of the same store, and ingesting a second repository changes nothing of the
+first's ranking. A question reads the postings of its few words and scores them here; nothing
+is counted, tokenised or held in memory between questions.
 """
 
 from __future__ import annotations
 
+import math
 import re
-import threading
-from dataclasses import dataclass, field
+from collections import Counter
 
-from lore.core.bm25 import BM25Index
+from lore.core.bm25 import K1, B
 from lore.core.text import split_words, stem
+from lore.core.vocabulary import STOPWORDS
 from lore.history.why.store import DocHit, WhyStore
+from lore.history.why.terms_store import TermStore
 
 # a word of an FTS5 expression as `retrieval.fts_expression` writes it: double-quoted
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
@@ -28,57 +30,73 @@ def words_of(match: str) -> list[str]:
     return [w.replace('""', '"') for w in _QUOTED.findall(match) if w.strip()]
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+
+
 def terms(text: str) -> list[str]:
-    """What BM25 counts: the stemmed words of a text, split as the questions are."""
-    return [stem(w) for w in split_words(text)]
+    """What BM25 counts: the stemmed words of a text, split as the questions are, and each
+    identifier made of several words once more whole (`AnyIO`: `any`, `io` and `anyio`), so a
+    name matches itself before it matches its parts."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        parts = split_words(token)
+        out.extend(stem(w) for w in parts)
+        if len(parts) > 1:
+            out.append("".join(parts))
+    return out
 
 
-@dataclass
-class _Repo:
-    """One repository's statistics and the store state they were read at."""
+def query_weights(text: str) -> dict[str, float]:
+    """The question's terms and what each weighs: a word 1; the parts of an identifier share
+    one (so `FastAPI` counts `fastapi` once, not `fast` and `api` and `fastapi`); filler words
+    and single letters none."""
+    weights: dict[str, float] = {}
+    for token in _TOKEN.findall(text):
+        parts = [w for w in split_words(token) if w not in STOPWORDS and len(w) > 1]
+        whole = split_words(token)
+        share = 1.0 / len(whole) if len(whole) > 1 else 1.0
+        for w in parts:
+            t = stem(w)
+            weights[t] = max(weights.get(t, 0.0), share)
+        if len(whole) > 1:
+            weights["".join(whole)] = 1.0
+    return weights
 
-    state: tuple[int, int] = (0, 0)
-    index: BM25Index = field(default_factory=BM25Index)
+
+def count(text: str) -> dict[str, int]:
+    """A text's words and how often each occurs: what the index writes for BM25 (`WhyStore.sync`)."""
+    return dict(Counter(terms(text)))
 
 
-_indexes: dict[tuple[str, int], _Repo] = {}
-_lock = threading.Lock()
-
-
-def _statistics(db: WhyStore, repo_id: int) -> BM25Index:
-    """The repository's BM25 index, current with the store: texts added since the last look are
-    added; when texts went away (a prune), it is built again."""
-    key = (str(db.store.path), repo_id)
-    with _lock:
-        held = _indexes.setdefault(key, _Repo())
-        state = db.take_state(repo_id)
-        if state == held.state:
-            return held.index
-        count, newest = held.state
-        grown = state[1] >= newest and state[0] >= count
-        if not grown or len(held.index) != count:
-            held.index, newest = BM25Index(), 0
-        fresh = db.docs(repo_id, after=newest)
-        for doc in fresh:
-            held.index.add(doc.id, terms(doc.text))
-        if len(held.index) != state[0]:  # an id below `newest` arrived late: read them all
-            held.index = BM25Index()
-            for doc in db.docs(repo_id):
-                held.index.add(doc.id, terms(doc.text))
-        held.state = state
-        return held.index
+def idf(df: int, n: int) -> float:
+    """BM25's weight of a word held by `df` of `n` texts (never negative)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
 def keyword_hits(db: WhyStore, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
-    """The best `limit` texts for an FTS5 expression, best first (lower score is better), none
-    newer than `as_of`."""
-    if db.ranks_keywords:
-        return db.keyword_search(repo_id, match, as_of, limit)
-    words = words_of(match)
-    if not words:
+    """The best `limit` texts for an FTS5 expression's words, best first (lower score is
+    better, as FTS5 gives it), none newer than `as_of`."""
+    return ranked(db, repo_id, query_weights(" ".join(words_of(match))), as_of, limit)
+
+
+def ranked(
+    db: WhyStore, repo_id: int, weights: dict[str, float], as_of: float | None, limit: int
+) -> list[DocHit]:
+    """The best `limit` texts for weighted terms (`query_weights`), best first (lower score is
+    better), none newer than `as_of`; BM25 with the repository's own statistics."""
+    wanted = sorted(t for t, w in weights.items() if w > 0)
+    if not wanted:
         return []
-    index = _statistics(db, repo_id)
-    candidates = set(db.keyword_candidates(repo_id, words, as_of))
-    scores = index.scores({t for w in words for t in terms(w)}, among=candidates)
-    best = sorted((d for d in candidates if d in scores), key=lambda d: (-scores[d], d))[:limit]
+    store = TermStore(db.store)
+    texts = store.collection(repo_id)
+    if texts.count == 0:
+        return []
+    df = store.frequencies(repo_id, wanted)
+    weight = {t: weights[t] * idf(n, texts.count) for t, n in df.items()}
+    mean = texts.mean_length or 1.0
+    scores: dict[int, float] = {}
+    for p in store.postings(repo_id, wanted, as_of):
+        norm = p.tf + K1 * (1 - B + B * p.length / mean)
+        scores[p.doc_id] = scores.get(p.doc_id, 0.0) + weight[p.term] * p.tf * (K1 + 1) / norm
+    best = sorted(scores, key=lambda d: (-scores[d], d))[:limit]
     return [DocHit(d, -scores[d]) for d in best]

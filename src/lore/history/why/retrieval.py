@@ -20,10 +20,12 @@ from lore.history import queries
 from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY
 from lore.history.store.records import Repo
+from lore.history.why import chores
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
-from lore.history.why.index import vector_index
-from lore.history.why.keywords import keyword_hits
+from lore.history.why.index import update_vectors, vector_index
+from lore.history.why.keywords import query_weights, ranked
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
+from lore.history.why.target import PATHISH
 
 DEPTH = 3  # hops of the walk from the named files
 MAX_DEGREE = 20  # hub suppression, as `lore history walk` defaults
@@ -96,12 +98,18 @@ def fts_expression(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in unique) or None
 
 
+def topic(q: WhyQuery) -> str:
+    """The words of a question the keyword arm ranks by: a question that names a file it found
+    leaves the path out (the file's own providers stand for it, and a path's words match every
+    commit that mentions it, typo fixes first); a bare path is all its words."""
+    if q.mode == "question" and q.files:
+        return PATHISH.sub(" ", q.question)
+    return q.question
+
+
 def keyword_provider(db: WhyStore) -> Provider:
     def provide(q: WhyQuery) -> list[Evidence]:
-        match = fts_expression(q.question)
-        if match is None:
-            return []
-        hits = keyword_hits(db, q.repo.id, match, q.as_of, POOL)
+        hits = ranked(db, q.repo.id, query_weights(topic(q)), q.as_of, POOL)
         ids = [h.doc_id for h in hits]
         return _by_ids(q, db, ids)
 
@@ -109,9 +117,13 @@ def keyword_provider(db: WhyStore) -> Provider:
 
 
 def vector_provider(db: WhyStore) -> Provider:
+    """The embedder's nearest texts to the question: not among `layer1_providers` (see
+    `why.index`); a caller that asks for it gets the vectors made on its first run."""
+
     def provide(q: WhyQuery) -> list[Evidence]:
         if not q.question.strip() or q.mode == "path":  # a path's characters carry no meaning
             return []
+        update_vectors(q.repo, db)
         where: dict[str, object] = {"repo": q.repo.id}
         if q.as_of is not None:
             where["at"] = ("<=", q.as_of)
@@ -157,8 +169,9 @@ def graph_provider(db: WhyStore) -> Provider:
 
 
 def change_size_provider(db: WhyStore) -> Provider:
-    """The commits that wrote most of the named files (across their renames), biggest first; when
-    the question asks for the latest change, the same commits newest first."""
+    """The commits that made the named files what they are (across their renames): the one that
+    created each, then those that wrote most of it, biggest first; when the question asks for the
+    latest change, the same commits newest first."""
 
     def provide(q: WhyQuery) -> list[Evidence]:
         if not q.files:
@@ -267,7 +280,6 @@ def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
     db = db or open_why()
     return {
         "keywords": keyword_provider(db),
-        "meaning": vector_provider(db),
         "graph": graph_provider(db),
         "size": change_size_provider(db),
     }
@@ -307,6 +319,12 @@ def retrieve(
             scored[key] = replace(item, score=bonus, via=("links",))
         else:
             scored[key] = replace(base, score=base.score + bonus, via=(*base.via, "links"))
+    spared = chores.asked(q.question)
+    for key, e in scored.items():
+        if e.kind == "commit" and not q.asks_recency:  # the latest change is asked, whatever it is
+            kept = chores.weight(e.title, spared)
+            if kept < 1.0:
+                scored[key] = replace(e, score=e.score * kept)
     fused = sorted(scored.values(), key=lambda e: (-e.score, e.key))[: limit + len(pinned)]
     keys = {p.key for p in pinned}
     chosen = [*pinned, *(e for e in fused if e.key not in keys)][:limit]

@@ -12,19 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.core.dates import iso_utc
 from lore.core.errors import LoreError
-from lore.core.llm import ModelCallError, model_configured
+from lore.core.llm.errors import ModelCallError
+from lore.core.llm.settings import model_configured
 from lore.history.repos import Repo
-from lore.history.why import answer as model
-from lore.history.why.decisions_source import decision_evidence
 from lore.history.why.evidence import Evidence, Provider
 from lore.history.why.index import before_read
 from lore.history.why.retrieval import evidence_for, layer1_providers
 from lore.history.why.store import open_why
 from lore.history.why.target import build_query
+
+if TYPE_CHECKING:  # the answering stack loads only when a model is asked (`why`)
+    from lore.history.why import answer as model
 
 WITHOUT_MODEL = (
     "With a model configured (`lore model setup`), `why` also writes a short answer from this "
@@ -77,11 +79,11 @@ def gather(
     db = open_why()
     behind = before_read(repo, db)  # a step of its own: after an ingest, nothing to do
     q, mode, sha = build_query(repo, target, as_of)
-    chosen = (
-        providers
-        if providers is not None
-        else {**layer1_providers(db), "decisions": decision_evidence, **EXTRA_PROVIDERS}
-    )
+    chosen = providers if providers is not None else {**layer1_providers(db), **EXTRA_PROVIDERS}
+    if providers is None and db.has_decisions(repo.id):  # layer 2's stack loads only when it has any
+        from lore.history.why.decisions_source import decision_evidence
+
+        chosen = {**layer1_providers(db), "decisions": decision_evidence, **EXTRA_PROVIDERS}
     evidence = evidence_for(q, chosen, db, limit=limit)
     return WhyReport(repo.name, target, mode, as_of, evidence, note=behind, blamed=sha)
 
@@ -103,6 +105,8 @@ def why(
     if not report.evidence:
         _say(report, "no evidence found, so no model was asked")
         return report
+    from lore.history.why import answer as model
+
     try:
         got = model.answer(report.target, report.evidence)
     except ModelCallError as exc:

@@ -10,13 +10,14 @@ is a store of its own, beside the ranking that reads it, and not a room of layer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lore.core.store.base import Migration, Store
 from lore.core.store.binding import in_marks
 from lore.core.store.open import open_store_for
+from lore.history.why.terms_store import TermStore
 
 MIGRATIONS = [
     Migration(
@@ -64,6 +65,35 @@ CREATE TABLE history_why_state (
     repo_id BIGINT PRIMARY KEY,
     fingerprint TEXT NOT NULL
 );
+""",
+    ),
+    # each text's words per repository (`terms_store`): BM25 with one repository's statistics;
+    # the texts already indexed get theirs at the next sync (`length` -1: not counted yet)
+    Migration(
+        "history/why_0002_postings",
+        """
+ALTER TABLE history_why_docs ADD COLUMN length INTEGER NOT NULL DEFAULT -1;
+CREATE TABLE history_why_postings (
+    repo_id INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    doc_id INTEGER NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, term, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX history_why_postings_doc ON history_why_postings (doc_id);
+DELETE FROM history_why_state;
+""",
+        postgres="""
+ALTER TABLE history_why_docs ADD COLUMN length INTEGER NOT NULL DEFAULT -1;
+CREATE TABLE history_why_postings (
+    repo_id BIGINT NOT NULL,
+    term TEXT NOT NULL,
+    doc_id BIGINT NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, term, doc_id)
+);
+CREATE INDEX history_why_postings_doc ON history_why_postings (doc_id);
+DELETE FROM history_why_state;
 """,
     ),
 ]
@@ -149,6 +179,10 @@ class ChangeSize:
     commit_node: int
     lines: int
     at: float
+    created: bool = False  # the commit added one of the files (its first version)
+
+
+Counter = Callable[[str], dict[str, int]]  # a text -> its words and how often each occurs
 
 
 def open_why(store: Store | None = None) -> WhyStore:
@@ -213,9 +247,6 @@ class WhyStore:
     def __init__(self, store: Store):
         self.store = store
         self.pruned: list[int] = []  # texts the last `sync` forgot (their source is gone)
-        # repository -> the texts' state `update_index` just read, for the keyword arm's first
-        # look (`take_state`) in the same question, so it is not asked for twice
-        self.seen: dict[int, tuple[int, int]] = {}
 
     # -- the index ---------------------------------------------------------------------------
 
@@ -247,9 +278,11 @@ class WhyStore:
         """What layer 1 holds for the repository, in a few numbers: unchanged means nothing to index."""
         return self.look(repo_id).fingerprint
 
-    def sync(self, repo_id: int, look: Look | None = None) -> int:
+    def sync(self, repo_id: int, look: Look | None = None, count: Counter | None = None) -> int:
         """Index every layer-1 text of the repository not indexed yet (or edited since), after
-        forgetting those whose source is gone (`pruned`); `look` is this moment's, if read."""
+        forgetting those whose source is gone (`pruned`); `look` is this moment's, if read.
+        `count` gives a text's words for BM25's statistics (`terms_store`), written in the same
+        transaction, so a text is never indexed without them."""
         look = look or self.look(repo_id)
         if look.fresh:
             return 0
@@ -257,6 +290,7 @@ class WhyStore:
         self.pruned = self.prune(repo_id)
         added = 0
         fts = self.store.dialect == "sqlite"  # PostgreSQL keeps its words in a generated column
+        terms = TermStore(self.store)
         with self.store.transaction():
             conn = self.store.connect()
             conn.execute(
@@ -275,6 +309,7 @@ class WhyStore:
                         (kind, source_id),
                     ).fetchone()
                     if old is not None:
+                        terms.forget([old[0]])
                         if fts:
                             conn.execute(
                                 "INSERT INTO history_why_fts (history_why_fts, rowid, text) VALUES ('delete', ?, ?)",
@@ -291,15 +326,21 @@ class WhyStore:
                             "INSERT INTO history_why_fts (rowid, text) VALUES (?, ?)", (new_id, text or "")
                         )
                     added += 1
+            if count is not None:
+                terms.write(repo_id, [(i, count(text)) for i, text in terms.uncounted(repo_id)])
         return added
 
     def _replace_docs(self, repo_id: int, rows: Sequence[Sequence[Any]]) -> int:
         """PostgreSQL: drop the older texts of these sources, then send the new ones with COPY
         (a statement per text made building the index ten times slower than on SQLite)."""
         conn: Any = self.store.connect()  # on PostgreSQL it has `insert_rows` (COPY)
+        keys = [(r[0], r[1]) for r in rows]
         conn.executemany(
-            "DELETE FROM history_why_docs WHERE kind = ? AND source_id = ?", [(r[0], r[1]) for r in rows]
+            "DELETE FROM history_why_postings WHERE doc_id IN"
+            " (SELECT id FROM history_why_docs WHERE kind = ? AND source_id = ?)",
+            keys,
         )
+        conn.executemany("DELETE FROM history_why_docs WHERE kind = ? AND source_id = ?", keys)
         conn.insert_rows(
             "history_why_docs",
             ("repo_id", "kind", "source_id", "thread_id", "at", "version", "text"),
@@ -327,6 +368,7 @@ class WhyStore:
         if gone:
             with self.store.transaction():
                 conn = self.store.connect()
+                TermStore(self.store).forget(i for i, _t in gone)
                 if self.store.dialect == "sqlite":
                     conn.executemany(
                         "INSERT INTO history_why_fts (history_why_fts, rowid, text) VALUES ('delete', ?, ?)",
@@ -354,11 +396,6 @@ class WhyStore:
             .fetchone()
         )
         return (int(row[0]), int(row[1]))
-
-    def take_state(self, repo_id: int) -> tuple[int, int]:
-        """The state `update_index` read for this question if not used yet, else `doc_state`."""
-        seen = self.seen.pop(repo_id, None)
-        return seen if seen is not None else self.doc_state(repo_id)
 
     def doc_ids(self, repo_id: int) -> list[int]:
         rows = self.store.connect().execute("SELECT id FROM history_why_docs WHERE repo_id = ?", (repo_id,))
@@ -404,24 +441,38 @@ class WhyStore:
         )
         return [r[0] for r in rows]
 
+    def has_decisions(self, repo_id: int) -> bool:
+        """Whether layer 2 holds any decision for the repository (False before its tables exist):
+        without one, `why` does not load the decisions' stack at all."""
+        conn = self.store.connect()
+        if self.store.dialect == "sqlite":
+            table = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_decisions'"
+        else:
+            table = "SELECT 1 FROM information_schema.tables WHERE table_name = 'history_decisions'"
+        if conn.execute(table).fetchone() is None:
+            return False
+        row = conn.execute("SELECT 1 FROM history_decisions WHERE repo_id = ? LIMIT 1", (repo_id,)).fetchone()
+        return row is not None
+
     # -- reads of layer 1 ----------------------------------------------------------------------
 
     def change_sizes(
         self, file_ids: Sequence[int], as_of: float | None, limit: int, newest: bool = False
     ) -> list[ChangeSize]:
-        """The commits that changed these files most (lines added + removed to them), biggest
-        first; or, with `newest`, the latest ones first."""
+        """The commits that created these files, then those that changed them most (lines added
+        + removed to them), biggest first; or, with `newest`, the latest ones first."""
         if not file_ids:
             return []
-        order = "MIN(ch.at) DESC, ch.commit_id DESC" if newest else "lines DESC, MIN(ch.at)"
+        order = "MIN(ch.at) DESC, ch.commit_id DESC" if newest else "created DESC, lines DESC, MIN(ch.at)"
         rows = self.store.connect().execute(
-            f"SELECT ch.commit_id, SUM(ch.added + ch.removed) AS lines, MIN(ch.at) FROM history_changes ch"
+            f"SELECT ch.commit_id, SUM(ch.added + ch.removed) AS lines, MIN(ch.at),"
+            f" MAX(CASE WHEN ch.status = 'A' THEN 1 ELSE 0 END) AS created FROM history_changes ch"
             f" JOIN history_commits c ON c.node_id = ch.commit_id AND c.reachable = 1"
             f" WHERE ch.file_id IN ({in_marks(file_ids)}) AND (CAST(? AS DOUBLE PRECISION) IS NULL OR ch.at <= ?)"
             f" GROUP BY ch.commit_id ORDER BY {order} LIMIT ?",
             [*file_ids, as_of, as_of, limit],
         )
-        return [ChangeSize(c, n or 0, at) for c, n, at in rows]
+        return [ChangeSize(c, n or 0, at, bool(created)) for c, n, at, created in rows]
 
     def source_meta(self, docs: Sequence[Doc]) -> dict[int, SourceMeta]:
         """doc id -> the name, author and link of its source, and the thread it belongs to; a

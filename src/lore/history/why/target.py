@@ -15,7 +15,8 @@ from lore.history.why.blame import blame_line
 from lore.history.why.evidence import WhyQuery
 
 _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+)$")
-_PATHISH = re.compile(r"[\w.\-]*[/\\][\w.\-/\\]+|[\w\-]+\.[A-Za-z]{1,5}\b")
+# a path as a question writes it (`src/auth.py`, `cli.py`); its words are the file, not the topic
+PATHISH = re.compile(r"[\w.\-]*[/\\][\w.\-/\\]+|[\w\-]+\.[A-Za-z]{1,5}\b")
 _NUMBER = re.compile(r"(?:^|\s)#(\d+)\b")
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 
@@ -32,7 +33,7 @@ def _named(repo: Repo, question: str) -> tuple[list[int], list[int]]:
     db = layer1.open_history()
     files: list[int] = []
     nodes: list[int] = []
-    for match in _PATHISH.finditer(question):
+    for match in PATHISH.finditer(question):
         node = _try_file(repo, match.group(0).strip(".,;:!?'\"`()"))
         if node is not None and node.id not in files:
             files.append(node.id)

@@ -27,6 +27,7 @@ from lore.history.ingest.github.threads import Thread, ThreadWriter
 from lore.history.ingest.gitlog import repo_root
 from lore.history.ingest.progress import Progress, QuietProgress
 from lore.history.repos import ingest_lock, registered
+from lore.history.why.index import update_index as index_for_why  # the keyword rows, last
 
 
 def ingest_github(
@@ -85,6 +86,7 @@ def ingest_github(
                     ).commits_added
             if clone_root is None:
                 report.commits = api_commits(client, repo, slug, since, until, max_pages, progress)
+            index_for_why(repo)
     finally:
         c = client.counters
         report.requests, report.cache_hits = c.network, c.cache_hits
@@ -131,5 +133,6 @@ def ingest_threads(
         keyword_closes(repo, slug, report)
         if clone_root is not None:
             report.commits = ingest_git(Path(clone_root), progress=progress, repo=repo).commits_added
+        index_for_why(repo)
     report.seconds = round(time.perf_counter() - started, 3)
     return report

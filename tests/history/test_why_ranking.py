@@ -1,0 +1,100 @@
+"""How `why` ranks without a model: a file's making before its typo fixes, each repository's
+own word statistics, a project's own name weighing little, behaviour-free commits weighed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lore.history.ingest.git import ingest_git
+from lore.history.repos import resolve_repo
+from lore.history.why import chores
+from lore.history.why.service import gather, units
+from support.history_repo import HistoryRepo, lines
+
+pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
+
+
+def _parser_repo(root: Path) -> tuple[HistoryRepo, dict[str, str]]:
+    """`src/parser.py` made by two real changes, then polished by a typo fix and a reformat
+    that name the path, the newest of all."""
+    r = HistoryRepo(root)
+    shas = {
+        "create": r.commit("Add the tokenizer", {"src/parser.py": lines(40, "tok"), "README.md": "# p\n"}),
+        "stream": r.commit(
+            "Stream tokens instead of reading the whole file\n\nLarge inputs ran out of memory.",
+            {"src/parser.py": lines(40, "tok") + lines(90, "stream")},
+        ),
+        "other": r.commit("Add the command line", {"src/cli.py": lines(30, "cli")}),
+    }
+    text = lines(40, "tok") + lines(90, "stream")
+    shas["typo"] = r.commit(
+        "Fix typo in src/parser.py docstring", {"src/parser.py": text.replace("tok line 3", "tok line 3.")}
+    )
+    shas["format"] = r.commit(
+        "Reformat src/parser.py with black", {"src/parser.py": text.replace("tok line 3", "tok  line 3.")}
+    )
+    return r, shas
+
+
+def test_why_file_leads_with_the_changes_that_made_it_not_the_later_typo_fix(tmp_path: Path) -> None:
+    r, shas = _parser_repo(tmp_path / "parser")
+    ingest_git(r.root)
+    report = gather(resolve_repo(str(r.root)), "src/parser.py")
+    assert report.mode == "path"
+    ranks = units(report.evidence)
+    made = {f"commit:{shas['create']}", f"commit:{shas['stream']}"}
+    assert set(ranks[:2]) == made  # the commit that created the file and its largest change
+    for polish in ("typo", "format"):
+        assert ranks.index(f"commit:{shas[polish]}") > 1
+
+
+def test_a_second_repository_ingested_changes_nothing_of_the_firsts_ranking(tmp_path: Path) -> None:
+    r, _shas = _parser_repo(tmp_path / "parser")
+    ingest_git(r.root)
+    repo = resolve_repo(str(r.root))
+    question = "Why does the parser stream tokens instead of reading the whole file?"
+    before = [(e.key, e.score) for e in gather(repo, question).evidence]
+    other = HistoryRepo(tmp_path / "other")  # the same words, everywhere, in another project
+    for i in range(12):
+        other.commit(f"Stream tokens from file {i} of the parser", {f"src/p{i}.py": lines(3 + i, "x")})
+    ingest_git(other.root)
+    after = [(e.key, e.score) for e in gather(repo, question).evidence]
+    assert before and after == before
+
+
+def test_a_question_naming_the_project_still_finds_its_answer(tmp_path: Path) -> None:
+    """The project's own name is in nearly every commit: it weighs little, and the commit that
+    says why the worker uses AnyIO comes first, not those that repeat the name."""
+    r = HistoryRepo(tmp_path / "widgetly")
+    for i in range(15):
+        r.commit(f"Widgetly: Widgetly docs page {i} for Widgetly users", {f"docs/p{i}.md": lines(4, f"d{i}")})
+    answer = r.commit(
+        "Run the worker on AnyIO\n\nSo the same worker code runs on asyncio and on trio.",
+        {"widgetly/worker.py": lines(30, "w")},
+    )
+    r.commit("Widgetly: Widgetly release notes for Widgetly 2", {"CHANGES.md": lines(5, "c")})
+    ingest_git(r.root)
+    report = gather(resolve_repo(str(r.root)), "Why does Widgetly use AnyIO in the Widgetly worker?")
+    assert units(report.evidence)[0] == f"commit:{answer}"
+
+
+@pytest.mark.parametrize(
+    ("subject", "kind"),
+    [
+        ("Fix typo in the README", "typo"),
+        ("🔖 Release version 0.100.0", "release"),
+        ("Release 8.1.0", "release"),
+        ("Reformat the code with black", "format"),
+        ("🌐 Add Portuguese translation for docs/index.md", "translation"),
+        ("Merge pull request #12 from someone/branch", "merge"),
+        ("Add a format option to the exporter", None),
+        ("Fix the release of file handles on error", None),
+        ("Pin AnyIO to version 3", None),
+    ],
+)
+def test_behaviour_free_work_is_told_by_its_subject(subject: str, kind: str | None) -> None:
+    assert chores.kind(subject) == kind
+    asked_about_it = chores.weight(subject, chores.asked(f"why this {kind}")) if kind else 1.0
+    assert asked_about_it == 1.0  # a question about that kind of work spares it
