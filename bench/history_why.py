@@ -2,6 +2,10 @@
 
     .venv/bin/python bench/history_why.py [--commits 10000] [--threads 5000] [--embed hash|wordllama]
         [--via direct|http] [--home DIR (a second run reuses its store)] [--no-model]
+    .venv/bin/python bench/history_why.py --real --repo click=PATH --repo fastapi=PATH [--split dev]
+
+`--real` measures the ranking on real repositories and the labelled questions of
+bench/data/why_questions.jsonl, against BM25 and `git log --grep`: see bench/history_why_real.py.
 
 The git history is synthetic (bench/history_synth.py: sweeping commits, a busy changelog,
 bots, merges, renames). The threads are made with the fake GitHub of the tests: one PR per
@@ -168,7 +172,9 @@ def main() -> None:
     repo = resolve_repo("bench/synth")
     t = time.perf_counter()
     added = update_index(repo)
-    print(f"why index: {added:,} texts (keywords + {args.embed} vectors) in {time.perf_counter() - t:.1f}s")
+    print(
+        f"why index: {added:,} texts (keyword rows, written by the ingest) in {time.perf_counter() - t:.1f}s"
+    )
 
     questions = evaluate.draft(repo)
     rng = random.Random(3)
@@ -243,6 +249,13 @@ def main() -> None:
 if __name__ == "__main__":
     from report import recorded
 
+    if "--real" in sys.argv:  # real repositories and the labelled set: bench/history_why_real.py
+        import history_why_real
+
+        about = " ".join((history_why_real.__doc__ or "").split("\n\n")[0].split())
+        with recorded(name="history_why_real", baseline=history_why_real.BASELINE, about=about):
+            history_why_real.main(sys.argv[1:])
+        sys.exit(0)
     with recorded(
         baseline="vector-only ranking (recall), and the targets it prints (no-model p95 under 100 ms)"
     ):
