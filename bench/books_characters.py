@@ -12,10 +12,10 @@ For each book, at three reading positions (a third, two thirds, the end), the to
 
 Dev books tune the name finder; held-out books are only measured. The deterministic path always
 runs; the model path runs when a model is configured (`lore model setup`), else it says skipped.
-To compare with another version of Lore, run this file with that version's `src` first on
-`PYTHONPATH` (the figures measured before a change are recorded in docs/books.md).
+`--previous SRC` also measures another version of Lore in the same run (its `src` folder, e.g.
+from `git worktree add /tmp/lore_old <commit>`) and prints its figures beside these.
 
-    .venv/bin/python bench/books_characters.py [--books DIR] [--json]
+    .venv/bin/python bench/books_characters.py [--books DIR] [--previous SRC] [--json]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -108,20 +109,41 @@ def run(folder: Path, with_model: bool) -> dict[str, Any]:
 
 
 def summary(result: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Mean precision, recall and kind over every (book, cap) of a split and path."""
+    """Mean precision, recall and kind over every (book, cap) of a split and path, and the lowest
+    precision and recall at any one position (the target holds at each position)."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for book in result["books"]:
         for row in book["rows"]:
             groups.setdefault(f"{row['path']}/{book['split']}", []).append(row)
     return {
-        key: {m: round(sum(r[m] for r in rows) / len(rows), 3) for m in ("precision", "recall", "kind")}
+        key: {
+            **{m: round(sum(r[m] for r in rows) / len(rows), 3) for m in ("precision", "recall", "kind")},
+            "lowest precision": round(min(r["precision"] for r in rows), 3),
+            "lowest recall": round(min(r["recall"] for r in rows), 3),
+        }
         for key, rows in sorted(groups.items())
     }
+
+
+def previous(src: Path, books: Path) -> dict[str, Any]:
+    """The same bench run by another version of Lore (its `src` first on the path)."""
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env["LORE_BENCH_NO_RECORD"] = "1"
+    out = subprocess.run(
+        [sys.executable, __file__, "--books", str(books), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    result: dict[str, Any] = json.loads(out[out.index("{") :])
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--books", type=Path, default=SHARED)
+    parser.add_argument("--previous", type=Path, help="another version's src folder, measured too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.books.is_dir():
@@ -132,6 +154,11 @@ def main() -> None:
     result = run(args.books, with_model=skipped is None)
     result["summary"] = summary(result)
     result["model"] = "measured" if skipped is None else f"skipped: {skipped}"
+    if args.previous is not None:
+        result["previous"] = {
+            "src": str(args.previous),
+            "summary": previous(args.previous, args.books)["summary"],
+        }
     if args.json:
         print(json.dumps(result, indent=1))
         return
@@ -145,6 +172,10 @@ def main() -> None:
             )
     for key, figures in result["summary"].items():
         print(f"{key:16} " + " ".join(f"{m} {v:.3f}" for m, v in figures.items()))
+    if "previous" in result:
+        print(f"previous version ({result['previous']['src']}), same books, same run:")
+        for key, figures in result["previous"]["summary"].items():
+            print(f"{key:16} " + " ".join(f"{m} {v:.3f}" for m, v in figures.items()))
     print(f"model path: {result['model']}")
 
 
