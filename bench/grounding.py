@@ -93,7 +93,9 @@ def main() -> None:
         if r["label"] == "correct" and not passed:
             reasons[verdict.reason.split(" (")[0].split(",")[0]] += 1
         if (r["label"] == "lie") == passed:
-            wrong.append(f"  [{r['label']}/{r['kind']}] {r['sentence']!r} <- {r['quote']!r}: {verdict.reason}")
+            wrong.append(
+                f"  [{r['label']}/{r['kind']}] {r['sentence']!r} <- {r['quote']!r}: {verdict.reason}"
+            )
 
     print(f"grounding on {len(rows)} labelled sentences ({args.split}); baseline: the quote check alone\n")
     print(f"{'domain':8} {'label':8} {'kind':18} {'n':>4} {'quote check':>12} {'grounding':>10}")
