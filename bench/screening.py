@@ -447,7 +447,7 @@ def expand_lexicon(cut: float = EXPAND_CUT) -> None:
 
     from lore.core.embed import wordllama as wl
     from lore.rules.gate import frames
-    from lore.rules.gate.normalize import fold
+    from lore.rules.gate.confusables import fold
 
     table = np.asarray(wl._load_table(), dtype=np.float32)
     table /= np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-9)

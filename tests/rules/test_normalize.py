@@ -6,9 +6,8 @@ import unicodedata
 
 import pytest
 
+from lore.rules.gate.confusables import blank_looking, fold
 from lore.rules.gate.normalize import (
-    blank_looking,
-    fold,
     grouped_runs,
     join_hyphenated,
     join_spaced,

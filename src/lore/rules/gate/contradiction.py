@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from lore.rules.gate.normalize import fold
+from lore.rules.gate.confusables import fold
 
 if TYPE_CHECKING:
     from lore.core.text import Tokenizer

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from lore.rules.gate.normalize import fold
+from lore.rules.gate.confusables import fold
 
 LEXICON_FILE = Path(__file__).with_name("frames.json")
 NEGATION_WORDS = 4  # a negation this many words before an action still governs it

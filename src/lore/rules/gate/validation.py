@@ -31,7 +31,7 @@ def hidden_character(text: str) -> tuple[int, str] | None:
         found = _ASCII_CONTROL.search(text)
         return (found.start(), found.group()) if found else None
     # the gate's normalisation builds its tables at import: loaded only for non-ASCII text
-    from lore.rules.gate.normalize import blank_looking, ignorable
+    from lore.rules.gate.confusables import blank_looking, ignorable
 
     for i, ch in enumerate(text):
         if ch in "\n\t" or _part_of_emoji(text, i):
