@@ -127,3 +127,30 @@ def test_no_sentence_of_a_real_book_starts_mid_way(shared) -> None:
         for s in sentences_of(p.text):
             assert not s.lstrip("“‘\"'([—- ")[:1].islower(), s
             assert not s.endswith((" J.", " Mr.", " Dr.", " St.")), s
+
+
+@pytest.mark.parametrize(
+    ("chapter", "question", "verdict"),
+    [
+        (2, "Who forced the locked cabinet?", "not_reached"),  # answered in chapter 4
+        (2, "How did Martha open the strongbox?", "not_reached"),
+        (2, "Which submarine sank off Gibraltar?", "not_in_book"),  # nothing in the book relates
+        ("end", "Which submarine sank off Gibraltar?", "not_in_book"),
+    ],
+)
+def test_not_reached_where_a_strong_match_lies_ahead_and_doesnt_say_only_where_nothing_relates(
+    household: library.Book, chapter: int | str, question: str, verdict: str
+) -> None:
+    library.set_progress(household.id, chapter)
+    answer = ask(household.id, None, question, use_model=False)
+    assert answer.verdict == verdict and answer.sentences == []
+    assert "Felix" not in answer.text() and "hairpin" not in answer.text()
+
+
+def test_a_loose_match_already_read_is_shown_and_said_to_be_weak(household: library.Book) -> None:
+    """Two of the question's words are in the book, its point (a colour) is not: the closest
+    sentences are shown, not "the book doesn't say", and the answer says the match is weak."""
+    answer = ask(household.id, None, "What colour were the colonel's dogs?", use_model=False)
+    assert answer.verdict == "found" and answer.sentences
+    assert any("weak match" in n for n in answer.notes)
+    assert "weak match" in answer.text()

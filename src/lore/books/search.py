@@ -18,8 +18,10 @@ or cosine similarity, each over its floor). A search is answered when a visible 
 answered by passages naming someone as the role; when none does, here or further on, the
 relevant passages are the answer. When nothing visible answers, one uncapped probe (the same
 searches, no model call) says "you haven't reached the part that answers this" only when a
-passage past the cap reaches the stricter `AHEAD_THRESHOLD`, else "the book does not say", and
-returns nothing else: no passage, no chapter, no score.
+passage past the cap reaches the stricter `AHEAD_THRESHOLD`; else the visible passages reaching
+`WEAK_FLOOR` with two words of the question are the closest the book comes (the answer says the
+match is weak), and only when none does, "the book does not say". The probe returns nothing
+else: no passage, no chapter, no score.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ FORMS = 1
 SEEN_THRESHOLD = 1.0
 HIT_FLOOR = 0.5
 AHEAD_THRESHOLD = 1.2
+# below HIT_FLOOR, a visible passage holding this much of the question's words (two of them at
+# least) still counts as the closest the book comes when nothing past the cap is strong: "the book
+# doesn't say" is kept for questions nothing in the book relates to
+WEAK_FLOOR = 0.4
 # a candidate's fused score x (1 + ENTITY_BOOST x the share of the question's characters named in
 # it or just before it + CUE_BOOST when it holds a cue word of the answer type)
 ENTITY_BOOST = 1.5
@@ -98,6 +104,8 @@ class PassageHit:
     cosine: float | None = None
     coverage: float = 0.0
     strength: float = 0.0  # on the relevance scale of `Signals.strength`: 1.0 is the old floor
+    held: int = 0  # how many of the question's words (each with its variants) it holds
+    asked: int = 0  # how many the question has
 
 
 @dataclass
@@ -170,6 +178,16 @@ def search_books(
     if not answers_ahead and related:  # nothing names the one asked for, here or later: what is said
         result.hits = related[:k]
         return result
+    if not answers_ahead and not related_ahead:
+        # nothing strong further on either: the loosely related passages read so far are the
+        # closest the book comes (the answer says the match is weak); "doesn't say" only when
+        # nothing at all is related
+        _, loose = ranked(db, caps, question, floor, CANDIDATES, WEAK_FLOOR)
+        # by the question's own words, more than one of them, not a vague likeness of meaning
+        loose = [h for h in loose if h.coverage / COVERAGE_FLOOR >= WEAK_FLOOR and h.held >= min(2, h.asked)]
+        if loose:
+            result.hits = loose[:k]
+            return result
     result.verdict = NOT_REACHED if answers_ahead or related_ahead else NOT_IN_BOOK
     result.message = MESSAGES[result.verdict]
     if not spoiler_hint():
@@ -246,6 +264,8 @@ def ranked(
             cosine=_rounded(vectors.get(pid)),
             coverage=round(lexical["coverage"].get(pid, 0.0), 3),
             strength=round(sig.strength(pid, floor), 4),
+            held=lexical["held"].get(pid, 0),
+            asked=lexical["groups"],
         )
         for pid in keep
         if (r := rows.get(pid)) is not None
@@ -303,7 +323,7 @@ def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], lim
     when it holds any of them. BM25 is computed here from the visible passages alone (how many
     there are, their mean length, how many hold each group), not by FTS5, whose statistics
     cover every passage of every book: a score must not change with text the reader cannot see."""
-    empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}}
+    empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}, "held": {}, "groups": 0}
     if not groups:
         return empty
     total, mean_size = db.visible_size(caps)
@@ -328,7 +348,14 @@ def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], lim
     coverage = {
         pid: sum(w for w, held in zip(weights, holders, strict=True) if pid in held) / whole for pid in order
     }
-    return {"order": order, "bm25": {pid: round(scores[pid], 4) for pid in order}, "coverage": coverage}
+    held = {pid: sum(1 for h in holders if pid in h) for pid in order}
+    return {
+        "order": order,
+        "bm25": {pid: round(scores[pid], 4) for pid in order},
+        "coverage": coverage,
+        "held": held,
+        "groups": len(groups),
+    }
 
 
 def _rounded(value: float | None) -> float | None:

@@ -86,7 +86,7 @@ _DEDUCE_VERBS = frozenset(
 _RELATION_WORDS = frozenset(CUES[RELATION]) | {"relationship", "relation", "whose", "sisters", "brothers"}
 # words too vague to count as content ("run off", "work out", "look like"): kept as variants only
 _LIGHT = frozenset(
-    "out up off down away back like get got make made way thing things really many much between"
+    "out up off down away back like get got make made way thing things really many much between near"
     " relationship relation related".split()
 )
 _SAYING = frozenset("claim claims claimed say said tell told accuse accused promise promised".split())
