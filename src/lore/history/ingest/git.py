@@ -44,6 +44,7 @@ from lore.history.ingest.writer import GraphWriter
 from lore.history.repos import Repo, ingest_lock, registered
 from lore.history.store import HistoryStore
 from lore.history.why.index import update_index as index_for_why  # the keyword rows, last
+from lore.history.why.symbols import update_symbols  # which commit brought in each identifier
 
 BATCH_COMMITS = 5000
 PROGRESS_STEP = 64  # commits read between two updates of the progress bar
@@ -208,6 +209,8 @@ def _ingest(
         writer.flush(WRITERS, extra=checkpoint)
         with store.transaction() as db:
             unreachable = 0 if reachable is None else db.set_reachable(repo.id, reachable)
+        if not windowed:  # a window reads part of the history: the first commit may lie outside it
+            update_symbols(repo, root, head, boundary, rebuild=rebuild)
     index_for_why(repo)
     return GitIngestReport(
         repo=repo.name,

@@ -102,8 +102,11 @@ Provider = Callable[[WhyQuery], list[Evidence]]
 RRF_K = 60  # the usual constant: a rank-1 item of one list beats rank-30 items of two
 
 
-def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]:
-    """Reciprocal rank fusion of each provider's list: sum of 1 / (k + rank) per item.
+def fuse(
+    ranked: Mapping[str, Sequence[Evidence]], limit: int, weights: Mapping[str, float] | None = None
+) -> list[Evidence]:
+    """Reciprocal rank fusion of each provider's list: sum of w / (k + rank) per item, where w is
+    the provider's weight in `weights` (1 when not named).
 
     An item may carry a `tier` (in `extra`): consecutive items of one tier share the rank of
     the first of them. The graph gives its hop count as the tier, so every commit one hop from a
@@ -115,6 +118,7 @@ def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]
     first: dict[str, Evidence] = {}
     via: dict[str, list[str]] = {}
     for name, items in ranked.items():
+        w = (weights or {}).get(name, 1.0)
         seen: set[str] = set()
         rank, tier = 0, object()
         for position, item in enumerate(items, start=1):
@@ -124,7 +128,7 @@ def fuse(ranked: Mapping[str, Sequence[Evidence]], limit: int) -> list[Evidence]
             this = item.extra.get("tier", position)
             if this != tier:
                 rank, tier = position, this
-            score[item.key] = score.get(item.key, 0.0) + 1.0 / (RRF_K + rank)
+            score[item.key] = score.get(item.key, 0.0) + w / (RRF_K + rank)
             first.setdefault(item.key, item)
             via.setdefault(item.key, []).append(name)
     order = sorted(score, key=lambda k: (-score[k], k))[:limit]

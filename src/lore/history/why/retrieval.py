@@ -25,6 +25,8 @@ from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_r
 from lore.history.why.index import update_vectors, vector_index
 from lore.history.why.keywords import query_weights, ranked
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
+from lore.history.why.symbols import named_in
+from lore.history.why.symbols_store import SymbolStore
 from lore.history.why.target import PATHISH
 
 DEPTH = 3  # hops of the walk from the named files
@@ -185,6 +187,38 @@ def change_size_provider(db: WhyStore) -> Provider:
     return provide
 
 
+# an identifier added by more commits than this share of the repository's (and than `COMMON_MIN`)
+# is its vocabulary (the project's own name, a core class), not what a question singles out
+COMMON_SHARE = 0.02
+COMMON_MIN = 5
+
+
+def symbol_provider(db: WhyStore) -> Provider:
+    """The commits that brought in the identifiers a question names (`why.symbols`): for each
+    named identifier the repository's diffs added, rarest first, the commit that first added it,
+    then the one that added it most."""
+
+    def provide(q: WhyQuery) -> list[Evidence]:
+        if q.mode != "question":
+            return []
+        named = named_in(topic(q))
+        if not named:
+            return []
+        symbols = SymbolStore(db.store)
+        found = symbols.introduced(q.repo.id, named, q.as_of)
+        if not found:
+            return []
+        common = max(COMMON_MIN, COMMON_SHARE * symbols.commit_count(q.repo.id))
+        kept = sorted((f for f in found if f.commits <= common), key=lambda f: (f.commits, f.symbol))
+        return _node_docs(q, db, list(dict.fromkeys(n for f in kept for n in f.nodes)))
+
+    return provide
+
+
+# what each provider's list weighs in the fusion (1 when not named): a commit that brought in an
+# identifier the question names is the pickaxe's answer, worth two lists' first place
+WEIGHTS = {"symbols": 2.0}
+
 TEXT_PROVIDERS = ("keywords", "meaning")  # the lists ranked by the question's words alone
 NEAR_RELATIONS = ("PART_OF", "CLOSES")  # a commit to its PR, a PR to the issue it closed
 
@@ -280,6 +314,7 @@ def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
     db = db or open_why()
     return {
         "keywords": keyword_provider(db),
+        "symbols": symbol_provider(db),
         "graph": graph_provider(db),
         "size": change_size_provider(db),
     }
@@ -309,7 +344,7 @@ def retrieve(
     """
     ranked = {name: provide(q) for name, provide in providers.items()}
     ranked["near"] = near_named(q, ranked)
-    first = fuse(ranked, POOL)
+    first = fuse(ranked, POOL, WEIGHTS)
     top = first[0].score if first else 1.0
     seeds = [*(replace(p, score=top) for p in pinned), *first[:SEEDS]]
     scored = {e.key: e for e in first}

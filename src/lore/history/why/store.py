@@ -96,6 +96,41 @@ CREATE INDEX history_why_postings_doc ON history_why_postings (doc_id);
 DELETE FROM history_why_state;
 """,
     ),
+    # each identifier a repository's diffs added, with the commits that added it (`symbols_store`);
+    # filled by the next ingest, which reads the diffs from the start
+    Migration(
+        "history/why_0003_symbols",
+        """
+CREATE TABLE history_why_symbols (
+    repo_id INTEGER NOT NULL,
+    symbol TEXT NOT NULL,
+    first_sha TEXT NOT NULL,
+    most_sha TEXT NOT NULL,
+    most_count INTEGER NOT NULL,
+    commits INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, symbol)
+) WITHOUT ROWID;
+CREATE TABLE history_why_symbol_state (
+    repo_id INTEGER PRIMARY KEY,
+    head TEXT NOT NULL
+);
+""",
+        postgres="""
+CREATE TABLE history_why_symbols (
+    repo_id BIGINT NOT NULL,
+    symbol TEXT NOT NULL,
+    first_sha TEXT NOT NULL,
+    most_sha TEXT NOT NULL,
+    most_count INTEGER NOT NULL,
+    commits INTEGER NOT NULL,
+    PRIMARY KEY (repo_id, symbol)
+);
+CREATE TABLE history_why_symbol_state (
+    repo_id BIGINT PRIMARY KEY,
+    head TEXT NOT NULL
+);
+""",
+    ),
 ]
 
 
