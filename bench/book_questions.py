@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from typing import Any
 from lore.core.quotes import comparable
 
 DATA = Path(__file__).resolve().parent / "data" / "book_questions.jsonl"
+BLIND = DATA.with_name("book_questions_blind.jsonl")
 VERDICTS = ("found", "not_reached", "not_in_book")
 SPLITS = ("dev", "held_out")
 
@@ -49,6 +52,8 @@ class Question:
     quotes: tuple[Quote, ...]
     expect: str
     split: str
+    answer: str = ""  # the blind set's short answer, and other acceptable forms of it
+    aliases: tuple[str, ...] = ()
 
 
 def load(path: Path = DATA) -> list[Question]:
@@ -69,6 +74,8 @@ def load(path: Path = DATA) -> list[Question]:
                 quotes=tuple(Quote(int(q["chapter"]), q["quote"]) for q in row["answer_quotes"]),
                 expect=row["expect"],
                 split=row["split"],
+                answer=row.get("answer", ""),
+                aliases=tuple(row.get("answer_aliases", ())),
             )
         )
     return out
@@ -202,3 +209,183 @@ def run(
         verdict, top = ask(book, q, book.position(q))
         out.append(Outcome(q, verdict, top, answer_passages(book, q)))
     return out
+
+
+# --- the benchmark: `lore books ask` without a model, before and after, on both labelled sets ---
+#
+#     .venv/bin/python bench/book_questions.py [--shared ../shared/data] [--split dev|held_out]
+#
+# For each set and half: the answering passage among search's first three hits, the no-model
+# answer holding the labelled answer (the blind set's `answer` or an alias) or citing an answering
+# passage, "the book doesn't say" said where the answer was already read (false) and where it lies
+# ahead ("not reached" is true there), answers said to be weak, and sentences cut mid-way (ending at
+# an initial, a title or a truncation, starting in the middle of one, or holding a heading). The
+# baseline is the code of commit BEFORE, run on the same questions in the same run (its `src`
+# exported from git into a temporary folder and run in a child process).
+
+BEFORE = "1b2a54c"  # main before the no-model answer picked sentences by the question's type
+_END = re.compile(r"[.!?…:—-][”’\"')\]]*$")
+_SHORT_END = re.compile(
+    r"(?:^|[\s“‘\"(])(?:[A-Z]|Mr|Mrs|Ms|Dr|St|Messrs|Rev|Col|Capt|Gen|Lt|No|Co)\.[”’\"')\]]*$"
+)
+_HEADING = re.compile(r"\b(?:CHAPTER|Chapter)\s+[IVXLC\d]+\b|\b[A-Z]{2,}(?:\s+[A-Z]{2,}){2,}\b")
+
+
+def cut(sentence: str) -> bool:
+    """Whether a shown sentence is not whole: truncated, ended at an initial or a title, started
+    mid-way (in lower case), without an ending, or with a heading glued to it."""
+    text = sentence.strip()
+    body = text.lstrip("“‘\"'([ ")
+    return (
+        text.endswith(" …")
+        or bool(_SHORT_END.search(text))
+        or not _END.search(text)
+        or (body[:1].islower())
+        or bool(_HEADING.search(text))
+    )
+
+
+def holds(text: str, q: Question) -> bool:
+    """Whether an answer's text holds the labelled answer or one of its aliases."""
+    hay = comparable(text)[0].casefold()
+    return any(comparable(a)[0].casefold().strip() in hay for a in (q.answer, *q.aliases) if a.strip())
+
+
+def measure(shared: Path, home: Path, splits: list[str]) -> dict[str, Any]:
+    """Ask every question of both sets at its position with the code on the path; the figures."""
+    import os
+
+    os.environ["LORE_HOME"] = str(home)
+    os.environ.pop("LORE_EMBED", None)
+    from lore.books import library
+    from lore.books.ask import ask
+    from lore.books.ask.gather import target
+    from lore.books.ask.labelled import books_by_file
+    from lore.books.search import search_books
+    from lore.books.store import books_store
+    from lore.core.store.open import forget_stores
+
+    forget_stores()
+    db = books_store()
+    sets = {"blind": load(BLIND), "older": load(DATA)}
+    have = books_by_file(db)
+    for name in sorted({q.book for qs in sets.values() for q in qs} - set(have)):
+        library.add_book(shared / "books" / name)
+    have = books_by_file(db)
+    layouts = {name: layout(db, b.id) for name, b in have.items()}
+    out: dict[str, Any] = {}
+    for set_name, questions in sets.items():
+        for split in splits:
+            f = dict.fromkeys(
+                ("found", "top3", "holds", "cites", "weak", "not_in_book_read", "ahead",
+                 "not_in_book_ahead", "not_reached_ahead", "sentences", "cut", "one_sentence", "absent",
+                 "absent_not_reached", "not_reached_read"), 0
+            )  # fmt: skip
+            for q in (q for q in questions if q.split == split):
+                book = layouts[q.book]
+                cap = book.position(q)
+                answer = ask(book.book_id, None, q.question, position=cap, use_model=False, store=db)
+                shown = [s.text for s in answer.sentences]
+                f["sentences"] += len(shown)
+                f["cut"] += sum(cut(s) for s in shown)
+                if q.expect == "not_in_book":
+                    f["absent"] += 1
+                    f["absent_not_reached"] += answer.verdict == "not_reached"
+                    continue
+                if q.expect != "found":
+                    f["ahead"] += 1
+                    f["not_in_book_ahead"] += answer.verdict == "not_in_book"
+                    f["not_reached_ahead"] += answer.verdict == "not_reached"
+                    continue
+                f["found"] += 1
+                f["not_in_book_read"] += answer.verdict == "not_in_book"
+                f["not_reached_read"] += answer.verdict == "not_reached"
+                f["weak"] += any("weak" in n.lower() for n in answer.notes)
+                f["one_sentence"] += len(shown) == 1
+                f["holds"] += bool(q.answer) and holds(" ".join(shown), q)
+                answers = answer_passages(book, q)
+                f["cites"] += any(c.passage_id in answers for s in answer.sentences for c in s.citations)
+                hits = search_books(target(db, book.book_id, position=cap).books, q.question, 3, store=db)
+                f["top3"] += hits.verdict == "found" and bool(answers & {h.passage_id for h in hits.hits[:3]})
+            out[f"{set_name}/{split}"] = f
+    return out
+
+
+def _row(arm: str, key: str, f: dict[str, int]) -> str:
+    n = max(1, f["found"])
+    held = f"{f['holds'] / n:.0%}" if key.startswith("blind") else "-"
+    return (
+        f"| {key} | {arm} | {f['found']} | {f['top3'] / n:.0%} | {held} | {f['cites'] / n:.0%} "
+        f'| {f["not_in_book_read"]} ({f["not_in_book_read"] / n:.0%}); "not reached": {f["not_reached_read"]} | {f["not_reached_ahead"]}/{f["ahead"]}'
+        f" ({f['not_in_book_ahead']} said doesn't say) | {f['absent_not_reached']}/{f['absent']} "
+        f"| {f['one_sentence'] / n:.0%} | {f['weak']} "
+        f"| {f['cut']}/{f['sentences']} |"
+    )
+
+
+def _baseline(shared: Path, splits: list[str]) -> dict[str, Any]:
+    """The same measure with the code of BEFORE, in a child process."""
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(tempfile.mkdtemp(prefix="lore-bench-before-"))
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", BEFORE, "src"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    env = {**__import__("os").environ, "PYTHONPATH": str(folder / "src")}
+    args = [sys.executable, __file__, "--arm", "--shared", str(shared), "--home", str(folder / "home")]
+    done = subprocess.run(
+        [*args, *(a for s in splits for a in ("--split", s))],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+    parser.add_argument("--split", action="append", choices=SPLITS, help="a half (repeatable; default dev)")
+    parser.add_argument("--home", type=Path, help="a library folder to reuse (the books imported once)")
+    parser.add_argument(
+        "--arm", action="store_true", help="print this code's figures as JSON (the baseline's child)"
+    )
+    parser.add_argument("--no-baseline", action="store_true", help="skip the baseline arm (trial runs)")
+    args = parser.parse_args()
+    splits = args.split or ["dev"]
+    home = args.home or Path(tempfile.mkdtemp(prefix="lore-bench-answers-"))
+    home.mkdir(parents=True, exist_ok=True)
+    if args.arm:
+        print(json.dumps(measure(args.shared, home, splits)))
+        return
+    arms = {} if args.no_baseline else {"before": _baseline(args.shared, splits)}
+    arms["after"] = measure(args.shared, home, splits)
+    print(
+        "| set/half | arm | found askings | top-3 | holds the answer | cites an answering passage"
+        ' | false "doesn\'t say" | asked before: "not reached" | not in the book: false "not reached"'
+        " | one sentence | weak | cut sentences |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in arms["after"]:
+        for arm, figures in arms.items():
+            print(_row(arm, key, figures[key]))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if "--arm" in sys.argv:
+        main()
+    else:
+        from report import recorded
+
+        with recorded(baseline=f"the no-model answer and search of commit {BEFORE}, in the same run"):
+            main()
