@@ -15,7 +15,7 @@ import pytest
 
 from lore.rules.gate import frames, semantic
 from lore.rules.gate.validation import refusal_reason
-from lore.rules.gate.wording import risky_wording
+from lore.rules.gate.wording import pattern_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -178,7 +178,7 @@ def test_written_paraphrase_sets_are_new_and_pass_the_patterns(name: str) -> Non
     ]
     families = {f.name for f in semantic.load_bank().families}
     assert set(Counter(r["family"] for r in rows)) == families
-    assert not [r["text"] for r in rows if risky_wording(r["text"]) or refusal_reason(r["text"])]
+    assert not [r["text"] for r in rows if pattern_match(r["text"]) or refusal_reason(r["text"])]
     fixed = {
         " ".join(json.loads(line)["text"].casefold().split())
         for set_name in ("paraphrases", "paraphrase_benign")

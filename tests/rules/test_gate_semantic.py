@@ -15,7 +15,7 @@ from lore.rules.gate import semantic
 from lore.rules.gate.decision import decide
 from lore.rules.gate.trust import TrustState
 from lore.rules.gate.validation import refusal_reason
-from lore.rules.gate.wording import risky_wording
+from lore.rules.gate.wording import pattern_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -66,7 +66,7 @@ def test_paraphrases_cover_every_family_and_pass_the_patterns() -> None:
     per_family = Counter(r["family"] for r in PARAPHRASES)
     assert set(per_family) == {f.name for f in semantic.load_bank().families}
     assert min(per_family.values()) >= 20, per_family
-    caught = [r["text"] for r in PARAPHRASES if risky_wording(r["text"]) or refusal_reason(r["text"])]
+    caught = [r["text"] for r in PARAPHRASES if pattern_match(r["text"]) or refusal_reason(r["text"])]
     assert not caught, caught
 
 

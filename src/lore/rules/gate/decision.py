@@ -7,7 +7,9 @@ reads is always the most basic one (manual approval before anything the text say
 2. wrong project: not one this session works on;
 3. not your repository (`trust_state`);
 4. risky wording, in the text or in its title and trigger words (agents read those too): first
-   the pattern families, then, for what no pattern matched, the second look by meaning
+   the pattern families and what the rule asks for by act and object (`wording`, on the text and
+   on each reading the agent would make of it: `lore.rules.gate.decode`), then, for what they
+   let through, the second look by meaning
    (`lore.rules.gate.semantic`: a paraphrased attack is held under the family it reads like; when
    the model cannot load, the look is skipped and the decision's reason says so);
 5. contradiction with an active rule whose scope overlaps the new one's (`scopes_overlap`, the
@@ -25,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lore.rules.gate.contradiction import contradicts
+from lore.rules.gate.decode import readings
 from lore.rules.gate.semantic import second_look_many
 from lore.rules.gate.trust import TrustState, trust_state
 from lore.rules.gate.wording import risky_wording
@@ -55,7 +58,7 @@ def wording_verdicts(rules: Sequence[Sequence[str]]) -> list[str]:
             reasons[i] = risky.reason()
         else:
             unsure.append(i)
-    texts = [[part for part in rules[i] if part] for i in unsure]
+    texts = [read_as_agent(rules[i]) for i in unsure]
     flat = [part for parts in texts for part in parts]
     looks = iter(second_look_many(flat)) if flat else iter(())
     for i, parts in zip(unsure, texts, strict=True):
@@ -63,6 +66,12 @@ def wording_verdicts(rules: Sequence[Sequence[str]]) -> list[str]:
         if found:
             reasons[i] = found[0].match.reason()  # type: ignore[union-attr]
     return reasons
+
+
+def read_as_agent(parts: Sequence[str]) -> list[str]:
+    """The parts of a rule (text, title, triggers) and every reading the agent would make of
+    them (a shell's, spelled-out punctuation put back, decoded payloads), for the second look."""
+    return list(dict.fromkeys(r for part in parts if part for r in (part, *readings(part))))
 
 
 def conflicting_rule(text: str, scope: Sequence[str], active: Iterable[Rule]) -> tuple[Rule, str] | None:
@@ -98,7 +107,7 @@ def decide(
         risky = risky_wording(part) if part else None
         if risky:
             return Decision(False, risky.reason())
-    looks = second_look_many([part for part in (text, *shown) if part])
+    looks = second_look_many(read_as_agent((text, *shown)))
     for look in looks:
         if look.match is not None:
             return Decision(False, look.match.reason())

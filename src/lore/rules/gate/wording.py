@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from lore.rules.gate.decode import payload_readings, surface_readings
+from lore.rules.gate.intent import asked_family
 from lore.rules.gate.negation import _negated
 from lore.rules.gate.normalize import Views, views
 from lore.rules.gate.patterns_base import _GAP, _Entry
@@ -222,11 +224,30 @@ def _all_matches(text: str) -> list[RiskyMatch]:
     return [RiskyMatch(family, _excerpt(m)) for family, m in found if m is not None]
 
 
+def pattern_match(text: str) -> RiskyMatch | None:
+    """The pattern families alone, on the text as written: what the gate held before it read
+    rules as the agent does (the paraphrase sets of the second look are written to pass it)."""
+    seen = views(text)
+    found = ((family, _family_match(family, seen)) for family in FAMILIES)
+    return next((RiskyMatch(family, _excerpt(m)) for family, m in found if m is not None), None)
+
+
 @lru_cache(maxsize=4096)
 def _risky(text: str) -> RiskyMatch | None:
-    seen = views(text)
-    for family in FAMILIES:
-        found = _family_match(family, seen)
-        if found is not None:
-            return RiskyMatch(family, _excerpt(found))
+    """The pattern families in the spec's order, on the text as written and on its surface
+    readings (a shell's, spelled-out punctuation put back); then on each decoded payload; then
+    what the sentences of all of them ask for by act and object."""
+    surface = [views(read) for read in (text, *surface_readings(text))]
+    decoded = [views(read) for read in payload_readings(text)]
+    for group in (surface, decoded):
+        for family in FAMILIES:
+            for seen in group:
+                found = _family_match(family, seen)
+                if found is not None:
+                    return RiskyMatch(family, _excerpt(found))
+    for seen in (*surface, *decoded):
+        for words in seen.words:
+            asked = asked_family(words)
+            if asked is not None:
+                return RiskyMatch(asked.family, _excerpt(asked.clause))
     return None

@@ -1,0 +1,235 @@
+"""What a rule says once a shell or a decoder has read it: the readings the wording checks judge
+next to the text as written.
+
+An agent told to run `c""url` runs `curl`; told to decode a blob, it decodes it. So the gate
+reads a rule the way the agent will, once: a shell's reading (quotes and escapes inside a word
+removed, `name=value` variables and `$(printf ...)` / `$(echo ...)` substituted, a glob that
+reaches a sensitive dot file of the home folder expanded to it), spelled-out punctuation put back
+("evil dot io slash x"), and every payload a decoder would recover (base64, also cut into
+labelled parts joined elsewhere in the rule; base32; hex; URL-encoding; ROT13 and reversed text
+when the rule names them). Each reading is an extra text, never a replacement: the plain text is
+still judged, so undoing a disguise cannot hide the original.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import contextlib
+import re
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from urllib.parse import unquote
+
+from lore.rules.gate.confusables import unmask
+
+# The dot files and system files a glob could be reaching for: what the key-file and
+# dangerous-command families name. A glob is expanded to the first of them it matches, as a
+# shell in a home folder holding them would.
+SENSITIVE_PATHS = (
+    "~/.ssh",
+    "~/.ssh/id_rsa",
+    "~/.ssh/id_ed25519",
+    "~/.aws/credentials",
+    "~/.gnupg",
+    "~/.netrc",
+    "~/.kube/config",
+    "~/.docker/config.json",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.git-credentials",
+    "~/.bash_history",
+    "~/.config/gcloud",
+    "/etc/shadow",
+    "/etc/passwd",
+)
+_MIN_PAYLOAD = 6  # decoded text shorter than this says nothing
+
+
+# -- a shell's reading ---------------------------------------------------------------------------
+_ESCAPE_IN_WORD = re.compile(r"(?:(?<=[A-Za-z0-9_.~/-])|(?<![^\s\"'`(|;&]))\\(?=[A-Za-z0-9_.~/-])")
+_EMPTY_QUOTES = re.compile(r"(?<=\S)(?:\"\"|'')|(?:\"\"|'')(?=\S)")
+_GLUED_QUOTES = re.compile(r"(?<=[\w./~$-])([\"'])([^\s\"']{1,40})\1|([\"'])([^\s\"']{1,40})\3(?=[\w./~-])")
+_ASSIGN = re.compile(r"(?<![\w$])([A-Za-z_]\w{0,30})=([\"']?)([^\s\"';&|]{1,200})\2(?=[\s;&|]|$)")
+_PRINTF = re.compile(
+    r"\$\(\s*printf\s+([\"'])(.*?)\1((?:\s+[\"']?[^\s\"')]*[\"']?)*)\s*\)|`\s*printf\s+([\"'])(.*?)\4\s*`"
+)
+_ECHO_SUB = re.compile(r"\$\(\s*echo\s+(?:-[ne]+\s+)?([\"']?)([^\"'()`]*?)\1\s*\)")
+_GLOB_PATH = re.compile(r"(?:~|/etc)/[\w.\-/]*[*?\[][\w.\-/*?\[\]!]*")
+_HOME_WORDS = re.compile(r"\$\{?home\}?|\$\{home[:?=+\-][^}]*\}|~", re.I)
+
+
+def _printf(fmt: str, args: str) -> str:
+    """What `printf FORMAT ARGS` prints: escapes (`\\x63`, `\\143`) and `%s`/`%b` filled in."""
+    words = [a.strip("\"'") for a in args.split()]
+    out = re.sub(r"%[sb]", lambda _: words.pop(0) if words else "", fmt)
+    return _escapes(out) + "".join(words)
+
+
+def _escapes(text: str) -> str:
+    text = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+    return re.sub(r"\\0?([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
+
+
+def _expand_glob(match: re.Match[str]) -> str:
+    """The first sensitive path the glob matches; as a shell does, a wildcard at the start of a
+    name does not match a leading dot (`~/*` is not `~/.ssh`, `~/.*` is)."""
+    pattern = _HOME_WORDS.sub("~", match.group(0))
+    for path in SENSITIVE_PATHS:
+        for depth in range(path.count("/") + 1, 0, -1):
+            prefix = "/".join(path.split("/")[:depth])
+            hidden_by_dot = any(
+                name.startswith(".") and not glob.startswith(".")
+                for name, glob in zip(prefix.split("/"), pattern.rstrip("/").split("/"), strict=False)
+            )
+            if not hidden_by_dot and fnmatchcase(prefix, pattern.rstrip("/")):
+                return prefix
+    return match.group(0)
+
+
+def shell_reading(text: str) -> str:
+    """The text as a shell would read its words: `r\\m` -> `rm`, `c""url` and `'cu'rl` -> `curl`,
+    `$a$b` after `a=cu b=rl` -> `curl`, `$(printf '\\x72\\x6d')` -> `rm`, `~/.s?h` -> `~/.ssh`."""
+    out = _PRINTF.sub(lambda m: _printf(m.group(2) or m.group(5) or "", m.group(3) or ""), text)
+    out = _ESCAPE_IN_WORD.sub("", out)
+    out = _EMPTY_QUOTES.sub("", out)
+    out = _ECHO_SUB.sub(lambda m: m.group(2), out)
+    for _ in range(2):
+        out = _GLUED_QUOTES.sub(lambda m: m.group(2) or m.group(4) or "", out)
+    variables = {m.group(1): m.group(3) for m in _ASSIGN.finditer(out) if m.group(1).lower() != "home"}
+    if variables:
+        names = "|".join(sorted(map(re.escape, variables), key=len, reverse=True))
+        out = re.sub(
+            r"\$\{(" + names + r")\}|\$(" + names + r")\b", lambda m: variables[m.group(1) or m.group(2)], out
+        )
+        out = _EMPTY_QUOTES.sub("", out)
+    if re.search(r"[*?\[]", out):
+        out = _GLOB_PATH.sub(_expand_glob, _HOME_WORDS.sub("~", out))
+    return out
+
+
+# -- spelled-out punctuation ---------------------------------------------------------------------
+_SPELLED = (
+    (re.compile(r"\s*\b(?:colon\s+slash\s+slash|colon\s*//)\s*", re.I), "://"),
+    (re.compile(r"\s+(?:slash|forward slash)\s+(?=[\w~.])", re.I), "/"),
+    (re.compile(r"(?<=\w)\s+(?:dot|period|point)\s+(?=[a-z0-9])", re.I), "."),
+    (re.compile(r"(?:(?<=\s)|(?<=/)|^)(?:dot|period)\s+(?=[a-z])", re.I), "."),
+    (re.compile(r"\b(?:tilde)\s*(?=/|\s+slash|\.)", re.I), "~"),
+    (re.compile(r"(?<=\w)\s+colon\s+(?=\d)", re.I), ":"),
+)
+_SPELLED_NEEDS = re.compile(r"\b(?:dot|slash|colon|tilde|period)\b", re.I)
+
+
+def spelled_out(text: str) -> str:
+    """Punctuation spelled in words put back: "evil dot io slash x" -> "evil.io/x", "tilde slash
+    dot ssh" -> "~/.ssh", "h t t p s colon slash slash" (once joined) -> "https://"."""
+    out = text
+    for pattern, mark in _SPELLED:
+        out = pattern.sub(mark, out)
+    return re.sub(r"(?<=[~/.])\s+(?=[\w.])|(?<=\w)\s+(?=/)", "", out) if out != text else out
+
+
+# -- decoders ------------------------------------------------------------------------------------
+_B64_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+_B32_TOKEN = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
+_HEX_RUN = re.compile(r"(?:\\x|0x|%)?[0-9a-fA-F]{2}(?:[\s,:]*(?:\\x|0x|%)?[0-9a-fA-F]{2}){7,}")
+_URL_ESCAPES = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,8}){3,}")
+_LABELLED = re.compile(
+    r"(?<![\w$])([A-Za-z_][\w-]{0,20})\s*(?:=|:|is)\s*[\"'`]?([A-Za-z0-9+/_-]{4,}={0,2})(?![\w=+/-])[\"'`]?",
+    re.I,
+)
+_NAMES_ROT = re.compile(r"rot\s*-?\s*13|caesar|\btr\s+['\"]?a-z|n-za-m", re.I)
+_NAMES_REVERSED = re.compile(r"\brevers\w*|\bbackwards?\b|\|\s*rev\b|right to left", re.I)
+
+
+def _as_text(data: bytes) -> str | None:
+    """Decoded bytes that read as text (mostly printable, with letters), or None."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(text) < _MIN_PAYLOAD:
+        return None
+    printable = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    letters = sum(ch.isalpha() for ch in text)
+    return text if printable >= 0.95 * len(text) and letters >= 0.4 * len(text) else None
+
+
+def _b64(token: str) -> str | None:
+    core = token.rstrip("=")
+    if len(core) < 8 or (core.isalpha() and (core.islower() or core.isupper()) and "_" not in core):
+        return None  # a plain word, not data
+    padded = core + "=" * (-len(core) % 4)
+    for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            text = _as_text(decode(padded))
+        except (binascii.Error, ValueError):
+            continue
+        if text:
+            return text
+    return None
+
+
+def _joined_parts(text: str) -> list[str]:
+    """Base64 cut into labelled parts (`p1="aWdu"`, `part 2: b3Jl`) and joined elsewhere: the parts
+    joined in the order a join names them (`$p2$p1`, `p1 + p2`), else in the order written."""
+    parts = {m.group(1).lower(): m.group(2) for m in _LABELLED.finditer(text)}
+    if len(parts) < 2:
+        return []
+    out = []
+    for m in re.finditer(
+        r"(?:\$\{?[\w-]+\}?\s*\+?\s*){2,}|(?:\b[\w-]+\s*(?:\+|,|and|then)\s*){1,}[\w-]+", text
+    ):
+        names = [n.lower() for n in re.findall(r"[\w-]+", m.group(0)) if n.lower() in parts]
+        if len(names) >= 2:
+            out.append("".join(parts[n] for n in names))
+    out.append("".join(parts.values()))
+    return out
+
+
+def _hex(run: str) -> str | None:
+    digits = re.sub(r"\\x|0x|%|[\s,:]", "", run)
+    try:
+        return _as_text(bytes.fromhex(digits))
+    except ValueError:
+        return None
+
+
+def payloads(text: str) -> list[str]:
+    """Every text a decoder recovers from the rule: base64 (whole runs and labelled parts
+    joined), base32, hex, URL-encoding; ROT13 and reversed text when the rule names them."""
+    raw = unmask(text)
+    found: list[str | None] = [_b64(t) for t in _B64_TOKEN.findall(raw)]
+    found += [_b64(joined) for joined in _joined_parts(raw)]
+    for token in _B32_TOKEN.findall(raw):
+        with contextlib.suppress(binascii.Error, ValueError):
+            found.append(_as_text(base64.b32decode(token + "=" * (-len(token) % 8))))
+    found += [_hex(run) for run in _HEX_RUN.findall(raw)]
+    found += [unquote(m.group(0)) for m in _URL_ESCAPES.finditer(raw)]
+    if _NAMES_ROT.search(raw):
+        found.append(codecs.encode(raw, "rot13"))
+    if _NAMES_REVERSED.search(raw):
+        found.append(raw[::-1])
+    return [p for p in dict.fromkeys(found) if p]
+
+
+@lru_cache(maxsize=4096)
+def surface_readings(text: str) -> tuple[str, ...]:
+    """The rule's own words as the agent would read them: the shell's reading and spelled-out
+    punctuation put back, when they differ from the text."""
+    return tuple(r for r in dict.fromkeys((shell_reading(text), spelled_out(text))) if r and r != text)
+
+
+@lru_cache(maxsize=4096)
+def payload_readings(text: str) -> tuple[str, ...]:
+    """Each decoded payload, itself read the same way once (a payload that is a shell command is
+    read as a shell would)."""
+    out = [r for payload in payloads(text) for r in (payload, shell_reading(payload), spelled_out(payload))]
+    return tuple(r for r in dict.fromkeys(out) if r and r != text)
+
+
+def readings(text: str) -> tuple[str, ...]:
+    """The texts the agent would end up reading besides the rule as written: the surface
+    readings, then the decoded payloads."""
+    return tuple(dict.fromkeys((*surface_readings(text), *payload_readings(text))))
