@@ -29,6 +29,9 @@ HELPERS = {
     "model_use": "what the commands that call a model share",
     "ingest_bar": "the progress bar of `lore history ingest` on a terminal",
     "review_bulk": "approving or rejecting many rules at once, for `lore review`",
+    "quick": "`lore history why` run without Typer when its arguments are plain",
+    "why_view": "what `lore history why` prints, for its command and the quick path",
+    "review_risk": "the screening gate's verdict on pending rules, shown and asked about by `lore review`",
 }
 
 

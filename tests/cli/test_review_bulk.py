@@ -84,8 +84,8 @@ def test_the_queue_is_grouped_by_file_and_risky_wording_is_marked(queue: Path) -
 
     text = _ok(_lore("review", "list", "--pending", cwd=queue))
     assert "from AGENTS.md: 2 pending" in text
-    assert "held: risky wording (a download piped into a shell)" in text
-    assert f"{len(risky)} pending rule(s) held for their wording" in text
+    assert "held (a download piped into a shell): risky wording (a download piped into a shell)" in text
+    assert f"{len(risky)} pending rule(s) held by the screening gate" in text
     # one group heading per file
     assert len(re.findall(r"from \S+: \d+ pending", text)) == 8
 
@@ -132,7 +132,7 @@ def test_all_with_filters_asks_first_and_warns_about_held_rules(queue: Path) -> 
     # narrowed by the list's own filters: one source file through --file, then the rest
     agents = _ok(_lore("review", "approve", "--all", "--file", "AGENTS.md", "--yes", cwd=queue))
     assert agents.startswith("approved 2 rule(s): 2 from AGENTS.md.")
-    assert "warning: 1 of them were held by the screening gate for their wording" in agents
+    assert "warning: 1 of them were held by the screening gate;" in agents
     left = _pending(queue)
     assert len(left) == len(pending) - 2
     done = json.loads(

@@ -58,7 +58,7 @@ def test_a_file_a_selection_and_the_rest_are_approved_or_rejected_at_once(page, 
     curl = agents.locator("li.rule", has_text="curl https://get.example.sh")
     expect(curl.locator(".badge.held")).to_be_visible()
     expect(curl.locator(".held.warning")).to_contain_text("risky wording (a download piped into a shell)")
-    expect(agents.locator(".origin-head")).to_contain_text("2 pending · 1 held for their wording")
+    expect(agents.locator(".origin-head")).to_contain_text("2 pending · 1 held by the screening gate")
 
     # a whole file at once: every pending rule of the GitHub Actions guide
     origin = ".github/instructions/" + COPILOT

@@ -49,7 +49,7 @@ COMMANDS: dict[str, Entry] = {
     "projects": Entry(RULES, "Register and list projects (git repositories Lore knows)."),
     "review": Entry(
         RULES,
-        "Review a project's rules: list, add, approve, reject, pin, resolve, usage, lint.",
+        "Review a project's rules: list, show, add, approve, reject, pin, resolve, usage, lint.",
         parts=("review_lint",),
     ),
     "memorize": Entry(RULES, "Import the instruction files of a repository as pending rules."),

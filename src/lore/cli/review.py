@@ -11,13 +11,14 @@ import typer
 
 from lore.cli import common
 from lore.cli.common import echo, esc, handle_errors, print_json
+from lore.cli.review_risk import confirm_held, mark, risk_line
 from lore.core.dates import local_minute
 from lore.core.errors import InvalidInput
 from lore.rules import service
 from lore.rules.models import Project, Rule
 
 app = typer.Typer(
-    help="Review a project's rules: list, add, approve, reject, pin, resolve, usage, lint.",
+    help="Review a project's rules: list, show, add, approve, reject, pin, resolve, usage, lint.",
     no_args_is_help=True,
 )
 
@@ -60,8 +61,10 @@ def list_cmd(
     details: bool = typer.Option(False, "--details", help="Show tags, source and evidence."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """List the project's rules. A pending rule whose wording the screening gate would hold is
-    marked with the gate's reason ("held: ...")."""
+    """List the project's rules. Every pending rule shows the screening gate's verdict on its
+    text: "held" in red with the family and the reason (risky wording, a meaning that reads like
+    an attack, a contradiction with an active rule), or "screened" when it passed; --json gives
+    it as "risk": {verdict, family, reason}."""
     project = project_of(ctx)
     rules = service.list_rules(
         project,
@@ -98,14 +101,14 @@ def list_cmd(
     held = sum(bool(r.held) for r in rules if r.status == "pending")
     summary = f"{len(rules)} rule(s); {untagged} active rule(s) untagged."
     if held:
-        summary += f" {held} pending rule(s) held for their wording: read them before approving."
+        summary += f" {held} pending rule(s) held by the screening gate: read them before approving."
     common.console.print(summary, highlight=False)
 
 
 def _rule_cell(r: Rule, details: bool, *, grouped: bool) -> str:
     body = f"[bold]{esc(r.label)}[/bold]" + ("" if r.title == "" and not details else f"\n{esc(r.text)}")
-    if r.status == "pending" and r.held:
-        body += f"\n[red]held: {esc(r.held)}[/red]"
+    if line := risk_line(r):
+        body += "\n" + line
     if r.status == "pending" and not grouped and r.origin != r.source:
         body += f"\n[dim]from {esc(r.origin)}[/dim]"
     if details:
@@ -120,7 +123,8 @@ def _rule_cell(r: Rule, details: bool, *, grouped: bool) -> str:
 
 
 def _status(rule: Rule) -> str:
-    return rule.status + (" (auto)" if rule.auto else "") + (" (always)" if rule.always else "")
+    flags = (" (auto)" if rule.auto else "") + (" (always)" if rule.always else "")
+    return rule.status + flags + (f"\n{mark(rule)}" if mark(rule) else "")
 
 
 @app.command("add")
@@ -173,9 +177,11 @@ def check_scope(project: Project, scope: str | None, force: bool) -> None:
             )
 
 
-def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool) -> None:
+def _change(ctx: typer.Context, rule_id: str, action: str, as_json: bool, yes: bool = False) -> None:
     project = project_of(ctx)
     rule = service.get_rule(rule_id, project)
+    if action == "approve":
+        confirm_held([rule], yes=yes)
     actions = {
         "approve": service.approve,
         "unapprove": service.unapprove,
@@ -222,14 +228,19 @@ def _bulk_command(action: str, help_text: str) -> None:
         ),
         source: str = typer.Option(None, "--source", help=_SOURCE_HELP),
         scope: str = typer.Option(None, "--scope", help=_SCOPE_HELP),
-        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before acting on --all."),
+        yes: bool = typer.Option(
+            False,
+            "--yes",
+            "-y",
+            help="Do not ask before acting on --all or approving a rule the screening gate holds.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         from lore.cli.review_bulk import run_bulk
 
         ids = list(rule_ids or [])
         if len(ids) == 1 and not (file or every or source or scope):
-            _change(ctx, ids[0], action, as_json)  # one rule: the one-rule reply, as before
+            _change(ctx, ids[0], action, as_json, yes)  # one rule: the one-rule reply, as before
             return
         run_bulk(
             project_of(ctx),
@@ -248,7 +259,8 @@ _bulk_command(
     "approve",
     "Activate rules (clears their automatic mark): give ids, --file SOURCE for every pending rule "
     "imported from one file, or --all for every pending rule (with --source/--scope/--file to "
-    "narrow it; asks first unless --yes). All in one transaction.",
+    "narrow it; asks first unless --yes). Approving a rule the screening gate holds asks first "
+    "too (without a terminal it needs --yes). All in one transaction.",
 )
 _bulk_command(
     "reject",
@@ -259,6 +271,32 @@ _bulk_command(
 _action_command("unapprove", "Put an active rule back to pending.")
 _action_command("pin", "Send a rule on every request (always).")
 _action_command("unpin", "Stop sending a rule on every request.")
+
+
+@app.command("show")
+@handle_errors
+def show(
+    ctx: typer.Context,
+    rule_id: str = typer.Argument(..., metavar="ID", help="Rule id (or a unique prefix)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """One rule in full: its text, tags, scope, where it came from and, while it is pending, the
+    screening gate's verdict on it with the reason."""
+    rule = service.get_rule(rule_id, project_of(ctx))
+    if as_json:
+        print_json(rule.to_dict())
+        return
+    lines = [
+        f"{rule.id} {_status(rule).replace(chr(10), ' ')}: [bold]{esc(rule.label)}[/bold]",
+        esc(rule.text),
+    ]
+    if line := risk_line(rule):
+        lines.append(line)
+    lines.append(
+        f"[dim]scope: {esc(rule.scope_text)} | triggers: {esc(', '.join(rule.triggers)) or '-'}"
+        f" | from: {esc(rule.origin)} | served: {rule.served_count}[/dim]"
+    )
+    common.console.print("\n".join(lines), highlight=False)
 
 
 @app.command("resolve")

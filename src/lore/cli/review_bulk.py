@@ -2,8 +2,8 @@
 
 Which rules is decided first and in full (an unknown id refuses the whole command, so nothing
 half happens); then one transaction approves or deletes them all, and one summary says how many,
-from which files, and which of them the screening gate would have held for their wording.
-`--all` asks before acting unless `--yes`; without a terminal to ask on, it needs `--yes`.
+from which files, and which of them the screening gate holds. `--all`, and approving any rule
+the gate holds, ask before acting unless `--yes`; without a terminal to ask on, they need `--yes`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import typer
 
 from lore.cli import common
 from lore.cli.common import esc, print_json
+from lore.cli.review_risk import confirm_held
 from lore.core.errors import InvalidInput, LoreError, NotFound
 from lore.rules import service
 from lore.rules.models import Project, Rule
@@ -76,6 +77,8 @@ def run_bulk(
         return
     if every and not yes:
         _confirm(action, rules)
+    elif action == "approve":
+        confirm_held(rules, yes=yes)
     done = service.apply_many(action, rules)
     groups = service.by_origin(done)
     held = [r for r in done if r.held]
@@ -86,7 +89,7 @@ def run_bulk(
                 "count": len(done),
                 "rules": [r.id for r in done],
                 "by_origin": {origin: len(members) for origin, members in groups},
-                "held": [{"id": r.id, "held": r.held} for r in held],
+                "held": [{"id": r.id, "held": r.held, "risk": r.risk.to_dict()} for r in held if r.risk],
             }
         )
         return
@@ -97,7 +100,7 @@ def run_bulk(
             common.console.print(f"  {r.id} {esc(r.label)}", highlight=False)
     if held and action == "approve":
         common.console.print(
-            f"warning: {len(held)} of them were held by the screening gate for their wording; "
+            f"warning: {len(held)} of them were held by the screening gate; "
             "read them (`lore review list --details`) and reject any you did not mean:",
             highlight=False,
         )
@@ -110,7 +113,7 @@ def _confirm(action: str, rules: list[Rule]) -> None:
     held = sum(bool(r.held) for r in rules)
     what = f"{action} {len(rules)} pending rule(s) from {len(groups)} source(s)"
     if held:
-        what += f", {held} of them held for their wording"
+        what += f", {held} of them held by the screening gate"
     if not sys.stdin.isatty():
         raise InvalidInput(f"--all would {what}; add --yes to do it without being asked")
     if not typer.confirm(f"{what[0].upper()}{what[1:]}?", default=False):

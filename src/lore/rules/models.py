@@ -29,6 +29,28 @@ class Project:
         }
 
 
+RISK_VERDICTS = ("held", "clear")
+
+
+@dataclass(frozen=True)
+class Risk:
+    """The screening gate's word on a rule's own text, kept with the rule so that whoever
+    approves it is warned: `held` (its wording, its meaning or a contradiction with an active
+    rule would stop an agent's save) or `clear` (those checks pass); `family` names what it
+    reads like (a wording family, or `contradiction`), `reason` is the gate's line."""
+
+    verdict: str
+    family: str = ""
+    reason: str = ""
+
+    @property
+    def held(self) -> bool:
+        return self.verdict == "held"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"verdict": self.verdict, "family": self.family, "reason": self.reason}
+
+
 @dataclass(frozen=True)
 class Rule:
     """A convention of one project. `scope` is empty for global rules; a section entry ends
@@ -50,8 +72,13 @@ class Rule:
     updated_at: float = 0.0
     served_count: int = 0
     last_served_at: float | None = None
-    held: str = ""  # why the screening gate would hold this rule (risky wording), or ""
+    risk: Risk | None = None  # the gate's verdict on the text; None until it is screened
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def held(self) -> str:
+        """Why the screening gate would hold this rule, or "" when it would not (or has not looked)."""
+        return self.risk.reason if self.risk is not None and self.risk.held else ""
 
     @property
     def label(self) -> str:
@@ -101,6 +128,7 @@ class Rule:
             "served_count": self.served_count,
             "last_served_at": self.last_served_at,
             "held": self.held,
+            "risk": self.risk.to_dict() if self.risk is not None else None,
             "origin": self.origin,
         }
 

@@ -19,6 +19,7 @@ from lore.core.errors import InvalidInput, LoreError
 from lore.rules.gate.trust import trust_state
 from lore.rules.gate.validation import refusal_reason
 from lore.rules.models import Project, Rule
+from lore.rules.risk import ensure_risks, from_decision
 from lore.rules.scopes import normalize_scope
 from lore.rules.service import add_rule, parse_triggers
 from lore.rules.store.rules import rules_store
@@ -73,18 +74,15 @@ def add_rule_checked(
             scope=scope,
             status="active" if decision.activate else "pending",
             auto=decision.activate,
-            held="" if decision.activate or not is_wording_reason(decision.reason) else decision.reason,
+            risk=from_decision(decision.activate, decision.reason),
             **fields,
         )
         if session_id is not None:
             outcome = "activated" if decision.activate else "waiting"
             session_store().record_outcome(session_id, rule.id, project.id, outcome, decision.reason)
+    if rule.status == "pending" and rule.risk is None:  # it waits for another reason: screen its text
+        rule = ensure_risks([rule])[0]  # after the transaction, so no writer waits on the second look
     return CheckedSave(rule, known=False, decision=decision)
-
-
-def is_wording_reason(reason: str) -> bool:
-    """Whether a gate's reason is about the rule's wording (a pattern, or the look by meaning)."""
-    return reason.startswith(("risky wording", "held: reads like"))
 
 
 @dataclass(frozen=True)

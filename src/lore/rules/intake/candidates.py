@@ -15,9 +15,9 @@ from typing import Any
 
 from lore.core.errors import InvalidInput
 from lore.rules import service
-from lore.rules.gate.decision import wording_verdicts
 from lore.rules.gate.validation import check_rule_fields
 from lore.rules.models import SOURCES, STATUSES, Project, Rule
+from lore.rules.risk import screen
 from lore.rules.scopes import normalize_scope
 from lore.rules.store.rules import rules_store
 
@@ -173,9 +173,9 @@ def save_candidates(project: Project, candidates: Sequence[Candidate], *, status
             result.outcomes[i] = "merged"
         fresh.append(fields)
     if status == "pending" and fresh:  # warn whoever approves: what the gate would hold, and why
-        held = wording_verdicts([(f["text"], f["title"], *f["triggers"]) for f in fresh])
-        for fields, reason in zip(fresh, held, strict=True):
-            fields["held"] = reason
+        items = [(f["text"], f["title"], f["triggers"], f["scope"]) for f in fresh]
+        for fields, risk in zip(fresh, screen(project.id, items), strict=True):
+            fields["risk"] = risk
     for start in range(0, len(fresh), BATCH):
         result.added += store.insert_rules(project.id, fresh[start : start + BATCH])
     return result

@@ -74,7 +74,7 @@ def edit(
     if text is not None:
         check_rule_fields(text.strip())
         changes["text"] = text.strip()
-        changes["held"] = ""  # a person wrote this text: the gate's word on the old one is moot
+        changes["risk"] = None  # a new text: screened again when next read (`with_risks`)
     if scope is not None:
         project = project or rules_store().project_by_id(rule.project_id)
         changes["scope"] = normalize_scope(scope, project.sections, project.path)  # type: ignore[union-attr]

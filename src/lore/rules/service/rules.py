@@ -8,7 +8,7 @@ from typing import Any
 from lore.core.errors import InvalidInput, NotFound
 from lore.core.globs import parse_patterns
 from lore.rules.gate.validation import check_rule_fields
-from lore.rules.models import SOURCES, Project, Rule
+from lore.rules.models import SOURCES, Project, Risk, Rule
 from lore.rules.scopes import normalize_scope
 from lore.rules.store.rules import rules_store
 
@@ -31,10 +31,10 @@ def add_rule(
     auto: bool = False,
     evidence: Sequence[dict[str, Any]] = (),
     tagged: bool | None = None,
-    held: str = "",
+    risk: Risk | None = None,
 ) -> Rule:
     """Store a rule after the outright refusals (hidden characters, HTML comments, length);
-    `held` is the gate's reason when it held the rule for its wording."""
+    `risk` is the gate's verdict on its text when one was reached (`lore.rules.risk`)."""
     text = text.strip()
     title = (title or "").strip()
     trigger_list = parse_triggers(triggers)
@@ -58,7 +58,7 @@ def add_rule(
             "auto": auto,
             "tagged": is_tagged,
             "evidence": list(evidence),
-            "held": held,
+            "risk": risk,
         },
     )
 
@@ -76,7 +76,7 @@ def get_rule(rule_id: str, project: Project | None = None) -> Rule:
     store = rules_store()
     rule = store.rule(wanted)
     if rule is not None and (project is None or rule.project_id == project.id):
-        return rule
+        return with_risks([rule])[0]
     where = f" in project {project.name!r}" if project else ""
     shown = wanted[:40]
     if not wanted:
@@ -90,7 +90,7 @@ def get_rule(rule_id: str, project: Project | None = None) -> Rule:
     if project is not None:
         matches = [r for r in matches if r.project_id == project.id]
     if len(matches) == 1:
-        return matches[0]
+        return with_risks(matches)[0]
     if len(matches) > 1:
         named = ", ".join(r.id for r in matches[:5]) + (", ..." if len(matches) > 5 else "")
         raise InvalidInput(f"{shown!r} matches {len(matches)} rules{where} ({named}); give more of the id")
@@ -138,7 +138,18 @@ def list_rules(
     if scope:
         wanted = scope.strip()
         rules = [r for r in rules if wanted in (r.scope_text, *r.scope, *(e.rstrip("/") for e in r.scope))]
-    return rules
+    return with_risks(rules)
+
+
+def with_risks(rules: list[Rule]) -> list[Rule]:
+    """The rules, each pending one carrying the gate's verdict on its text: one without a verdict
+    yet (written before verdicts were kept, put back to pending, edited) is screened now and its
+    verdict stored, so every list and every approval shows it."""
+    if not any(r.status == "pending" and r.risk is None for r in rules):
+        return rules  # the gate's modules load only when something needs screening
+    from lore.rules.risk import ensure_risks
+
+    return ensure_risks(rules)
 
 
 def by_origin(rules: Iterable[Rule]) -> list[tuple[str, list[Rule]]]:

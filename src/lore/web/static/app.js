@@ -303,7 +303,7 @@ function originGroup(origin, members) {
   const head = el("div", null, "origin-head");
   const held = members.filter((r) => r.held).length;
   head.append(el("h3", "from " + origin));
-  head.append(el("span", `${members.length} pending` + (held ? ` · ${held} held for their wording` : ""), "muted"));
+  head.append(el("span", `${members.length} pending` + (held ? ` · ${held} held by the screening gate` : ""), "muted"));
   const buttons = el("div", null, "buttons");
   buttons.append(button(`Approve all ${members.length}`, () => bulk("approve", members)));
   buttons.append(button(`Reject all ${members.length}`, () => bulk("reject", members), "danger"));
@@ -338,7 +338,7 @@ async function bulk(action, rules) {
   const question = action === "reject"
     ? `Delete ${rules.length} rule(s)?`
     : `Approve ${rules.length} rule(s)?` +
-      (held ? `\n\n${held} of them were held by the screening gate for their wording.` : "");
+      (held ? `\n\n${held} of them were held by the screening gate.` : "");
   if (!confirm(question)) return;
   try {
     const result = await api("POST", projectPath("/rules/bulk"), { action, ids: rules.map((r) => r.id) });
@@ -369,13 +369,7 @@ function ruleItem(rule) {
     pick.setAttribute("aria-label", "Select " + (rule.title || rule.id));
     pick.addEventListener("change", updateSelection);
     $(".rule-head", item).prepend(pick);
-    if (rule.held) {
-      heldIds.add(rule.id);
-      badges.append(el("span", "held", "badge held"));
-      const warn = $("p.held", item);
-      warn.textContent = "The screening gate would hold this rule: " + rule.held;
-      warn.hidden = false;
-    }
+    renderRisk(item, rule);
   }
   $(".scope", item).textContent = rule.scope_text;
   $(".triggers", item).textContent = rule.triggers.join(", ") || "none";
@@ -387,6 +381,35 @@ function ruleItem(rule) {
   renderEvidence($(".evidence", item), rule.evidence);
   renderActions(item, rule);
   return item;
+}
+
+// every pending rule shows the screening gate's verdict on its text: a red badge naming what it
+// reads like and the gate's reason when held, a quiet "screened" badge when it passed
+function renderRisk(item, rule) {
+  const risk = rule.risk;
+  if (!risk) return;
+  const badges = $(".badges", item);
+  if (risk.verdict !== "held") {
+    const passed = el("span", "screened", "badge clear");
+    passed.title = risk.reason;
+    badges.append(passed);
+    return;
+  }
+  heldIds.add(rule.id);
+  badges.append(el("span", "held: " + risk.family, "badge held"));
+  const warn = $("p.held", item);
+  warn.textContent = "The screening gate would hold this rule: " + risk.reason;
+  warn.hidden = false;
+}
+
+function approve(rule) {
+  const risk = rule.risk;
+  if (risk && risk.verdict === "held" &&
+      !confirm(`The screening gate holds this rule (${risk.family}):\n\n${risk.reason}\n\nApprove it anyway?`)) {
+    say(`${rule.id} left pending`);
+    return;
+  }
+  act(rule, "approve");
 }
 
 function renderAgentOutcome(box, outcome) {
@@ -426,7 +449,7 @@ function renderEvidence(box, evidence) {
 
 function renderActions(item, rule) {
   const actions = $(".actions", item);
-  if (rule.status === "pending") actions.append(button("Approve", () => act(rule, "approve")));
+  if (rule.status === "pending") actions.append(button("Approve", () => approve(rule)));
   actions.append(rule.always
     ? button("Unpin", () => act(rule, "unpin"))
     : button("Pin", () => act(rule, "pin")));

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from lore.core.store.base import Store
-from lore.rules.models import Project, Rule
+from lore.rules.models import Project, Risk, Rule
 
 _IN_BATCH = 500  # ids per IN (...) list, well under every driver's limit on parameters
 
@@ -22,8 +22,15 @@ def text_key(text: str) -> str:
 
 _RULE_COLUMNS = (
     "id, project_id, text, title, triggers, always, scope, status, source, auto, tagged, "
-    "evidence, created_at, updated_at, served_count, last_served_at, held"
+    "evidence, created_at, updated_at, served_count, last_served_at, risk_verdict, risk_family, risk_reason"
 )
+
+
+def risk_columns(risk: Risk | None) -> tuple[str | None, str, str]:
+    """A rule's risk as its three columns (verdict NULL: not screened yet)."""
+    if risk is None:
+        return None, "", ""
+    return risk.verdict, risk.family, risk.reason
 
 
 def _project(row: sqlite3.Row) -> Project:
@@ -54,7 +61,9 @@ def _rule(row: sqlite3.Row) -> Rule:
         updated_at=row["updated_at"],
         served_count=row["served_count"],
         last_served_at=row["last_served_at"],
-        held=row["held"] or "",
+        risk=Risk(row["risk_verdict"], row["risk_family"], row["risk_reason"])
+        if row["risk_verdict"]
+        else None,
     )
 
 

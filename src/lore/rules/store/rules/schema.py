@@ -244,4 +244,20 @@ MIGRATIONS = [
         "ALTER TABLE rules ADD COLUMN held TEXT NOT NULL DEFAULT ''",
         postgres="ALTER TABLE rules ADD COLUMN held TEXT NOT NULL DEFAULT ''",
     ),
+    # the gate's verdict on each rule's text (held or clear), its family and its reason; NULL
+    # until screened: rows written before are screened by the gate of the day on first read
+    # (`lore.rules.risk`), since a frozen migration cannot run application code like the gate
+    Migration(
+        "rules/0007_rule_risk",
+        """
+        ALTER TABLE rules ADD COLUMN risk_verdict TEXT;
+        ALTER TABLE rules ADD COLUMN risk_family TEXT NOT NULL DEFAULT '';
+        ALTER TABLE rules ADD COLUMN risk_reason TEXT NOT NULL DEFAULT '';
+        """,
+        postgres="""
+        ALTER TABLE rules ADD COLUMN risk_verdict TEXT;
+        ALTER TABLE rules ADD COLUMN risk_family TEXT NOT NULL DEFAULT '';
+        ALTER TABLE rules ADD COLUMN risk_reason TEXT NOT NULL DEFAULT '';
+        """,
+    ),
 ]

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lore.core.store.binding import in_marks
-from lore.rules.models import Rule
-from lore.rules.store.rules.base import _IN_BATCH, _RULE_COLUMNS, RulesTables, _rule, text_key
+from lore.rules.models import Risk, Rule
+from lore.rules.store.rules.base import _IN_BATCH, _RULE_COLUMNS, RulesTables, _rule, risk_columns, text_key
 
 
 class RuleWrites(RulesTables):
@@ -32,6 +32,10 @@ class RuleWrites(RulesTables):
 
     def update_rule(self, rule_id: str, changes: dict[str, Any]) -> Rule | None:
         """Apply column changes (lists/tuples stored as JSON) and bump the project's version."""
+        changes = dict(changes)
+        if "risk" in changes:  # None: screen it again (its text changed)
+            verdict, family, reason = risk_columns(changes.pop("risk"))
+            changes.update(risk_verdict=verdict, risk_family=family, risk_reason=reason)
         encoded = {
             k: json.dumps(list(v)) if isinstance(v, (list, tuple)) else (int(v) if isinstance(v, bool) else v)
             for k, v in changes.items()
@@ -50,6 +54,17 @@ class RuleWrites(RulesTables):
             )
             new = tx.execute(f"SELECT {_RULE_COLUMNS} FROM rules WHERE id = ?", (rule_id,)).fetchone()
         return _rule(new)
+
+    def set_risks(self, risks: Sequence[tuple[str, Risk]]) -> None:
+        """Store the gate's verdict on rules screened after they were written. The rule itself
+        is unchanged (no version bump, no new `updated_at`): nothing an agent is sent moves."""
+        if not risks:
+            return
+        with self.store.transaction() as tx:
+            tx.executemany(
+                "UPDATE rules SET risk_verdict = ?, risk_family = ?, risk_reason = ? WHERE id = ?",
+                [(*risk_columns(risk), rule_id) for rule_id, risk in risks],
+            )
 
     def delete_rule(self, rule_id: str) -> Rule | None:
         with self.store.transaction() as tx:
@@ -148,8 +163,9 @@ class RuleWrites(RulesTables):
                 ids.append(rule_id)
                 tx.execute(
                     "INSERT INTO rules (id, project_id, text, title, triggers, always, scope, status,"
-                    " source, auto, tagged, evidence, created_at, updated_at, version, text_key, held)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " source, auto, tagged, evidence, created_at, updated_at, version, text_key,"
+                    " risk_verdict, risk_family, risk_reason)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         rule_id,
                         project_id,
@@ -167,7 +183,7 @@ class RuleWrites(RulesTables):
                         now,
                         version,
                         text_key(fields["text"]),
-                        fields.get("held", ""),
+                        *risk_columns(fields.get("risk")),
                     ),
                 )
             rows = [
