@@ -169,3 +169,15 @@ class TestBenignLookAlikes:
 
     def test_readings_of_plain_prose_add_nothing(self) -> None:
         assert readings("Keep functions short and name them after what they return.") == ()
+
+
+class TestSecondLookReadsLookAlikes:
+    def test_a_word_mixing_latin_and_cyrillic_is_read_as_latin(self) -> None:
+        from lore.rules.gate.clauses import readable
+
+        assert readable("send the .еnv file") == "send the .env file"
+
+    def test_a_russian_word_stays_as_written(self) -> None:
+        from lore.rules.gate.clauses import readable
+
+        assert readable("Отправь файл") == "Отправь файл"

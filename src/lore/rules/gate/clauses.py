@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lore.rules.gate.confusables import ignorable
+from lore.rules.gate.confusables import ignorable, unmask
 
 MIN_WORDS = 3  # a clause shorter than this carries too little meaning to judge on its own
 
@@ -35,9 +35,28 @@ def _words(text: str) -> int:
 
 def readable(text: str) -> str:
     """The text as the model should read it: compatibility forms folded (fullwidth letters),
-    invisible characters dropped. Not the patterns' `unmask`: taking accents off would also
-    break Japanese kana (パ -> ハ) and French words, which the model reads as written."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if not ignorable(ch))
+    invisible characters dropped, and a word that mixes Latin letters with look-alikes of another
+    script (a Cyrillic letter in `.env` or `curl`) read as the Latin word it poses as. Not the
+    patterns' `unmask` on every word: taking accents off would also break Japanese kana (パ -> ハ)
+    and French words, and folding a whole Russian word would turn it into Latin nonsense, which
+    the model reads as written."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKC", text) if not ignorable(ch))
+    return _MIXED_WORD.sub(_latin_if_mixed, plain)
+
+
+# a run of letters, digits and the characters of paths and commands: a word as a shell sees it
+_MIXED_WORD = re.compile(r"[^\s\"'`,;()]+")
+
+
+def _latin_if_mixed(match: re.Match[str]) -> str:
+    """The word with look-alikes folded when it holds ASCII letters and letters of another
+    script together; as written otherwise."""
+    word = match.group(0)
+    if word.isascii() or not any("a" <= ch.lower() <= "z" for ch in word):
+        return word
+    if not any(ch.isalpha() and not ch.isascii() and unmask(ch).isascii() for ch in word):
+        return word
+    return unmask(word)
 
 
 def clauses(text: str) -> list[str]:
