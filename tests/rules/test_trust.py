@@ -131,9 +131,20 @@ def _archive(tmp_path: Path, built_at: float, forged: range = range(0)) -> Path:
     return packed
 
 
-def _unpack(packed: Path, target: Path) -> Path:
+def _unpack(packed: Path, target: Path, git_between: bool = False) -> Path:
+    """Unpack as tar does (keeping the archive's modification times). With `git_between`, as a
+    stream a server paces: all but the commit objects and the reflog land first, git refreshes
+    the index (as an editor's `git status` would), then the rest lands, dated as it is sent."""
     with tarfile.open(packed) as tar:
-        tar.extractall(target, filter="fully_trusted")  # keeps the archive's modification times
+        members = tar.getmembers()
+        late = [m for m in members if ("/objects/" in m.name and m.isfile()) or m.name.endswith("logs/HEAD")]
+        early = [m for m in members if m not in late] if git_between else members
+        tar.extractall(target, members=early, filter="fully_trusted")
+        if git_between:
+            git(target / "repo", "update-index", "-q", "--refresh")
+            for member in late:  # stamped as the server sends them, so no time predates the arrival
+                member.mtime = time.time()
+            tar.extractall(target, members=late, filter="fully_trusted")
     return target / "repo"
 
 
@@ -150,11 +161,13 @@ def test_archive_with_its_own_config_and_reflog_is_not_yours(tmp_path: Path) -> 
 
 
 def test_reflog_lines_dated_after_git_last_wrote_them_are_remembered(tmp_path: Path) -> None:
-    """An archive whose reflog has a forged commit line for every second around now: the ones
-    dated in the future show it was written elsewhere, and Lore keeps that in mind, because
-    once those dates have passed the lines near the unpacking would look like commits made here."""
+    """An archive whose reflog has a forged commit line for every second around now, streamed so
+    that git writes the index before its objects land: the lines dated in the future show it
+    was written elsewhere, and Lore keeps that in mind, because once those dates have passed
+    the lines near the unpacking would look like commits made here."""
     now = int(time.time())
-    repo = _unpack(_archive(tmp_path, now - 2 * DAY, range(now - 300, now + 301)), tmp_path / "received")
+    packed = _archive(tmp_path, now - 2 * DAY, range(now - 300, now + 301))
+    repo = _unpack(packed, tmp_path / "received", git_between=True)
     state = trust_state(repo)
     assert not state.yours and "so they were written elsewhere" in state.reason
     # time passes: the future lines are now past, and the reflog is written here again

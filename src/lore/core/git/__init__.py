@@ -3,7 +3,8 @@
 `calls` starts git with the safe options and environment (its docstring says what they are
 and why); `repository` asks about a repository's folders, the user's config and the remotes;
 `files` lists a project's files; `reflog` reads HEAD's reflog and loose objects from the git
-folder. Callers use the names below, as `from lore.core import git` then `git.run(...)`.
+folder; `index` reads whether git's index was written on this disk, and when. Callers use the
+names below, as `from lore.core import git` then `git.run(...)`.
 """
 
 from lore.core.git.calls import (
@@ -20,6 +21,7 @@ from lore.core.git.calls import (
     stream,
 )
 from lore.core.git.files import LS_FILES, WALK_LIMIT, ls_files
+from lore.core.git.index import IndexWrite, index_write
 from lore.core.git.reflog import REFLOG_TAIL, ReflogEntry, loose_object, read_reflog, reflog
 from lore.core.git.repository import (
     Remote,
@@ -44,6 +46,7 @@ __all__ = [
     "WALK_LIMIT",
     "GitError",
     "GitResult",
+    "IndexWrite",
     "ReflogEntry",
     "Remote",
     "command",
@@ -51,6 +54,7 @@ __all__ = [
     "config_get_global",
     "environment",
     "git_dir",
+    "index_write",
     "is_work_tree",
     "loose_object",
     "ls_files",

@@ -22,6 +22,10 @@ from lore.core import git
 
 SLACK_SECONDS = 2  # reflog times are whole seconds; ctimes are not
 MAX_ENTRIES = 4000  # entries of the git folder looked at for its arrival time
+# a commit written this soon after the git folder arrived could be part of the unpacking itself,
+# timed by whoever served the archive: it also needs the index's word (`Reflog.index_written_here`)
+NEAR_ARRIVAL_SECONDS = 600
+CLOCK_SLACK = 0.01  # two times of one clock (this disk's), of files git wrote one after the other
 # reflog actions that write a new commit here (a fast-forward merge writes none)
 LOCAL_ACTIONS = ("commit", "merge", "rebase", "cherry-pick", "revert")
 NO_COMMIT_STEPS = ("(start)", "(finish)", "(abort)", "-i (start)", "-i (finish)", "-i (abort)")
@@ -88,9 +92,14 @@ class Reflog:
     arrived: float = 0.0
     last_write: float = 0.0
     elsewhere: float | None = None
+    worktree: Path | None = None  # the work tree whose files this folder's index describes
 
     @classmethod
-    def of(cls, folder: Path) -> Reflog:
+    def of(cls, folder: Path, worktree: Path | None = None) -> Reflog:
+        """The reflog of git folder `folder`, whose index describes `worktree` (by default the
+        folder above a `.git`; none for a bare repository)."""
+        if worktree is None and folder.name == ".git":
+            worktree = folder.parent
         try:
             info = os.stat(folder)
             log = os.lstat(folder / "logs" / "HEAD")
@@ -103,7 +112,7 @@ class Reflog:
         first = f"{entries[0].new}:{entries[0].at}" if entries else ""
         folder_id = f"{info.st_dev}:{info.st_ino}:{first}"
         if not entries or not stat.S_ISREG(log.st_mode):  # a link could borrow another file's times
-            return cls(folder, folder_id)
+            return cls(folder, folder_id, worktree=worktree)
         last_write = min(log.st_ctime, time.time())
         future = any(e.at > last_write + SLACK_SECONDS for e in entries)
         return cls(
@@ -113,6 +122,7 @@ class Reflog:
             arrived_at(folder),
             last_write,
             float(max(e.at for e in entries)) if future else None,
+            worktree,
         )
 
     def made_here(self, email: str, written_elsewhere: float | None) -> list[git.ReflogEntry]:
@@ -127,15 +137,19 @@ class Reflog:
         return [e for e in self.entries if e.email.lower() == email and earliest <= e.at <= latest]
 
     def commits_made_here(self, email: str, written_elsewhere: float | None) -> int:
-        """Lines of `made_here` that wrote a commit here.
+        """Lines of `made_here` that wrote a commit on this disk, after this folder arrived.
 
-        The commit must also sit in a loose object file written (ctime) within seconds of the
-        time its line claims: git writes both in the same command, while an archive's objects
-        all get the moment of unpacking, which a forged line cannot know in advance. Commits
+        Each must name a commit in a loose object file that git wrote here for it (`_written_by_git`),
+        in the order of the reflog. A commit written within `NEAR_ARRIVAL_SECONDS` of the
+        folder's arrival counts only when the index vouches for it (`index_written_here`): an
+        archive served on the fly, dated for the second it lands and unpacked at once, looks
+        otherwise exactly like a repository just made here and committed in a hurry. Commits
         already packed by `git gc` no longer count.
         """
         objects = objects_of(self.folder)
-        count = 0
+        far = 0
+        near: list[float] = []
+        previous = 0.0
         for entry in self.made_here(email, written_elsewhere):
             action, _, step = entry.action.partition(" ")
             if (
@@ -144,19 +158,70 @@ class Reflog:
                 or "fast-forward" in entry.message.lower()
             ):
                 continue
-            stored = git.loose_object(objects, entry.new)
-            try:
-                written = os.lstat(stored).st_ctime if stored is not None else None
-            except OSError:
-                written = None
-            if written is not None and abs(written - entry.at) <= SLACK_SECONDS + 1:
-                count += 1
-        return count
+            written = self._written_by_git(objects, entry)
+            if written is None or written < previous - SLACK_SECONDS:  # out of git's order
+                continue
+            previous = max(previous, written)
+            if written - self.arrived >= NEAR_ARRIVAL_SECONDS:
+                far += 1
+            else:
+                near.append(written)
+        if not near:
+            return far
+        since = self.index_written_here(len(self.entries[-1].new) // 2)
+        return far + sum(1 for written in near if since is not None and since <= written + CLOCK_SLACK)
+
+    def _written_by_git(self, objects: Path, entry: git.ReflogEntry) -> float | None:
+        """The ctime of the loose object of `entry`'s commit, when git wrote it here for that line.
+
+        Git writes the object and the reflog line in one command, so the object's change time
+        lies within seconds of the line's time; and git never sets a file's modification time
+        back, so the object's mtime lies between the folder's arrival and its own ctime. An
+        archive's objects all get the moment of unpacking as their ctime, and tar and unzip
+        restore the mtime the archive carries, from before it was unpacked.
+        """
+        stored = git.loose_object(objects, entry.new)
+        if stored is None:
+            return None
+        try:
+            info = os.lstat(stored)
+        except OSError:
+            return None
+        if abs(info.st_ctime - entry.at) > SLACK_SECONDS + 1:
+            return None
+        if not self.arrived - CLOCK_SLACK <= info.st_mtime <= info.st_ctime + CLOCK_SLACK:
+            return None
+        return info.st_ctime
+
+    def index_written_here(self, hash_bytes: int = 20) -> float | None:
+        """When git last wrote this folder's index on this disk (its mtime), or None when the index
+        was not written here: a commit near the arrival is vouched for when its object was
+        written no earlier than that.
+
+        The index's entries must carry the inode numbers and change times the work tree's files
+        have on this disk (`core.git.index`), which nobody knows before the files land here, so
+        an index that came in an archive fails. `git commit` writes the index before the commit
+        object; a `git status`, `git add` or checkout run after the unpacking rewrites it with
+        this disk's numbers, but later than every object the archive brought. The same holds
+        after a commit of your own: a later `git add` or checkout leaves the commits made this
+        close to the arrival without the index's word until your next commit.
+        """
+        if self.worktree is None:
+            return None
+        index = git.index_write(self.folder, self.worktree, hash_bytes)
+        return index.mtime if index is not None and index.here else None
 
     def cloned_from(self, email: str, written_elsewhere: float | None) -> str | None:
-        """The URL this clone was made from, when git wrote that line here (`clone: from URL`)."""
+        """The URL this clone was made from, when git wrote that line here (`clone: from URL`).
+
+        The index must also have been written by git on this disk (a clone checks the files out
+        and records them there), so an unpacked archive that nothing has run git in names no
+        clone of yours."""
+        hash_bytes = len(self.entries[-1].new) // 2 if self.entries else 20
         for entry in self.made_here(email, written_elsewhere):
             if entry.action == "clone" and "clone: from " in entry.message:
+                if self.index_written_here(hash_bytes) is None:
+                    return None
                 return entry.message.partition("clone: from ")[2].strip()
         return None
 

@@ -20,12 +20,18 @@ GitHub as you. The evidence, in the order it decides:
    it names sits in a loose object file whose ctime is within three seconds of that time, as
    git writes both in one command. An archive's lines were dated before it was unpacked (out
    of (b)); a line dated later than unpacking points at an object stamped with the unpacking
-   (out of (c)). (d) A reflog holding any line dated after its own last write was written
-   elsewhere: no line up to its newest date counts, and Lore remembers that date in the store,
+   (out of (c)); the object's mtime must also lie between the arrival and its ctime (tar and
+   unzip restore older ones). (d) A reflog holding any line dated after its own last write was
+   written elsewhere: no line up to its newest date counts, and Lore remembers that date in the store,
    since once it has passed, forged lines close to the unpacking would look like work done
    here. What remains for a forger: covering the moment of unpacking with a line per second
    (the newest 256 KiB of a reflog is read, some 2,000 lines, so half an hour) *and* Lore
-   first looking only after those dates have passed and git wrote the reflog again. The
+   first looking only after those dates have passed and git wrote the reflog again. (e) A
+   commit written within ten minutes of the arrival also needs the index to vouch for it: an
+   archive built for each download and unpacked at once dates its lines at the unpacking, like
+   a repository made here in a hurry, but cannot carry an index of this disk's inodes and
+   change times written before its objects (`authorship`); what remains is a stream unpacked
+   as it arrives, paced so that git runs in the folder before the forged objects land. The
    reflog must also be this folder's own: a `.git` that is a link, or a `gitdir:` file naming
    a git folder that does not point back here (one of your repositories, say), borrows someone
    else's history and counts for nothing; linked worktrees and submodules point back, and count.
@@ -122,7 +128,8 @@ def _evaluate(root: Path, remembered: Seen | None = None) -> tuple[TrustState, b
     root = git.toplevel(root) or root
     folders, borrowed = own_git_folders(root)
     email = git.config_get_global("user.email", root).lower()
-    logs = [Reflog.of(folder) for folder in folders]
+    # the first folder's index describes this work tree; a linked worktree's common folder, its own
+    logs = [Reflog.of(folder, root if n == 0 else None) for n, folder in enumerate(folders)]
     here = logs[0].folder_id if logs else ""
     written_elsewhere = remembered[0] if remembered and here and remembered[1] == here else None
     for log in logs:
