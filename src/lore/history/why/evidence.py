@@ -106,7 +106,8 @@ def fuse(
     ranked: Mapping[str, Sequence[Evidence]], limit: int, weights: Mapping[str, float] | None = None
 ) -> list[Evidence]:
     """Reciprocal rank fusion of each provider's list: sum of w / (k + rank) per item, where w is
-    the provider's weight in `weights` (1 when not named).
+    the provider's weight in `weights` (1 when not named), or the `weight` an item carries in
+    `extra` (a provider that knows how much its list says for this question).
 
     An item may carry a `tier` (in `extra`): consecutive items of one tier share the rank of
     the first of them. The graph gives its hop count as the tier, so every commit one hop from a
@@ -128,7 +129,8 @@ def fuse(
             this = item.extra.get("tier", position)
             if this != tier:
                 rank, tier = position, this
-            score[item.key] = score.get(item.key, 0.0) + w / (RRF_K + rank)
+            weight = item.extra.get("weight", w)  # a provider may weigh its own list per question
+            score[item.key] = score.get(item.key, 0.0) + weight / (RRF_K + rank)
             first.setdefault(item.key, item)
             via.setdefault(item.key, []).append(name)
     order = sorted(score, key=lambda k: (-score[k], k))[:limit]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from lore.core.bm25 import K1, B
 from lore.core.text import split_words, stem
@@ -80,10 +81,16 @@ def keyword_hits(db: WhyStore, repo_id: int, match: str, as_of: float | None, li
 
 
 def ranked(
-    db: WhyStore, repo_id: int, weights: dict[str, float], as_of: float | None, limit: int
+    db: WhyStore,
+    repo_id: int,
+    weights: dict[str, float],
+    as_of: float | None,
+    limit: int,
+    among: Sequence[int] | None = None,
 ) -> list[DocHit]:
     """The best `limit` texts for weighted terms (`query_weights`), best first (lower score is
-    better), none newer than `as_of`; BM25 with the repository's own statistics."""
+    better), none newer than `as_of`, only of the texts `among` when given; BM25 with the
+    repository's own statistics."""
     wanted = sorted(t for t, w in weights.items() if w > 0)
     if not wanted:
         return []
@@ -95,7 +102,7 @@ def ranked(
     weight = {t: weights[t] * idf(n, texts.count) for t, n in df.items()}
     mean = texts.mean_length or 1.0
     scores: dict[int, float] = {}
-    for p in store.postings(repo_id, wanted, as_of):
+    for p in store.postings(repo_id, wanted, as_of, among):
         norm = p.tf + K1 * (1 - B + B * p.length / mean)
         scores[p.doc_id] = scores.get(p.doc_id, 0.0) + weight[p.term] * p.tf * (K1 + 1) / norm
     best = sorted(scores, key=lambda d: (-scores[d], d))[:limit]

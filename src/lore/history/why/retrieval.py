@@ -10,6 +10,7 @@ ranked, rather than filtered out of a finished top list.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import zip_longest
@@ -194,9 +195,10 @@ COMMON_MIN = 5
 
 
 def symbol_provider(db: WhyStore) -> Provider:
-    """The commits that brought in the identifiers a question names (`why.symbols`): for each
-    named identifier the repository's diffs added, rarest first, the commit that first added it,
-    then the one that added it most."""
+    """The commits behind the identifiers a question names (`why.symbols`), as `git log -S`
+    would list them: of the commits that added or removed a line naming one, those the
+    question's words match, best first; then the commit that first added each, rarest first.
+    An identifier most commits add says nothing of one change and is left out."""
 
     def provide(q: WhyQuery) -> list[Evidence]:
         if q.mode != "question":
@@ -210,14 +212,33 @@ def symbol_provider(db: WhyStore) -> Provider:
             return []
         common = max(COMMON_MIN, COMMON_SHARE * symbols.commit_count(q.repo.id))
         kept = sorted((f for f in found if f.commits <= common), key=lambda f: (f.commits, f.symbol))
-        return _node_docs(q, db, list(dict.fromkeys(n for f in kept for n in f.nodes)))
+        if not kept:
+            return []
+        touched = symbols.touching(q.repo.id, [f.symbol for f in kept], q.as_of)
+        docs = {d.source_id: (d, m) for d, m in db.sourced_by_source(q.repo.id, ("commit",), touched)}
+        by_id = {d.id: (d, m) for d, m in docs.values()}
+        hits = ranked(db, q.repo.id, query_weights(topic(q)), q.as_of, POOL, among=list(by_id))
+        order = [by_id[h.doc_id] for h in hits]
+        firsts = [docs[f.nodes[0]] for f in kept if f.nodes[0] in docs]
+        chosen = list({d.id: (d, m) for d, m in [*order, *firsts]}.values())
+        weight = specificity(kept[0].commits)
+        return [replace(e, extra={**e.extra, "weight": weight}) for e in evidence_of(q.repo, chosen[:POOL])]
 
     return provide
 
 
-# what each provider's list weighs in the fusion (1 when not named): a commit that brought in an
-# identifier the question names is the pickaxe's answer, worth two lists' first place
-WEIGHTS = {"symbols": 2.0}
+SPECIFIC = 1.0  # commits: an identifier only this many added weighs its list twice as much
+
+
+def specificity(commits: int) -> float:
+    """What the identifier arm's list weighs in the fusion, by how many commits added the rarest
+    identifier the question names: an identifier few changes added points at them (up to two
+    lists' worth), one many added points at little (a list's worth at 4 x `SPECIFIC` commits)."""
+    return min(2.0, 2.0 * math.sqrt(SPECIFIC / max(1, commits)))
+
+
+# what each provider's list weighs in the fusion (1 when not named)
+WEIGHTS: dict[str, float] = {}
 
 TEXT_PROVIDERS = ("keywords", "meaning")  # the lists ranked by the question's words alone
 NEAR_RELATIONS = ("PART_OF", "CLOSES")  # a commit to its PR, a PR to the issue it closed

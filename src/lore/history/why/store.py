@@ -131,6 +131,29 @@ CREATE TABLE history_why_symbol_state (
 );
 """,
     ),
+    # which commits added or removed a line naming each identifier (what `git log -S` lists); the
+    # scan starts again from the first commit so every identifier gets its commits
+    Migration(
+        "history/why_0004_symbol_commits",
+        """
+CREATE TABLE history_why_symbol_commits (
+    repo_id INTEGER NOT NULL,
+    symbol TEXT NOT NULL,
+    sha TEXT NOT NULL,
+    PRIMARY KEY (repo_id, symbol, sha)
+) WITHOUT ROWID;
+DELETE FROM history_why_symbol_state;
+""",
+        postgres="""
+CREATE TABLE history_why_symbol_commits (
+    repo_id BIGINT NOT NULL,
+    symbol TEXT NOT NULL,
+    sha TEXT NOT NULL,
+    PRIMARY KEY (repo_id, symbol, sha)
+);
+DELETE FROM history_why_symbol_state;
+""",
+    ),
 ]
 
 

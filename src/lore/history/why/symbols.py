@@ -5,8 +5,9 @@ A question that names an identifier (`frobnicate_widget`, `HTTPException`, `clic
 say the name: "Rework the drawing loop" adds `frobnicate_widget`. `git log -S NAME` would find
 it, one name and one walk of the history at a time; here the ingest reads the added lines of
 every diff once (`scan`: one streamed `git log -p`), notes for each identifier the commit that
-first added it and the one that added it most, and stores them (`symbols_store`), so a question
-reads a few rows (`retrieval.symbol_provider`).
+first added it, the one that added it most, and every commit that added or removed a line naming
+it, and stores them (`symbols_store`), so a question reads a few rows
+(`retrieval.symbol_provider`).
 
 What counts as an identifier is its form, the same in a diff and in a question: snake_case
 (an inner underscore), CamelCase (a lower letter before a capital, or a capital run before a
@@ -25,6 +26,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lore.core import git
@@ -43,6 +45,7 @@ _TOKEN_B = re.compile(_TOKEN.encode())
 _TOKEN_S = re.compile(_TOKEN)
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")  # a lower letter before a capital, or HTTPEx
 _ADDED = re.compile(rb"^\+(?!\+\+ )(.{1,%d})$" % LONGEST, re.M)
+_REMOVED = re.compile(rb"^-(?!-- )(.{1,%d})$" % LONGEST, re.M)
 _LONGEST_NAME = 100
 _OWN = ("self", "cls")  # a chain from these names an attribute, not a module's name
 
@@ -111,23 +114,39 @@ def _records(root: Path, revs: Sequence[str]) -> Iterator[bytes]:
         raise InvalidInput(f"git log -p failed in {root}: {err.splitlines()[-1] if err else code}")
 
 
-def count(records: Iterable[bytes], skip: frozenset[str] = frozenset()) -> list[SymbolRow]:
+@dataclass
+class Scan:
+    """What a scan of diffs found: each identifier's row, and every (identifier, commit) pair
+    where the commit added or removed a line naming it (what `git log -S` would list)."""
+
+    rows: list[SymbolRow]
+    touches: list[tuple[str, str]]
+
+
+def _names(lines: list[bytes]) -> Counter[str]:
+    """The identifiers these lines name, with how often."""
+    names: Counter[str] = Counter()
+    for token, n in Counter(_TOKEN_B.findall(b"\n".join(lines))).items():
+        for name in names_of(token.decode("ascii")):
+            names[name] += n
+    return names
+
+
+def count(records: Iterable[bytes], skip: frozenset[str] = frozenset()) -> Scan:
     """The identifiers the records' added lines hold, each with the first commit that added it,
-    the commit that added it most (the earliest among equals) and how many commits added it."""
+    the commit that added it most (the earliest among equals) and how many commits added it;
+    and which commits added or removed a line naming each."""
     seen: dict[str, list] = {}  # name -> [first sha, most sha, most count, commits]
+    touches: list[tuple[str, str]] = []
     for record in records:
         sha, _, diff = record.partition(b"\n")
         commit = sha.strip().decode("ascii", "replace")
         if commit in skip:
             continue
-        added = b"\n".join(_ADDED.findall(diff))
-        if not added:
-            continue
-        names: Counter[str] = Counter()
-        for token, n in Counter(_TOKEN_B.findall(added)).items():
-            for name in names_of(token.decode("ascii")):
-                names[name] += n
-        for token, n in names.items():
+        added = _names(_ADDED.findall(diff))
+        removed = _names(_REMOVED.findall(diff))
+        touches.extend((name, commit) for name in added.keys() | removed.keys() if len(name) <= _LONGEST_NAME)
+        for token, n in added.items():
             row = seen.get(token)
             if row is None:
                 seen[token] = [commit, commit, n, 1]
@@ -135,15 +154,16 @@ def count(records: Iterable[bytes], skip: frozenset[str] = frozenset()) -> list[
             row[3] += 1
             if n > row[2]:
                 row[1], row[2] = commit, n
-    return [
+    rows = [
         SymbolRow(token, first, most, n, commits)
         for token, (first, most, n, commits) in seen.items()
         if len(token) <= _LONGEST_NAME
     ]
+    return Scan(rows, touches)
 
 
-def scan(root: Path, revs: Sequence[str], skip: frozenset[str] = frozenset()) -> list[SymbolRow]:
-    """The identifiers added by the commits of `revs` (a `git log` range), oldest first."""
+def scan(root: Path, revs: Sequence[str], skip: frozenset[str] = frozenset()) -> Scan:
+    """The identifiers added and removed by the commits of `revs` (a `git log` range), oldest first."""
     return count(_records(root, revs), skip)
 
 
@@ -166,6 +186,6 @@ def update_symbols(
         return 0
     fresh = scanned is None or not _continues(root, scanned, head)
     revs = [head] if fresh else [head, f"^{scanned}"]
-    rows = scan(root, revs, frozenset(boundary))
-    symbols.write(repo.id, rows, head, fresh=fresh)
-    return len(rows)
+    found = scan(root, revs, frozenset(boundary))
+    symbols.write(repo.id, found.rows, found.touches, head, fresh=fresh)
+    return len(found.rows)

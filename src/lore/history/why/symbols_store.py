@@ -1,10 +1,11 @@
 """The SQL of why's identifier index: for each identifier a repository's diffs added, the
-commit that first added it and the commit that added it most.
+commit that first added it and the commit that added it most, and every commit that added or
+removed a line naming it.
 
-A question that names `frobnicate_widget` or `--no-color` asks about the change that brought it
-in, whose message often says nothing of it. `git log -S` finds that change, one identifier and
-one walk of the history at a time; this table holds the answer for every identifier at once,
-written at ingest (`why.symbols`), so a question reads a few rows. Identifiers are kept
+A question that names `frobnicate_widget` or `--no-color` asks about the changes that brought it
+in or changed it, whose messages often say nothing of it. `git log -S` finds those changes, one
+identifier and one walk of the history at a time; these tables hold the answer for every
+identifier at once, written at ingest (`why.symbols`), so a question reads a few rows. Identifiers are kept
 lowercased (a question seldom spells the case of `HTTPException`), and commits by sha: the rows
 stay true across a layer-1 rebuild, and a question joins them to the reachable commits.
 """
@@ -60,16 +61,37 @@ class SymbolStore:
         """Forget the repository's identifiers and where the scan ended (inside a transaction)."""
         conn = self.store.connect()
         conn.execute("DELETE FROM history_why_symbols WHERE repo_id = ?", (repo_id,))
+        conn.execute("DELETE FROM history_why_symbol_commits WHERE repo_id = ?", (repo_id,))
         conn.execute("DELETE FROM history_why_symbol_state WHERE repo_id = ?", (repo_id,))
 
-    def write(self, repo_id: int, rows: Sequence[SymbolRow], head: str, *, fresh: bool) -> None:
-        """Store a scan's identifiers and the commit it ended at, in one transaction. After a
-        `fresh` scan (every commit read) the rows go in bulk; after a scan of new commits only,
-        an identifier already known keeps its first commit and adds to its counts."""
+    def write(
+        self,
+        repo_id: int,
+        rows: Sequence[SymbolRow],
+        touches: Sequence[tuple[str, str]],
+        head: str,
+        *,
+        fresh: bool,
+    ) -> None:
+        """Store a scan's identifiers, the (identifier, sha) pairs of the commits that added or
+        removed them, and the commit it ended at, in one transaction. After a `fresh` scan (every
+        commit read) the rows go in bulk; after a scan of new commits only, an identifier already
+        known keeps its first commit and adds to its counts."""
         with self.store.transaction():
             conn: Any = self.store.connect()
             if fresh:
                 self.clear(repo_id)
+            pairs = [(repo_id, name, sha) for name, sha in touches]
+            if self.store.dialect == "sqlite":
+                conn.executemany(
+                    "INSERT OR IGNORE INTO history_why_symbol_commits (repo_id, symbol, sha) VALUES (?, ?, ?)",
+                    pairs,
+                )
+            else:
+                conn.insert_rows(
+                    "history_why_symbol_commits", ("repo_id", "symbol", "sha"), pairs, ignore_conflicts=True
+                )
+            if fresh:
                 values = [(repo_id, r.symbol, r.first_sha, r.most_sha, r.most_count, r.commits) for r in rows]
                 if self.store.dialect == "sqlite":
                     conn.executemany(
@@ -120,6 +142,20 @@ class SymbolStore:
             if nodes:
                 out.append(Introduced(symbol, int(commits), nodes))
         return out
+
+    def touching(self, repo_id: int, symbols: Sequence[str], as_of: float | None) -> list[int]:
+        """The reachable commit nodes that added or removed a line naming any of these
+        identifiers, none newer than `as_of`."""
+        if not symbols:
+            return []
+        rows = self.store.connect().execute(
+            "SELECT DISTINCT c.node_id FROM history_why_symbol_commits s"
+            " JOIN history_commits c ON c.repo_id = s.repo_id AND c.sha = s.sha AND c.reachable = 1"
+            f" WHERE s.repo_id = ? AND s.symbol IN ({in_marks(symbols)})"
+            " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR c.authored_at <= ?) ORDER BY c.node_id",
+            [repo_id, *symbols, as_of, as_of],
+        )
+        return [int(r[0]) for r in rows]
 
     def commit_count(self, repo_id: int) -> int:
         """How many commits of the repository layer 1 holds (what makes an identifier common)."""

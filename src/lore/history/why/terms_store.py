@@ -102,16 +102,19 @@ class TermStore:
         )
         return {r[0]: int(r[1]) for r in rows}
 
-    def postings(self, repo_id: int, terms: Sequence[str], as_of: float | None) -> list[Posting]:
+    def postings(
+        self, repo_id: int, terms: Sequence[str], as_of: float | None, among: Sequence[int] | None = None
+    ) -> list[Posting]:
         """Every posting of these words in the repository, with its text's length and time; none
-        of a text newer than `as_of`."""
-        if not terms:
+        of a text newer than `as_of`, and only of the texts `among` when given."""
+        if not terms or (among is not None and not among):
             return []
+        only = "" if among is None else f" AND p.doc_id IN ({in_marks(among)})"
         rows = self.store.connect().execute(
             "SELECT p.term, p.doc_id, p.tf, d.length, d.at FROM history_why_postings p"
             " JOIN history_why_docs d ON d.id = p.doc_id"
-            f" WHERE p.repo_id = ? AND p.term IN ({in_marks(terms)})"
+            f" WHERE p.repo_id = ? AND p.term IN ({in_marks(terms)}){only}"
             " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR d.at <= ?)",
-            [repo_id, *terms, as_of, as_of],
+            [repo_id, *terms, *(among or ()), as_of, as_of],
         )
         return [Posting(*r) for r in rows]
