@@ -6,7 +6,8 @@ pydantic and building those adapters was a large share of a short command such a
 resolve`, for values that are already what they should be or absent. `install` has every parameter build nothing for
 an absent value (Typer's own coercion returns it untouched before any adapter is asked), return
 a value already of a plain type as it is (a `str` given a string, `list[str]` given strings, an
-unbounded `int` given an int: exactly what the adapter returns for them), and hand anything
+`int` given an int within its bounds, such as its default: exactly what the adapter returns for
+them), and hand anything
 else (a number typed on the command line, a path, a choice, a bounded int) to the parameter's
 own Typer coercion, built only then. A Typer without this machinery (older versions check
 values through click) is left alone."""
@@ -35,9 +36,15 @@ def plain_kind(param: Any) -> type | None:
         return annotation
     if annotation == list[str]:
         return list
-    if annotation is int and info.min is None and info.max is None and not info.clamp:
+    if annotation is int and not info.clamp:  # bounds are checked by `QuickParam` itself
         return int
     return None
+
+
+def within_bounds(value: int, param: Any) -> bool:
+    """Whether an int lies within the parameter's `min` and `max` (either may be absent)."""
+    info = param.type_descriptor.parameter_info
+    return (info.min is None or value >= info.min) and (info.max is None or value <= info.max)
 
 
 if RuntimeParam is not None:
@@ -50,7 +57,7 @@ if RuntimeParam is not None:
         base class returns them first, as it does for Typer's own."""
 
         kind: type | None
-        owner: Any
+        owner: Any  # the Typer parameter (its bounds, and where Typer's own coercion goes)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             if self.kind is None:
@@ -58,6 +65,9 @@ if RuntimeParam is not None:
             elif self.kind is list:
                 if isinstance(value, list | tuple) and all(type(item) is str for item in value):
                     return list(value)
+            elif type(value) is int:
+                if self.kind is int and within_bounds(value, self.owner):
+                    return value
             elif type(value) is self.kind:
                 return value
             real = build_runtime_param(self.owner.type_descriptor)

@@ -19,12 +19,12 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
-
 from lore.core.errors import LoreError, NotFound
 from lore.core.terminal import safe_json, safe_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Typer loads when a command uses it: the quick path (`cli.quick`) never does
+    import typer
+
     from lore.cli.consoles import SafeConsole
 
     console: SafeConsole  # stdout; both made on first use (see `__getattr__`)
@@ -64,6 +64,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def echo(text: str, *, err: bool = False) -> None:
     """Plain text (no markup, no wrapping) on stdout or stderr, made safe for a terminal."""
+    import typer
+
     typer.echo(safe_text(text), err=err)
 
 
@@ -81,10 +83,28 @@ def print_json(data: Any) -> None:
     sys.stdout.write(safe_json(text) + "\n")
 
 
+def say_error(message: str) -> None:
+    """One unwrapped line on stderr, `error: MESSAGE` (scripts and agents parse it)."""
+    sys.stderr.write(f"error: {safe_text(message, multiline=False)}\n")
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print one unwrapped line on stderr (scripts and agents parse it) and give the exit."""
-    sys.stderr.write(f"error: {safe_text(message, multiline=False)}\n")
+    import typer
+
+    say_error(message)
     return typer.Exit(code)
+
+
+def user_error(exc: BaseException) -> tuple[str, int] | None:
+    """The line and exit code of an error a user can cause (a `LoreError`, a file or folder
+    that cannot be read or written); None for anything else, which is a bug."""
+    if isinstance(exc, LoreError):
+        return str(exc), exc.exit_code
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}", 1
+    return None
 
 
 def existing(path: Path) -> Path:
@@ -102,10 +122,8 @@ def handle_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except LoreError as exc:
-            raise fail(str(exc), exc.exit_code) from None
-        except OSError as exc:  # a file or folder the user named cannot be read or written
-            where = f": {exc.filename}" if exc.filename else ""
-            raise fail(f"{exc.strerror or exc}{where}", 1) from None
+        except (LoreError, OSError) as exc:  # OSError: a file or folder the user named
+            message, code = user_error(exc) or (str(exc), 1)
+            raise fail(message, code) from None
 
     return wrapper  # type: ignore[return-value]

@@ -3,7 +3,8 @@
 `lore mcp` is started by agents at the beginning of every session, so it skips the Typer app
 (and everything the other commands import) and goes straight to the server. `lore version`
 and `lore --version` skip it too: running any Typer command goes through its parameter
-machinery, which would be most of what printing a version costs.
+machinery, which would be most of what printing a version costs. `lore history why` with plain
+arguments skips it as well (`lore.cli.quick`), and goes to Typer for anything else.
 
 Every other command runs with one OpenBLAS thread unless the user chose a number: when numpy
 loads, OpenBLAS starts a thread per core, and starting them costs about as much CPU as the rest
@@ -31,6 +32,12 @@ def main() -> None:
         sys.stdout.write(f"{'lore ' if args[0] == '--version' else ''}{__version__}\n")
         return
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if args[:2] == ["history", "why"]:  # plain arguments need no Typer (see `lore.cli.quick`)
+        from lore.cli.quick import why
+
+        code = why(args[2:])
+        if code is not None:
+            sys.exit(code)
     from lore.cli.app import run
 
     run()
