@@ -15,7 +15,12 @@ runs; the model path runs when a model is configured (`lore model setup`), else 
 `--previous SRC` also measures another version of Lore in the same run (its `src` folder, e.g.
 from `git worktree add /tmp/lore_old <commit>`) and prints its figures beside these.
 
-    .venv/bin/python bench/books_characters.py [--books DIR] [--previous SRC] [--json]
+`--labels FILE` scores another label file of the same shape (a fresh blind set); `--split NAME`
+runs only the books of one split (tuning reads `--split dev` alone, so held-out misses are never
+printed).
+
+    .venv/bin/python bench/books_characters.py [--books DIR] [--labels FILE] [--split NAME]
+        [--previous SRC] [--json]
 """
 
 from __future__ import annotations
@@ -86,12 +91,16 @@ def model_state() -> str | None:
     return None
 
 
-def run(folder: Path, with_model: bool) -> dict[str, Any]:
+def run(
+    folder: Path, with_model: bool, labels_file: Path = LABELS, split: str | None = None
+) -> dict[str, Any]:
     from lore.books import entities, library
 
-    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    labels = json.loads(labels_file.read_text(encoding="utf-8"))
     out: dict[str, Any] = {"books": []}
     for spec in labels["books"]:
+        if split is not None and spec["split"] != split:
+            continue
         book = library.add_book(folder / spec["file"])
         rows = []
         paths = ["names"] + (["model"] if with_model else [])
@@ -125,12 +134,13 @@ def summary(result: dict[str, Any]) -> dict[str, dict[str, float]]:
     }
 
 
-def previous(src: Path, books: Path) -> dict[str, Any]:
+def previous(src: Path, books: Path, labels: Path, split: str | None) -> dict[str, Any]:
     """The same bench run by another version of Lore (its `src` first on the path)."""
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     env["LORE_BENCH_NO_RECORD"] = "1"
+    chosen = ["--split", split] if split is not None else []
     out = subprocess.run(
-        [sys.executable, __file__, "--books", str(books), "--json"],
+        [sys.executable, __file__, "--books", str(books), "--labels", str(labels), *chosen, "--json"],
         env=env,
         capture_output=True,
         text=True,
@@ -143,6 +153,8 @@ def previous(src: Path, books: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--books", type=Path, default=SHARED)
+    parser.add_argument("--labels", type=Path, default=LABELS, help="the label file scored against")
+    parser.add_argument("--split", help="only the books of this split (dev, held_out)")
     parser.add_argument("--previous", type=Path, help="another version's src folder, measured too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -151,13 +163,13 @@ def main() -> None:
     os.environ["LORE_HOME"] = tempfile.mkdtemp(prefix="lore-bench-chars-")
     os.environ.setdefault("LORE_EMBED", "hash")  # names do not depend on the embedder
     skipped = model_state()
-    result = run(args.books, with_model=skipped is None)
+    result = run(args.books, with_model=skipped is None, labels_file=args.labels, split=args.split)
     result["summary"] = summary(result)
     result["model"] = "measured" if skipped is None else f"skipped: {skipped}"
     if args.previous is not None:
         result["previous"] = {
             "src": str(args.previous),
-            "summary": previous(args.previous, args.books)["summary"],
+            "summary": previous(args.previous, args.books, args.labels, args.split)["summary"],
         }
     if args.json:
         print(json.dumps(result, indent=1))

@@ -164,3 +164,21 @@ def test_runs_of_initials_are_not_names() -> None:
     found = _names([text])
     assert not [name for name in found if all(len(w.rstrip(".")) == 1 for w in name.split())]
     assert "Holmes" in found
+
+
+def test_a_name_met_in_many_passages_outranks_one_repeated_in_a_single_passage(tmp_path) -> None:
+    filler = "The rain fell on the grey roofs of the town while the carts went slowly down the hill. " * 4
+    crowded = (
+        "He told us of Hawkins, and of what Hawkins had said, and how Hawkins laughed, and that "
+        "Hawkins drank, and then Hawkins slept, and Hawkins woke again at dawn. "
+    )
+    paragraphs = [crowded + filler] + [f"Mr. Penrose walked to the gate. {filler}" for _ in range(3)]
+    book_file = tmp_path / "ranks.txt"
+    book_file.write_text("THE RANKS\n\nCHAPTER 1\n\n" + "\n\n".join(paragraphs))
+    book = library.add_book(book_file)
+    library.set_progress(book.id, 1)
+    _, found = entities.characters(book.id)
+    counts = {e.name: (e.mentions, e.passages) for e in found}
+    assert counts["Hawkins"][0] > counts["Mr. Penrose"][0]  # said more often ...
+    assert counts["Hawkins"][1] < counts["Mr. Penrose"][1]  # ... in fewer passages
+    assert [e.name for e in found][:2] == ["Mr. Penrose", "Hawkins"]

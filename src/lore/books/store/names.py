@@ -136,7 +136,9 @@ class NameTables(BooksTables):
         self, caps: Sequence[Cap], kind: str | None, limit: int, entity_id: int | None = None
     ) -> list[EntityCount]:
         """Entities with at least one visible mention: visible mentions, passages, first chapter
-        (all of them, or the one `entity_id`)."""
+        (all of them, or the one `entity_id`). Most present first: by the passages a name appears
+        in, then the mentions, so a name repeated within one passage does not
+        outrank a person met across the book."""
         conn = self.store.connect()
         cte, params = _names_cte(caps, self.store.dialect)
         where = " WHERE vm.eid = ?" if entity_id is not None else ""
@@ -148,7 +150,7 @@ class NameTables(BooksTables):
                 " COUNT(DISTINCT vm.passage_id) AS passages, MIN(vm.chapter_seq) AS first_chapter,"
                 " COUNT(DISTINCT vm.chapter_seq) AS chapters"
                 f" FROM vm JOIN book_entities e ON e.id = vm.eid{where} GROUP BY vm.eid, e.id{having}"
-                " ORDER BY mentions DESC, vm.eid LIMIT ?",
+                " ORDER BY passages DESC, mentions DESC, vm.eid LIMIT ?",
                 (*params, *([entity_id] if entity_id is not None else []), *([kind] if kind else []), limit),
             ),
         )
