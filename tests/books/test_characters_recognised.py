@@ -182,3 +182,18 @@ def test_a_name_met_in_many_passages_outranks_one_repeated_in_a_single_passage(t
     assert counts["Hawkins"][0] > counts["Mr. Penrose"][0]  # said more often ...
     assert counts["Hawkins"][1] < counts["Mr. Penrose"][1]  # ... in fewer passages
     assert [e.name for e in found][:2] == ["Mr. Penrose", "Hawkins"]
+
+
+def test_a_bare_surname_two_brothers_share_is_given_by_its_passage() -> None:
+    text = (
+        "Thaddeus Sholto met us at the door; he was a small man. "
+        "Bartholomew Sholto lived at the old house, and he kept the treasure. "
+        "Thaddeus Sholto led us in. Sholto poured the wine with a shaking hand. "
+        "Then we drove to the house where Bartholomew Sholto lay, and he was dead. "
+        "Sholto had locked his door before midnight."
+    )
+    mentions, _ = name_index([text])
+    means = [m.means for m in mentions if m.form == "Sholto"]
+    assert means == ["Thaddeus Sholto", "Bartholomew Sholto"]
+    found = _names([text])
+    assert found["Thaddeus Sholto"] >= {"Sholto"} and found["Bartholomew Sholto"] >= {"Sholto"}

@@ -230,7 +230,9 @@ class Grouping:
         only names that are given names ("Mormon" is not "the Mormon Prophet"), and not those of
         a stranger (`_meet_family`). When a surname fits several people and one of them is
         "Mr. X", the bare surname is him: narration names a man by his surname alone and a woman
-        by her title ("Darcy" is Mr. Darcy, not Miss Darcy; "Ferrier" is John Ferrier, not Lucy)."""
+        by her title ("Darcy" is Mr. Darcy, not Miss Darcy; "Ferrier" is John Ferrier, not Lucy).
+        When it still fits several full names (two brothers), each mention is given to one of
+        them by its passage (`context`), as a titled form that fits several is."""
         if self.is_place(form):
             return form
         strangers = self.strangers.get(form, set())
@@ -247,7 +249,12 @@ class Grouping:
             men = {self._root(self.raw.get(t, t)) for t in titled if gender(title_of(t)) == "m"}
             men |= {f for f in owners if " " in f and (given_gender(f) or self.pronoun(f)) == "m"}
             if len(men) == 1:
+                self.choices.pop(form, None)
                 return next(iter(men))
+        if len(owners) > 1 and all(" " in o for o in owners):
+            self.choices[form] = sorted(owners)  # "Sholto": each mention given by its passage
+        else:
+            self.choices.pop(form, None)
         return next(iter(owners)) if len(owners) == 1 else form
 
     def _set(self, form: str, target: str) -> None:

@@ -180,6 +180,14 @@ NAMES_AGAIN = Migration(
     + "INSERT INTO book_names_pending (book_id) SELECT id FROM books ON CONFLICT DO NOTHING;",
 )
 
+# Names found again once more: a bare surname that fits several people ("Sholto" between two
+# brothers) is given per mention to the one its passage means.
+NAMES_BY_PASSAGE = Migration(
+    "books/0009_names_by_passage",
+    NAMES_AGAIN.apply,
+    postgres=NAMES_AGAIN.postgres,
+)
+
 MIGRATIONS = [
     LIBRARY,
     MODEL_LAYER,
@@ -189,6 +197,7 @@ MIGRATIONS = [
     ENTITY_SEQ,
     FOLDED_ACCENTS,
     NAMES_AGAIN,
+    NAMES_BY_PASSAGE,
 ]
 
 
