@@ -28,7 +28,9 @@ def characters_cmd(
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """Characters, places and other names you have met so far, most mentioned first."""
+    """Characters, places and other names you have met so far, the most present first.
+
+    Ranked by the passages a name appears in, then by its mentions."""
     from lore.books import entities
 
     info, found = entities.characters(book, kind=kind, limit=limit, source=source)
