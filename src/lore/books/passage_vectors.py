@@ -180,8 +180,11 @@ def cap_filter(caps: Sequence[Cap]) -> list[dict[str, Any]]:
     return clauses
 
 
-def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list[Hit]:
-    """The k passages nearest the query among those under the caps (none when nothing is).
+def vector_search(
+    store: Store, caps: Sequence[Cap], query: str, k: int, *, chapter: int | None = None
+) -> list[Hit]:
+    """The k passages nearest the query among those under the caps (none when nothing is),
+    within one chapter of each book when `chapter` is given (a story the question names).
 
     Books whose vectors were made by another embedder are embedded with the current one first
     (once: `ensure_current`), so a search after a model switch sees every book, one model only.
@@ -189,7 +192,25 @@ def vector_search(store: Store, caps: Sequence[Cap], query: str, k: int) -> list
     shown = [c.book_id for c in caps if c.chapter > 0]
     if not shown:
         return []
+    clauses = cap_filter(caps) if chapter is None else chapter_filter(caps, chapter)
+    if not clauses:
+        return []
     ensure_current(store, shown)
-    clauses = cap_filter(caps)
     index = passage_index(store)
     return index.search(query, k=k, where=clauses, backend=index.rows.filtered_path)
+
+
+def chapter_filter(caps: Sequence[Cap], chapter: int) -> list[dict[str, Any]]:
+    """The vector filter for one chapter of each book, under the caps: nothing of a chapter
+    past a book's cap, and in the cap's own chapter only the passages up to it."""
+    clauses: list[dict[str, Any]] = []
+    for cap in caps:
+        if chapter <= 0 or chapter > cap.chapter:
+            continue
+        if chapter < cap.chapter or cap.passage is None or cap.chapter >= END:
+            clauses.append({"book_id": cap.book_id, "chapter_seq": chapter})
+        else:
+            clauses.append(
+                {"book_id": cap.book_id, "chapter_seq": chapter, "passage_seq": ("<=", cap.passage)}
+            )
+    return clauses

@@ -35,6 +35,7 @@ from lore.books.library import Book, Stores, caps_for, find_book, open_books, se
 from lore.books.passage_vectors import embedder, vector_search
 from lore.books.retrieve.query import Query, names_the_role, parse
 from lore.books.retrieve.question import Understanding, resolve, understand
+from lore.books.retrieve.story import Story, named_story, without
 from lore.books.store import BooksStore
 from lore.books.store.cap import END, Cap
 from lore.books.store.records import PassageRow
@@ -168,13 +169,16 @@ def search_books(
     result = SearchResult(
         query=query, verdict=FOUND, message="", embedder=space.name, floor=floor, books=[b.id for b in books]
     )
-    question = parse(query)
-    answers, related = ranked(db, caps, question, floor, CANDIDATES, SEEN_THRESHOLD)
+    question, story = parse(query), _story(db, books, query)
+    if story is not None:  # "in The Copper Beeches, ...": that story only, its title no search word
+        caps = [c for c in caps if c.book_id == story.book_id]
+        question = parse(without(query, story))
+    answers, related = ranked(db, caps, question, floor, CANDIDATES, SEEN_THRESHOLD, story)
     if answers:
         result.hits = answers[:k]
         return result
     beyond = any(c.chapter < END for c in caps)
-    answers_ahead, related_ahead = _probe(db, caps, question, floor) if beyond else (False, False)
+    answers_ahead, related_ahead = _probe(db, caps, question, floor, story) if beyond else (False, False)
     if not answers_ahead and related:  # nothing names the one asked for, here or later: what is said
         result.hits = related[:k]
         return result
@@ -182,7 +186,7 @@ def search_books(
         # nothing strong further on either: the loosely related passages read so far are the
         # closest the book comes (the answer says the match is weak); "doesn't say" only when
         # nothing at all is related
-        _, loose = ranked(db, caps, question, floor, CANDIDATES, WEAK_FLOOR)
+        _, loose = ranked(db, caps, question, floor, CANDIDATES, WEAK_FLOOR, story)
         # by the question's own words, more than one of them, not a vague likeness of meaning
         loose = [h for h in loose if h.coverage / COVERAGE_FLOOR >= WEAK_FLOOR and h.held >= min(2, h.asked)]
         if loose:
@@ -212,13 +216,26 @@ class Signals:
         )
 
 
-def signals(db: BooksStore, caps: list[Cap], question: Query, limit: int) -> Signals:
-    """The lexical, semantic and entity/cue evidence for a question's candidate passages."""
+def _story(db: BooksStore, books: list[Book], query: str) -> Story | None:
+    """The story of a collection the question names ("in A Case of Identity"), with its passages."""
+    story = named_story(query, {b.id: db.chapter_outline(b.id) for b in books})
+    if story is not None:
+        spans = db.passage_spans(story.book_id)
+        story.passages.update({p.id: p.passage_seq for p in spans if p.chapter_seq == story.chapter})
+    return story
+
+
+def signals(
+    db: BooksStore, caps: list[Cap], question: Query, limit: int, story: Story | None = None
+) -> Signals:
+    """The lexical, semantic and entity/cue evidence for a question's candidate passages (within
+    the story the question names, when it names one)."""
     understood = understand(question.text)
-    lexical = _lexical(db, caps, understood.groups or question.groups, limit)
+    lexical = _lexical(db, caps, understood.groups or question.groups, limit, story)
     vectors: dict[int, float] = {}
+    chapter = story.chapter if story is not None else None
     for form in understood.forms[:FORMS]:
-        for h in vector_search(db.store, caps, form, limit):
+        for h in vector_search(db.store, caps, form, limit, chapter=chapter):
             vectors[int(h.key)] = max(vectors.get(int(h.key), -1.0), h.score)
     candidates = list(dict.fromkeys([*lexical["order"], *vectors]))
     rows = {r.id: r for r in db.passages_by_id(caps, candidates)}
@@ -236,7 +253,13 @@ def fuse(sig: Signals, limit: int) -> dict[int, float]:
 
 
 def ranked(
-    db: BooksStore, caps: list[Cap], question: Query, floor: float, limit: int, threshold: float = 1.0
+    db: BooksStore,
+    caps: list[Cap],
+    question: Query,
+    floor: float,
+    limit: int,
+    threshold: float = 1.0,
+    story: Story | None = None,
 ) -> tuple[list[PassageHit], list[PassageHit]]:
     """Visible passages best first by fused score, when at least one reaches `threshold` on the
     relevance scale (`Signals.strength`; none otherwise): those that answer the question, and all
@@ -244,7 +267,7 @@ def ranked(
     answers must name someone as the role."""
     if not question.text or all(c.chapter <= 0 for c in caps):
         return [], []
-    sig = signals(db, caps, question, limit)
+    sig = signals(db, caps, question, limit, story)
     scores = fuse(sig, limit)
     if not any(sig.strength(pid, floor) >= threshold for pid in scores):
         return [], []
@@ -284,14 +307,16 @@ def ranked(
     return answers, related
 
 
-def _probe(db: BooksStore, caps: list[Cap], question: Query, floor: float) -> tuple[bool, bool]:
+def _probe(
+    db: BooksStore, caps: list[Cap], question: Query, floor: float, story: Story | None = None
+) -> tuple[bool, bool]:
     """Whether a strong match lies past the caps: one that answers, and one that is related.
 
     The same searches over whole books, but only passages past the reader's position that reach
     the stricter `AHEAD_THRESHOLD` count, so "not reached" is never said for an answer under the
     cap or a loose match further on. Only these two bits leave this function."""
     whole = [Cap(c.book_id, END) for c in caps]
-    answers, related = ranked(db, whole, question, floor, CANDIDATES, AHEAD_THRESHOLD)
+    answers, related = ranked(db, whole, question, floor, CANDIDATES, AHEAD_THRESHOLD, story)
     visible = {r.id for r in db.passages_by_id(caps, [h.passage_id for h in related])}
     sig_strong = {h.passage_id for h in related if h.strength >= AHEAD_THRESHOLD} - visible
     return any(h.passage_id in sig_strong for h in answers), bool(sig_strong)
@@ -316,7 +341,9 @@ def _boosts(
     return out
 
 
-def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], limit: int) -> dict[str, Any]:
+def _lexical(
+    db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], limit: int, story: Story | None = None
+) -> dict[str, Any]:
     """BM25 order of visible passages, and each candidate's IDF-weighted share of the question.
 
     Each group is one content word of the question with its synonyms: a passage holds the word
@@ -327,10 +354,13 @@ def _lexical(db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], lim
     if not groups:
         return empty
     total, mean_size = db.visible_size(caps)
+    if story is not None:  # the statistics of the named story's visible passages
+        total = story.visible(caps)
     scores: dict[int, float] = {}
     weights: list[float] = []
     holders: list[set[int]] = []
-    for rows in db.group_hits(caps, groups):
+    for found in db.group_hits(caps, groups):
+        rows = found if story is None else [r for r in found if story.holds(r.id)]
         df = len(rows)
         holders.append({r.id for r in rows})
         weights.append(math.log(1.0 + total / (df + 0.5)))
