@@ -214,6 +214,7 @@ def run(
 # --- the benchmark: `lore books ask` without a model, before and after, on both labelled sets ---
 #
 #     .venv/bin/python bench/book_questions.py [--shared ../shared/data] [--split dev|held_out]
+#         [--file bench/data/OTHER.jsonl]   (a given labelled set instead of the two, e.g. a fresh blind one)
 #
 # For each set and half: the answering passage among search's first three hits, the no-model
 # answer holding the labelled answer (the blind set's `answer` or an alias) or citing an answering
@@ -251,8 +252,9 @@ def holds(text: str, q: Question) -> bool:
     return any(comparable(a)[0].casefold().strip() in hay for a in (q.answer, *q.aliases) if a.strip())
 
 
-def measure(shared: Path, home: Path, splits: list[str]) -> dict[str, Any]:
-    """Ask every question of both sets at its position with the code on the path; the figures."""
+def measure(shared: Path, home: Path, splits: list[str], files: list[Path] | None = None) -> dict[str, Any]:
+    """Ask every question of both sets (or of `files`) at its position with the code on the path;
+    the figures."""
     import os
 
     os.environ["LORE_HOME"] = str(home)
@@ -267,7 +269,7 @@ def measure(shared: Path, home: Path, splits: list[str]) -> dict[str, Any]:
 
     forget_stores()
     db = books_store()
-    sets = {"blind": load(BLIND), "older": load(DATA)}
+    sets = {f.stem: load(f) for f in files} if files else {"blind": load(BLIND), "older": load(DATA)}
     have = books_by_file(db)
     for name in sorted({q.book for qs in sets.values() for q in qs} - set(have)):
         library.add_book(shared / "books" / name)
@@ -313,7 +315,7 @@ def measure(shared: Path, home: Path, splits: list[str]) -> dict[str, Any]:
 
 def _row(arm: str, key: str, f: dict[str, int]) -> str:
     n = max(1, f["found"])
-    held = f"{f['holds'] / n:.0%}" if key.startswith("blind") else "-"
+    held = f"{f['holds'] / n:.0%}" if not key.startswith("older") else "-"
     return (
         f"| {key} | {arm} | {f['found']} | {f['top3'] / n:.0%} | {held} | {f['cites'] / n:.0%} "
         f'| {f["not_in_book_read"]} ({f["not_in_book_read"] / n:.0%}); "not reached": {f["not_reached_read"]} | {f["not_reached_ahead"]}/{f["ahead"]}'
@@ -323,7 +325,7 @@ def _row(arm: str, key: str, f: dict[str, int]) -> str:
     )
 
 
-def _baseline(shared: Path, splits: list[str]) -> dict[str, Any]:
+def _baseline(shared: Path, splits: list[str], files: list[Path]) -> dict[str, Any]:
     """The same measure with the code of BEFORE, in a child process."""
     import subprocess
     import tempfile
@@ -337,7 +339,11 @@ def _baseline(shared: Path, splits: list[str]) -> dict[str, Any]:
     env = {**__import__("os").environ, "PYTHONPATH": str(folder / "src")}
     args = [sys.executable, __file__, "--arm", "--shared", str(shared), "--home", str(folder / "home")]
     done = subprocess.run(
-        [*args, *(a for s in splits for a in ("--split", s))],
+        [
+            *args,
+            *(a for s in splits for a in ("--split", s)),
+            *(a for f in files for a in ("--file", str(f))),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -360,15 +366,22 @@ def main() -> None:
         "--arm", action="store_true", help="print this code's figures as JSON (the baseline's child)"
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline arm (trial runs)")
+    parser.add_argument(
+        "--file",
+        type=Path,
+        action="append",
+        default=[],
+        help="a labelled set to run instead of the two (repeatable)",
+    )
     args = parser.parse_args()
     splits = args.split or ["dev"]
     home = args.home or Path(tempfile.mkdtemp(prefix="lore-bench-answers-"))
     home.mkdir(parents=True, exist_ok=True)
     if args.arm:
-        print(json.dumps(measure(args.shared, home, splits)))
+        print(json.dumps(measure(args.shared, home, splits, args.file)))
         return
-    arms = {} if args.no_baseline else {"before": _baseline(args.shared, splits)}
-    arms["after"] = measure(args.shared, home, splits)
+    arms = {} if args.no_baseline else {"before": _baseline(args.shared, splits, args.file)}
+    arms["after"] = measure(args.shared, home, splits, args.file)
     print(
         "| set/half | arm | found askings | top-3 | holds the answer | cites an answering passage"
         ' | false "doesn\'t say" | asked before: "not reached" | not in the book: false "not reached"'
