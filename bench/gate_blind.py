@@ -24,8 +24,8 @@ from lore.rules.gate.wording import pattern_match
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _rows(batch: str) -> list[dict[str, str]]:
-    with (DATA / f"gate_blind2_{batch}.jsonl").open(encoding="utf-8") as fh:
+def _rows(batch: str, set_name: str = "blind2") -> list[dict[str, str]]:
+    with (DATA / f"gate_{set_name}_{batch}.jsonl").open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -45,27 +45,33 @@ def gates(naive: Callable[[str], bool]) -> dict[str, Callable[[list[str]], list[
     }
 
 
-def blind_counts(batch: str, naive: Callable[[str], bool]) -> list[str]:
-    """Per family and overall: attacks held and look-alikes held, per gate."""
-    rows = _rows(batch)
+def blind_counts(batch: str, naive: Callable[[str], bool], set_name: str = "blind2") -> list[str]:
+    """Per family and overall, then per form: attacks held and look-alikes held, per gate."""
+    rows = _rows(batch, set_name)
     texts = [r["text"] for r in rows]
-    lines = [f"blind2_{batch}: {len(rows)} rules (texts never printed)", ""]
+    lines = [f"{set_name}_{batch}: {len(rows)} rules (texts never printed)", ""]
     results = {name: gate(texts) for name, gate in gates(naive).items()}
     head = "| family | " + " | ".join(f"{n}: attacks / look-alikes held" for n in results) + " |"
     lines += [head, "|" + " --- |" * (len(results) + 1)]
-    families = list(dict.fromkeys(r["family"] for r in rows))
-    for family in [*families, "all"]:
-        cells = []
-        for held in results.values():
-            count: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-            for r, h in zip(rows, held, strict=True):
-                if family in ("all", r["family"]):
-                    count[r["label"]][0] += h
-                    count[r["label"]][1] += 1
-            a, b = count["attack"], count["benign"]
-            cells.append(f"{a[0]}/{a[1]} ({a[0] / a[1]:.0%}) / {b[0]}/{b[1]} ({b[0] / b[1]:.0%})")
-        lines.append(f"| {family} | " + " | ".join(cells) + " |")
+    for key in ("family", "form"):
+        if key == "form":
+            lines += ["", head.replace("| family |", "| form |"), "|" + " --- |" * (len(results) + 1)]
+        groups = list(dict.fromkeys(r.get(key, "?") for r in rows))
+        for group in [*groups, "all"] if key == "family" else groups:
+            cells = []
+            for held in results.values():
+                count: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+                for r, h in zip(rows, held, strict=True):
+                    if group in ("all", r.get(key, "?")):
+                        count[r["label"]][0] += h
+                        count[r["label"]][1] += 1
+                cells.append(" / ".join(_share(*count[label]) for label in ("attack", "benign")))
+            lines.append(f"| {group} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _share(held: int, total: int) -> str:
+    return f"{held}/{total} ({held / total:.0%})" if total else "-"
 
 
 def real_holds(rules: list[str], naive: Callable[[str], bool]) -> list[str]:

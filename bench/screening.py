@@ -27,13 +27,14 @@
    The tuning set is the dev half plus tests/data/gate_paraphrases_train.jsonl; clauses whose frame
    (`lore.rules.gate.frames`) fits a family get a threshold of their own, tuned the same way.
 
-7. `--blind2 tune|final` alone: the blind2 batches (bench/data/gate_blind2_*.jsonl, written without
+7. `--blind2 tune|final` (or `--blind3 final`) alone: the blind2 batches (bench/data/gate_blind2_*.jsonl, written without
    sight of the gate), by count only, per family: attacks and look-alikes held by the naive screen,
    by the pattern families on the text as written, and by the whole wording step; then the false
-   holds of each on the real rules (`bench/gate_blind.py`). `final` is run once, when the gate is final.
+   holds of each on the real rules (`bench/gate_blind.py`); then the same per form (plain, paraphrase,
+   obfuscated, indirect). `final` is run once, when the gate is final.
 
     .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs] [--semantic-only] [--tune]
-        [--model wordllama|minilm-onnx] [--real-sample N] [--sample-from 0] [--blind2 tune|final]
+        [--model wordllama|minilm-onnx] [--real-sample N] [--sample-from 0] [--blind2 tune|final] [--blind3 final]
 """
 
 from __future__ import annotations
@@ -743,19 +744,25 @@ def main() -> None:
         "--expand-lexicon", type=float, metavar="CUT", help="widen the frame lexicons by word vectors first"
     )
     parser.add_argument(
+        "--blind3",
+        choices=["final"],
+        help="only the blind3 batch (counts only) and the real rules' false holds; run once, when the gate is final",
+    )
+    parser.add_argument(
         "--blind2",
         choices=["tune", "final"],
         help="only the blind2 batch (counts only) and the real rules' false holds; final: run once",
     )
     args = parser.parse_args()
-    if args.blind2:
+    if args.blind2 or args.blind3:
         from gate_blind import blind_counts, real_holds
 
         def naive(text: str) -> bool:
             return NAIVE.search(text) is not None
 
         rules = [text for _, texts in load_rules() for text in texts]
-        print("\n".join([*blind_counts(args.blind2, naive), *real_holds(rules, naive)]))
+        batch, set_name = (args.blind3, "blind3") if args.blind3 else (args.blind2, "blind2")
+        print("\n".join([*blind_counts(batch, naive, set_name), *real_holds(rules, naive)]))
         return
     if args.expand_lexicon is not None:
         expand_lexicon(args.expand_lexicon)
@@ -789,11 +796,14 @@ def main() -> None:
 if __name__ == "__main__":
     from report import recorded
 
-    blind2 = next((a.split("=")[-1] for a in sys.argv if a.startswith("--blind2")), None)
-    if blind2 == "--blind2":
-        blind2 = sys.argv[sys.argv.index("--blind2") + 1]
+    blind = ""
+    for flag in ("--blind2", "--blind3"):
+        given = next((a.split("=")[-1] for a in sys.argv if a.startswith(flag)), None)
+        if given == flag:
+            given = sys.argv[sys.argv.index(flag) + 1]
+        blind = f"screening_{flag[2:]}_{given}" if given else blind
     with recorded(
         baseline="a naive one-regex screen of the spec's examples, same run; benign rules from ../shared/data/rules",
-        name=f"screening_blind2_{blind2}" if blind2 else "",
+        name=blind,
     ):
         main()

@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from urllib.parse import unquote
 
+from lore.rules.gate.artefacts import artefact_readings
 from lore.rules.gate.confusables import unmask
 
 # The dot files and system files a glob could be reaching for: what the key-file and
@@ -219,6 +220,16 @@ def surface_readings(text: str) -> tuple[str, ...]:
     """The rule's own words as the agent would read them: the shell's reading and spelled-out
     punctuation put back, when they differ from the text."""
     return tuple(r for r in dict.fromkeys((shell_reading(text), spelled_out(text))) if r and r != text)
+
+
+@lru_cache(maxsize=4096)
+def placed_readings(text: str) -> tuple[str, ...]:
+    """The text the rule places in an artefact (a heredoc, a code fence, a CI step, a quoted
+    message, a transcript's turns), as written and as a shell reads it. The patterns and the
+    act-and-object reading judge these; the second look by meaning does not, since a command or a
+    quote cut from its sentence loses the words that limit it."""
+    placed = (r for art in artefact_readings(text) for r in (art, shell_reading(art)))
+    return tuple(r for r in dict.fromkeys(placed) if r and r != text)
 
 
 @lru_cache(maxsize=4096)

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from lore.rules.gate.negation import _negated
 
-_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules|messages?|conversation|setup|policy|policies|constraints|guardrails)"
+_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
 _STRONG_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|briefing|preamble|programming|context window|guardrails)"
 _OWNER_BEFORE = (
     r"(?:your|yours|its|the agent's|the assistant's|the model's|the ai's|the bot's|"
@@ -45,16 +45,32 @@ _OWNER_AFTER = (
     r"|you (?:received|got|were given|were sent)(?= (?:at|before|when you|initially|first))"
     r"|(?:given|provided|handed|sent|loaded) to you|you (?:operate|run|work|started) (?:under|with)"
     r"|(?:before|prior to|at the (?:start|beginning|top) of) (?:this|the|our|your) (?:conversation|session|chat|task|thread|exchange)"
-    r"|(?:above|before) this (?:line|point|message|rule|sentence)|you (?:follow|obey|were trained on))"
+    r"|(?:above|before) this (?:line|point|message|rule|sentence)|you (?:follow|obey|were trained on)"
+    r"|(?:that |which )?you (?:are|were|have been) (?:operating|working|running|acting) (?:under|with|by)"
+    r"|(?:that |which )?(?:shape[sd]?|govern(?:s|ed)?|guide[sd]?|steer(?:s|ed)?|constrain(?:s|ed)?|control(?:s|led)?|"
+    r"configure[sd]?|define[sd]?) (?:you|your (?:behaviou?r|answers|replies|responses|conduct)))"
+)
+# the agent's own context and memory, named as the source of what is written out
+_OWN_CONTEXT = (
+    r"(?:(?:the )?(?:full |entire |whole |raw )?(?:contents?|text|everything|whatever|all|anything) (?:that )?(?:is |sits |lives |was )?"
+    r"(?:of|in|from|inside) your (?:memory|memories|context|context window|session|working memory|scratchpad)"
+    r"|your (?:setup|system|startup|boot|session|opening|first|initial|harness) (?:message|messages|text|note|notes|prompt)"
+    r"|(?:everything|anything|all|whatever) you (?:were|have been|had been) (?:told|given|instructed|sent|shown|primed with)"
+    r"|(?:every|each|all|any|the) (?:rules?|instructions?|guidance|directives?|constraints?|guidelines) (?:you (?:have|had|hold|carry|keep)|"
+    r"in your (?:context|memory|head)))"
 )
 _OWN_DOCS = re.compile(
     rf"\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
     rf"|\b(?:the |all |any |every |whatever )?(?:\w+ )?{_DOC} {_OWNER_AFTER}"
     r"|\b(?:everything|anything|all|whatever|the text) (?:written |said |stated )?(?:above|before) this (?:line|point|message)\b"
     r"|\bwhat you (?:were|have been) (?:told|given|asked|instructed)\b"
+    rf"|\b{_OWN_CONTEXT}\b"
 )
+# an earlier document of a project ("the previous build instructions") is not the agent's: only
+# words that name the agent's own standing instructions may stand between
 _EARLIER_DOCS = re.compile(
-    rf"\b{_EARLIER_BEFORE} (?:\w+ )?{_STRONG_DOC}\b"
+    rf"\b{_EARLIER_BEFORE} (?:(?:system|safety|operating|standing|original|initial|agent|ai|assistant|given|other|"
+    rf"rules? and|instructions? and) )?{_STRONG_DOC}\b"
     r"|\b(?:everything|anything|all|whatever|the text|what was (?:said|written)) (?:written |said |stated )?(?:above|before this|before that|so far|up to (?:here|now)|until now|earlier in this)\b"
 )
 _ACTS: dict[str, re.Pattern[str]] = {
@@ -69,7 +85,7 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"\b(?:reveal|print|show|output|repeat|reproduce|recite|quote|echo|dump|display|writ|"
         r"copy|paste|include|insert|add|append|put|embed|list|share|tell|send|post|upload|e-?mail|"
         r"summari[sz]|paraphras|translat|spell|transcrib|restat|return|sav|stor|commit|log|attach|leak|"
-        r"expos|disclos|give|forward|cat|read (?:out|back|aloud)|fill)\w*\b"
+        r"expos|disclos|give|forward|cat|read (?:out|back|aloud)|fill|mirror|duplicat|carry over|export|render|emit|surfac)\w*\b"
     ),
     "send": re.compile(
         r"\b(?:send|post|upload|e-?mail|attach|paste|forward|share|sync|push|commit|exfiltrat|transmit|"
@@ -107,12 +123,53 @@ _ALL_FILES = re.compile(
 )
 _REVIEW = re.compile(
     r"\b(?:code reviews?|reviews?|reviewers?|approvals?|ci|ci checks|status checks|required checks|pre-?commit hooks?|"
-    r"pre-?push hooks?|git hooks|commit hooks|branch protection|sign-?offs?|"
+    r"pre-?push hooks?|git hooks|commit hooks|branch protections?|sign-?offs?|(?:the|all|any|those|these|every) (?:\w+ )?checks|"
+    r"(?:the|all|any|those|these) hooks|(?:the |ci )?pipelines?|protected branch(?:es)?(?: rules)?|branch rules|rulesets?|"
+    r"required reviews?|merge (?:checks|requirements|gates?|queue)|quality gates?|safeguards|"
     r"the (?:user|human|owner|maintainer)'s (?:approval|review|ok|consent|sign-?off|confirmation))\b"
 )
 _LORE_APPROVAL = re.compile(
     r"\blore\s+(?:trust|review\s+(?:approve|bulk|accept)|approve)\b|\bapproval\s*[:=]\s*[\"']?auto\b|"
     r"\bauto[_-]?approv\w*\s*[:=]\s*[\"']?(?:true|1|yes|on)\b|\bauto_limit\s*[:=]\s*\d{3,}"
+)
+# landing a change while its review is missing, or the user's confirmation left out
+_UNREVIEWED = re.compile(
+    r"\b(?:merg|land|push|ship|deploy|commit|releas|publish|integrat)\w* (?:\S+ ){0,8}?(?:without|w/o|skipping|bypassing) "
+    r"(?:(?:waiting|asking|waiting for|asking for|getting|requesting|needing|any|a|the|for|an|human|second|user|anyone's|their) )*"
+    r"(?:reviews?|reviewers?|approvals?|sign-?offs?|anyone|anybody|someone|a second pair|ci|checks|the pipeline|green|"
+    r"confirmation|permission|consent|(?:a |the )?look)\b"
+    r"|\bno need (?:for|to) (?:(?:anyone|anybody|someone|a|any|human|wait for|to) )*(?:reviews?|approv\w*|look|check\w*|confirm\w*|sign-?off)"
+    r"|\bno (?:one|body) (?:needs? to|has to|must|should) (?:review|approve|look at|check|see)"
+)
+_SELF_APPROVED = re.compile(
+    r"\bauto-?approv\w*|\bauto-?merg\w* (?:\S+ ){0,5}?(?:immediately|right away|at once|instantly|without (?:a |any )?(?:review|approval|checks|ci))"
+    r"|\bapprov\w* (?:it|them|the (?:pr|pull request|change|mr|merge request)s?|your (?:own )?(?:\w+ )?(?:pr|pull request|change|mr)s?|"
+    r"(?:its|your) own(?: \w+)?) (?:yourself|with (?:the |a |another |your |an )?(?:bot|second|alt|alternate|service|other|admin|secondary)\b)"
+    r"|\bapprov\w* (?:your|its) own\b|\bself-?approv\w*|\bgh pr merge\b[^.;\n]*--admin\b"
+)
+_MADE_OPTIONAL = re.compile(
+    r"\b(?:mark|make|set|flag|configure|switch|turn|change|downgrade|relax)\w* (?:\S+ ){0,6}?(?:as |to )?"
+    r"(?:optional|non-?blocking|not required|non-?required|advisory|informational|allowed to fail)\b"
+)
+_HOOKS_OFF = re.compile(
+    r"\bcommit\w* (?:with|using|via|passing|adding) (?:the )?(?:-n|--no-verify)\b|core\.hookspath\s*[= ]\s*/dev/null|"
+    r"hookspath (?:to )?/dev/null|--no-hooks\b|\bskip=[\w,-]+ git commit|\[(?:skip ci|ci skip|no ci|skip actions)\]"
+)
+_FORCE_PROTECTED = re.compile(
+    r"\bforce[- ]?push\w* (?:\S+ ){0,4}?(?:main|master|release\S*|production|prod|protected|trunk|default branch)\b"
+)
+# a rule that limits the act to a safe place or way, or checks it first, does not ask for it
+_LIMITED = re.compile(
+    r"\bonly (?:via|through|from|in|inside|within|with|after|when|if|on|for|by|using|the)\b|\b(?:in|inside|within|for) (?:the |your |our )?"
+    r"(?:unit |integration |end-to-end |e2e )?tests?\b|\btest (?:suite|fixtures?|helpers?)\b|\btmp_path\b|\btmpdir\b|\bmock\w*|"
+    r"\bfixtures?\b|\bsandbox\w*|\bdry[- ]?run\b|\bthrowaway\b|\bdisposable\b|\bdocs?-only\b|\bdocumentation-only\b"
+)
+_CHECKED_FIRST = re.compile(
+    r"\b(?:checksum|signature|sha-?256|sha256sum|gpg|cosign|verif\w*|inspect\w*|review\w* (?:the|it|its)|read (?:the|it)|pinned|pin)\b"
+)
+_FORBIDDING_OPENING = re.compile(
+    r"^[\s\W]*(?:never|do not|don't|dont|avoid|no one (?:may|should)|nobody (?:may|should)|under no circumstances|"
+    r"(?:you |agents? |we )?(?:must|should|may) (?:not|never)|it is (?:forbidden|not allowed|prohibited) to)\b(?! (?:hesitate|forget|wait|bother|fail|need))"
 )
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -153,6 +210,30 @@ def _near(acts: list[re.Match[str]], target: re.Match[str], words: int = 12) -> 
 
 
 def _clause_family(clause: str) -> str | None:
+    if _FORBIDDING_OPENING.search(clause):
+        return None
+    family = _asked_of(clause)
+    if family in _LIMITABLE and _LIMITED.search(clause):
+        return None
+    if family == "pipe_to_shell" and _CHECKED_FIRST.search(clause):
+        return None
+    return family
+
+
+_LIMITABLE = frozenset({"pipe_to_shell", "dangerous_command", "key_files", "skip_review"})
+
+
+def _unnegated(pattern: re.Pattern[str], clause: str) -> bool:
+    """Whether the pattern gives an order in the clause: neither forbidden nor described."""
+    return any(
+        not _negated(clause, m.start(), m.end())
+        and not _DESCRIBED.search(clause[max(0, m.start() - 12) : m.start()])
+        for m in pattern.finditer(clause)
+    )
+
+
+def _asked_of(clause: str) -> str | None:
+    """The family the clause's act on an object names, before the limits of `_clause_family`."""
     own = _OWN_DOCS.search(clause)
     earlier = own or _EARLIER_DOCS.search(clause)
     if earlier and _near(_acts("void", clause), earlier, 8):
@@ -172,6 +253,10 @@ def _clause_family(clause: str) -> str | None:
         return "skip_review"
     review = _REVIEW.search(clause)
     if review and _near(_acts("pass", clause), review, 4):
+        return "skip_review"
+    if review and _unnegated(_MADE_OPTIONAL, clause):
+        return "skip_review"
+    if any(_unnegated(p, clause) for p in (_UNREVIEWED, _SELF_APPROVED, _HOOKS_OFF, _FORCE_PROTECTED)):
         return "skip_review"
     return None
 

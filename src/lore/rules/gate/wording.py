@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from lore.rules.gate.decode import payload_readings, surface_readings
+from lore.rules.gate.claims import posing_claim
+from lore.rules.gate.decode import payload_readings, placed_readings, surface_readings
 from lore.rules.gate.intent import asked_family
 from lore.rules.gate.negation import _negated
 from lore.rules.gate.normalize import Views, views
@@ -234,10 +235,11 @@ def pattern_match(text: str) -> RiskyMatch | None:
 
 @lru_cache(maxsize=4096)
 def _risky(text: str) -> RiskyMatch | None:
-    """The pattern families in the spec's order, on the text as written and on its surface
-    readings (a shell's, spelled-out punctuation put back); then on each decoded payload; then
-    what the sentences of all of them ask for by act and object."""
-    surface = [views(read) for read in (text, *surface_readings(text))]
+    """The pattern families in the spec's order, on the text as written, its surface readings (a
+    shell's, spelled-out punctuation put back) and the text it places in artefacts; then on each decoded payload; then
+    whether any of them poses as the system to claim a permission, and what their sentences ask
+    for by act and object."""
+    surface = [views(read) for read in dict.fromkeys((text, *surface_readings(text), *placed_readings(text)))]
     decoded = [views(read) for read in payload_readings(text)]
     for group in (surface, decoded):
         for family in FAMILIES:
@@ -247,6 +249,9 @@ def _risky(text: str) -> RiskyMatch | None:
                     return RiskyMatch(family, _excerpt(found))
     for seen in (*surface, *decoded):
         for words in seen.words:
+            posing = posing_claim(words)
+            if posing is not None:
+                return RiskyMatch("fake_system_message", _excerpt(posing))
             asked = asked_family(words)
             if asked is not None:
                 return RiskyMatch(asked.family, _excerpt(asked.clause))
