@@ -300,13 +300,14 @@ class GroundingCheck:
         names = [n for n in names if not (pronoun and n in self._known)]
         if names:
             return Grounding(False, f"it names {', '.join(names)}, which its evidence does not", tuple(names))
-        near = evidence_words([quote, _around(quote, unit)]).words  # a number is read where it is quoted
+        around = _around(quote, unit)  # the unit's sentences holding the quote
+        near = evidence_words([quote, around]).words  # numbers and content words are read here
         numbers = tuple(n for n in said.numbers if n not in near)
         if numbers:
             return Grounding(False, f"its number {', '.join(numbers)} is not in its evidence", numbers)
         content = [w for w in said.content if w not in self._known]
         local = near | {w for w in have.words if w in self._given_words}
-        absent = self._absent([w for w in content if w not in local], f"{quote} {_around(quote, unit)}")
+        absent = self._absent([w for w in content if w not in local], f"{quote} {around}")
         if absent and len(absent) > int((1 - CONTENT_SHARE) * len(content)):
             return Grounding(False, f"its words are not in its evidence ({', '.join(absent[:5])})", absent)
         score = self._similarity(sentence, quote)
