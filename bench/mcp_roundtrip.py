@@ -147,7 +147,7 @@ def main() -> None:
     print(f"{'python -c import mcp.server':>36} | {statistics.median(sdk_import):7.3f}")
     print(f"{'minimal MCPServer (floor)':>36} | {f50:7.3f}")
     print(f"{'lore mcp':>36} | {l50:7.3f}   ratio {l50 / f50:.2f}x (+{(l50 / f50 - 1):.0%})")
-    from lore.core.text import estimate_tokens
+    from lore.core.tokens import estimate_tokens
 
     first50, later50 = statistics.median(firsts), statistics.median(laters)
     print(f"\nFirst get_rules of a session against the later ones ({args.starts} sessions, ms)\n")

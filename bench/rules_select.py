@@ -118,7 +118,7 @@ def timed(choose, index, tok, project, task, embedder) -> tuple:
 def time_mode(index, tok, project, task_list, repeat, embedder, before=None) -> dict:
     """Selection times for one mode (index warm), and the tokens of its replies and of send-all;
     with `before` (another tree's `choose`), its times too, each call beside one of this tree's."""
-    from lore.core.text import estimate_tokens
+    from lore.core.tokens import estimate_tokens
     from lore.rules.serve.selection import choose
 
     paths = ["src/api/orders.py"]

@@ -374,7 +374,7 @@ def score(
     labelled: LabelledSet, select: Select = spec_select, workdir: Path | None = None
 ) -> list[TaskScore]:
     """Each task's reply from `select`, and send-all (no task) measured alongside it."""
-    from lore.core.text import estimate_tokens
+    from lore.core.tokens import estimate_tokens
 
     out: list[TaskScore] = []
     with temp_home(workdir) as tmp:

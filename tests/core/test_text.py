@@ -1,5 +1,6 @@
 from lore.core.config import TokenizerExtensions
-from lore.core.text import build_tokenizer, estimate_tokens, split_words, stem
+from lore.core.text import build_tokenizer, split_words, stem
+from lore.core.tokens import estimate_tokens
 
 
 def test_identifiers_split_and_lowercased() -> None:

@@ -11,7 +11,7 @@ from mcp import Client
 
 from conftest import git, make_repo
 from lore.core.config import update_settings
-from lore.core.text import estimate_tokens
+from lore.core.tokens import estimate_tokens
 from lore.mcp.server import build_server
 from lore.rules import service
 from support.mcp_client import call, listing, schemas

@@ -12,7 +12,7 @@ import pytest
 from conftest import make_repo
 from lore.core.bm25 import BM25Index
 from lore.core.errors import InvalidInput
-from lore.core.text import estimate_tokens
+from lore.core.tokens import estimate_tokens
 from lore.rules import service
 from lore.rules.agent import AgentSession
 from lore.rules.models import Project

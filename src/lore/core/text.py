@@ -134,8 +134,3 @@ def _build(spec: str) -> Tokenizer:
         topic_of={k: tuple(sorted(v)) for k, v in topic_of.items()},
         fingerprint=fingerprint,
     )
-
-
-def estimate_tokens(text: str) -> int:
-    """Model tokens, estimated as characters / 4 (rounded up)."""
-    return (len(text) + 3) // 4

@@ -23,7 +23,8 @@ from typing import Any
 
 from lore.core import git
 from lore.core.config import load_settings
-from lore.core.text import Tokenizer, build_tokenizer, estimate_tokens
+from lore.core.text import Tokenizer, build_tokenizer
+from lore.core.tokens import estimate_tokens
 from lore.rules import service
 from lore.rules.gate.contradiction import contradicts
 from lore.rules.intake.candidates import normalize_text

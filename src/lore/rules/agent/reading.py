@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from lore.core.config import load_settings
 from lore.core.errors import InvalidInput
-from lore.core.text import estimate_tokens
+from lore.core.tokens import estimate_tokens
 from lore.history.for_agents import decisions_for_files
 from lore.rules import service
 from lore.rules.agent.limits import MAX_RULES_PER_CALL, check_request

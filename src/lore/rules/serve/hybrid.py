@@ -10,7 +10,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING
 
 from lore.core.globs import is_glob
-from lore.core.text import estimate_tokens
+from lore.core.tokens import estimate_tokens
 from lore.rules.models import Rule
 from lore.rules.serve.index import ProjectIndex
 from lore.rules.serve.meaning import RuleMeaning, Similarities, task_text

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from lore.core.errors import InvalidInput
-from lore.core.text import Tokenizer, estimate_tokens
+from lore.core.text import Tokenizer
+from lore.core.tokens import estimate_tokens
 from lore.rules.models import Rule
 from lore.rules.serve.hybrid import _fill_share, _hybrid_scores
 from lore.rules.serve.index import ProjectIndex
