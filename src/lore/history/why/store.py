@@ -469,16 +469,10 @@ class WhyStore:
         )
         return {r[0]: _doc(r) for r in rows}
 
-    @property
-    def ranks_keywords(self) -> bool:
-        """Whether `keyword_search` ranks the texts itself (FTS5's own ranking, on SQLite); when
-        not (PostgreSQL's GIN index finds texts but has no BM25), the caller ranks what
-        `keyword_candidates` finds."""
-        return self.store.dialect == "sqlite"
-
     def keyword_search(self, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
-        """SQLite: the best `limit` texts for an FTS5 expression, best first, none newer than
-        `as_of` (on PostgreSQL `why.keywords` ranks `keyword_candidates`)."""
+        """SQLite: the best `limit` texts for an FTS5 expression by FTS5's own ranking, best
+        first, none newer than `as_of`: the plain baseline `bench/history_why.py` times `why`
+        against (`why` itself ranks by `keywords.ranked`, on either engine)."""
         rows = self.store.connect().execute(
             "SELECT d.id, bm25(history_why_fts) AS score FROM history_why_fts"
             " JOIN history_why_docs d ON d.id = history_why_fts.rowid"
@@ -487,17 +481,6 @@ class WhyStore:
             (match, repo_id, as_of, as_of, limit),
         )
         return [DocHit(doc_id, score) for doc_id, score in rows]
-
-    def keyword_candidates(self, repo_id: int, words: Sequence[str], as_of: float | None) -> list[int]:
-        """PostgreSQL: the ids of the texts holding any of `words` (as the `english` configuration
-        stems them), none newer than `as_of`, found by the GIN index; `why.keywords` ranks them."""
-        query = " | ".join("'" + w.replace("\\", "\\\\").replace("'", "''") + "'" for w in words)
-        rows = self.store.connect().execute(
-            "SELECT id FROM history_why_docs WHERE words @@ to_tsquery('english', ?) AND repo_id = ?"
-            " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR at <= ?)",
-            (query, repo_id, as_of, as_of),
-        )
-        return [r[0] for r in rows]
 
     def has_decisions(self, repo_id: int) -> bool:
         """Whether layer 2 holds any decision for the repository (False before its tables exist):
