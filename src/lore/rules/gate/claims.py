@@ -31,7 +31,13 @@ _SPEAKER = re.compile(
     r"result|bulletin|advisory|event|says|reports|confirms|states)\b|\bautomated (?:message|notice|notification)\b|"
     r"(?:^|[\s\[(<=#*|-])(?:system|harness|tool(?: output| result)?|function(?: result)?|operator|admin|assistant|ai|"
     r"human|user|developer|runtime|orchestrator)\s*(?:\([^)]{0,30}\))?\s*[:\]>|]|"
-    r"^\W*(?:\w+ )?(?:notice|announcement|bulletin|advisory|update)\s*[:=-]"
+    r"^\W*(?:\w+ )?(?:notice|announcement|bulletin|advisory|update)\s*[:=,-]"
+    # a message said to come through whoever runs the agent: "relayed by your host application"
+    r"|\b(?:relayed|sent|forwarded|passed on|appended|injected|added|issued|posted|comes|coming|came|is) (?:automatically )?"
+    r"(?:by|from|through|via|on behalf of) (?:the |your )?(?:\w+ )?(?:"
+    + _AUTHORITY[3:-1]
+    + r"|client|host application)\b"
+    r"|\b(?:function|tool|command) (?:output|result|response|reply) (?:from|of) \S+"
 )
 _USER_GRANT = (
     r"\b(?:the |your )?(?:user|users|owner|operator|admin|administrator|maintainer|maintainers|human|developer|team lead|"
@@ -48,6 +54,9 @@ _GRANT = re.compile(
     r"|\b(?:safety|restrictions?|guardrails?|limits?|rules?|policies|filters?|checks?|confirmations?|prompts?|sandbox(?:ing)?) "
     r"(?:are |is |have been |has been )?(?:now |temporarily )?(?:lifted|disabled|off|removed|suspended|relaxed|waived|"
     r"switched off|turned off|not needed|no longer (?:needed|required|apply|applies))\b"
+    r"|\b(?:you|agents?|the agent|the assistant|ai agents?|coding agents?)(?: \w+){0,4} (?:are|is|have been|has been) (?:now )?"
+    r"(?:authori[sz]ed|cleared|allowed|permitted|approved|entitled|free) to\b"
+    r"|\b(?:has|have|holds?|with) (?:full )?(?:administrator|admin|root|owner|superuser) (?:rights|privileges|access|permissions)\b"
     r"|\bfull (?:permissions?|access|autonomy|authority|trust|clearance)\b|\bverified (?:by|as) (?:the )?(?:system|operator|admin)\b"
     r"|\b(?:no (?:further )?(?:confirmation|approval|permission)s? (?:is |are )?(?:needed|required|necessary))\b"
     r"|\bproceed without (?:asking|confirmation|approval|checking)\b"

@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 from lore.rules.gate.artefacts import artefact_readings
 from lore.rules.gate.confusables import unmask
+from lore.rules.gate.patterns_data import _TLDS
 
 # The dot files and system files a glob could be reaching for: what the key-file and
 # dangerous-command families name. A glob is expanded to the first of them it matches, as a
@@ -56,9 +57,25 @@ _ASSIGN = re.compile(r"(?<![\w$])([A-Za-z_]\w{0,30})=([\"']?)([^\s\"';&|]{1,200}
 _PRINTF = re.compile(
     r"\$\(\s*printf\s+([\"'])(.*?)\1((?:\s+[\"']?[^\s\"')]*[\"']?)*)\s*\)|`\s*printf\s+([\"'])(.*?)\4\s*`"
 )
+# quoted pieces joined by `+` ('sys'+'tem'), as a program joins them
+_QUOTED_CONCAT = re.compile(r"(?:([\"'])[^\"'\n]{0,40}\1\s*\+\s*)+([\"'])[^\"'\n]{0,40}\2")
 _ECHO_SUB = re.compile(r"\$\(\s*echo\s+(?:-[ne]+\s+)?([\"']?)([^\"'()`]*?)\1\s*\)")
 _GLOB_PATH = re.compile(r"(?:~|/etc)/[\w.\-/]*[*?\[][\w.\-/*?\[\]!]*")
-_HOME_WORDS = re.compile(r"\$\{?home\}?|\$\{home[:?=+\-][^}]*\}|~", re.I)
+_HOME_WORDS = re.compile(r"\$\{home[:?=+\-][^}]*\}|\$\{?home\}?|\$\(home\)|~", re.I)
+# a variable spliced inside a command word that the rule never sets: a shell expands it to nothing
+_UNSET_SPLICE = re.compile(
+    r"(?<=[A-Za-z])\$\{[A-Za-z_]\w*\}(?=[A-Za-z])|(?<=[A-Za-z])\$[A-Za-z_]\w*(?=['\"])"
+)
+# what a program calls the home folder (Python, Node, make) and its recursive delete, in the shell's words
+_CODE_HOME = re.compile(
+    r"os\.path\.expanduser\(\s*['\"]~/?['\"]\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*['\"]HOME['\"]\s*\]"
+    r"|os\.(?:getenv|environ\.get)\(\s*['\"]HOME['\"]\s*\)|os\.homedir\(\)|\$\(HOME\)",
+    re.I,
+)
+_CODE_RMTREE = re.compile(
+    r"\b(?:shutil\.rmtree|rmtree|fs\.rm(?:Sync)?|fs\.rmdirSync|fs\.promises\.rm|FileUtils\.rm_rf|fileutils\.rm_rf)\(\s*([^,()]+(?:\([^()]*\))?)",
+    re.I,
+)
 
 
 def _printf(fmt: str, args: str) -> str:
@@ -93,12 +110,15 @@ def shell_reading(text: str) -> str:
     """The text as a shell would read its words: `r\\m` -> `rm`, `c""url` and `'cu'rl` -> `curl`,
     `$a$b` after `a=cu b=rl` -> `curl`, `$(printf '\\x72\\x6d')` -> `rm`, `~/.s?h` -> `~/.ssh`."""
     out = _PRINTF.sub(lambda m: _printf(m.group(2) or m.group(5) or "", m.group(3) or ""), text)
+    out = _CODE_RMTREE.sub(lambda m: f"rm -rf {m.group(1).strip()} ", _CODE_HOME.sub("~", out))
+    out = _QUOTED_CONCAT.sub(lambda m: re.sub(r"[\"']\s*\+\s*[\"']|^[\"']|[\"']$", "", m.group(0)), out)
     out = _ESCAPE_IN_WORD.sub("", out)
     out = _EMPTY_QUOTES.sub("", out)
     out = _ECHO_SUB.sub(lambda m: m.group(2), out)
     for _ in range(2):
         out = _GLUED_QUOTES.sub(lambda m: m.group(2) or m.group(4) or "", out)
     variables = {m.group(1): m.group(3) for m in _ASSIGN.finditer(out) if m.group(1).lower() != "home"}
+    out = _UNSET_SPLICE.sub(lambda m: "" if m.group(0).strip("${}") not in variables else m.group(0), out)
     if variables:
         names = "|".join(sorted(map(re.escape, variables), key=len, reverse=True))
         out = re.sub(
@@ -119,23 +139,52 @@ _SPELLED = (
     (re.compile(r"\b(?:tilde)\s*(?=/|\s+slash|\.)", re.I), "~"),
     (re.compile(r"(?<=\w)\s+colon\s+(?=\d)", re.I), ":"),
 )
-_SPELLED_NEEDS = re.compile(r"\b(?:dot|slash|colon|tilde|period)\b", re.I)
+
+
+# a host told in parts: "host buildcache, domain quarryops, top level net, path /env.sh", "the host
+# is hook, then ledgerline, then app, with path /store"
+_HOST_PARTS = re.compile(
+    r"\bhost (?:is |name )?([a-z0-9][\w-]*)((?:,? (?:then|domain|subdomain|and then|followed by) (?:is )?[a-z0-9][\w-]*)+),?"
+    r" (?:then|top[- ]level(?: domain)?(?: is)?|tld(?: is)?) ("
+    + _TLDS
+    + r")\b(?:,? (?:with |and )?(?:the )?path (?:is )?(/\S*))?",
+    re.I,
+)
+_PATH_AFTER = re.compile(r"(?<=[a-z0-9])\)?,? (?:with |and )?(?:the )?path (?:is )?(/[\w./-]+)", re.I)
+_HOST = re.compile(r"(?<![\w./:-])(?:[a-z0-9][a-z0-9-]*\.)+" + _TLDS + r"\b(?![.\w/:-])", re.I)
+
+
+def _host_from_parts(match: re.Match[str]) -> str:
+    middle = re.findall(
+        r"(?:then|domain|subdomain|followed by) (?:is )?([a-z0-9][\w-]*)", match.group(2), re.I
+    )
+    return "//" + ".".join([match.group(1), *middle, match.group(3)]) + (match.group(4) or "")
 
 
 def spelled_out(text: str) -> str:
     """Punctuation spelled in words put back: "evil dot io slash x" -> "evil.io/x", "tilde slash
-    dot ssh" -> "~/.ssh", "h t t p s colon slash slash" (once joined) -> "https://"."""
-    out = text
+    dot ssh" -> "~/.ssh", "h t t p s colon slash slash" (once joined) -> "https://", a host told
+    in parts joined. A host written with the word "dot" is written to be typed as a host, so the
+    reading gives it as an address (`//host`), path or not."""
+    out = re.sub(r"(?<=\w) \((?=dot )", " ", text, flags=re.I)
     for pattern, mark in _SPELLED:
         out = pattern.sub(mark, out)
-    return re.sub(r"(?<=[~/.])\s+(?=[\w.])|(?<=\w)\s+(?=/)", "", out) if out != text else out
+    if out != text:
+        out = re.sub(r"(?<=[~/.])\s+(?=[\w.])|(?<=\w)\s+(?=/)", "", out)
+        out = _PATH_AFTER.sub(r"\1", out)
+        dotted = re.sub(r"(?<=\w)\s+\(?dot\s+(?=[a-z0-9])", ".", text, flags=re.I).lower()
+        said = {h.lower() for h in _HOST.findall(dotted)} - {h.lower() for h in _HOST.findall(text)}
+        made = [m for m in _HOST.finditer(out) if m.group(0).lower() in said]
+        for m in reversed(made):
+            out = out[: m.start()] + "//" + out[m.start() :]
+    return _HOST_PARTS.sub(_host_from_parts, out)
 
 
 # -- decoders ------------------------------------------------------------------------------------
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 _B32_TOKEN = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _HEX_RUN = re.compile(r"(?:\\x|0x|%)?[0-9a-fA-F]{2}(?:[\s,:]*(?:\\x|0x|%)?[0-9a-fA-F]{2}){7,}")
-_URL_ESCAPES = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,8}){3,}")
+_URL_ESCAPES = re.compile(r"[\w.~-]*(?:%[0-9a-fA-F]{2}[^%\s\"'()`]{0,40}){3,}")
 _LABELLED = re.compile(
     r"(?<![\w$])([A-Za-z_][\w-]{0,20})\s*(?:=|:|is)\s*[\"'`]?([A-Za-z0-9+/_-]{4,}={0,2})(?![\w=+/-])[\"'`]?",
     re.I,

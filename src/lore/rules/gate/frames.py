@@ -160,6 +160,13 @@ def _opening_negation(text: str, negations: list[tuple[int, int]], turn_backs: l
     return end
 
 
+# a clause that ends by forbidding what it named
+_CLOSING_VERDICT = re.compile(
+    r"\b(?:is|are|be|stays?|remains?)\s+(?:strictly\s+|always\s+)?(?:not\s+(?:allowed|permitted|acceptable)|never\s+allowed|"
+    r"forbidden|prohibited|banned|disallowed)\W*$"
+)
+
+
 def _words_of(clause: str) -> str:
     """The clause as the lexicons read it: folded, with the words of an environment variable's
     name read apart (`GITHUB_TOKEN` is a token, `AWS_SECRET_ACCESS_KEY` a secret). Only names in
@@ -185,6 +192,8 @@ def read(clause: str) -> Reading:
     post = [start for label, start, _, _ in hits if label == _POST_NEG]
     affirmed, negated, near = set(), set(), set()
     opening = _opening_negation(text, negations, turn_backs)
+    if _CLOSING_VERDICT.search(text):  # "... that fetch and run code are not allowed": all of it forbidden
+        opening = 0
     for label, start, end, cjk in hits:
         if label.startswith("~"):
             continue

@@ -30,10 +30,14 @@ from functools import lru_cache
 
 from lore.rules.gate.negation import _negated
 
-_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
-_STRONG_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|briefing|preamble|programming|context window|guardrails)"
+_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|directions|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
+_STRONG_DOC = (
+    r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|directions|briefing|preamble|programming|"
+    r"context window|guardrails|safeguards|restrictions|defaults|safety rules|tool (?:descriptions|definitions)|setup messages?)"
+)
 _OWNER_BEFORE = (
-    r"(?:your|yours|its|the agent's|the assistant's|the model's|the ai's|the bot's|"
+    r"(?:your|yours|its|the agent's|the assistant's|the model's|the ai's|the bot's|pre-?(?:conversation|chat|session)|"
+    r"(?:your|the agent's|its) (?:client|host|provider|operator|harness|runtime|vendor)'s|"
     r"(?:your|its|the agent's|the assistant's|the model's) (?:system|developer|operator)|"
     r"initial|original|hidden|startup|start-up|preloaded|pre-loaded|underlying|opening|standing|built-in|internal|"
     r"secret|confidential)"
@@ -48,7 +52,21 @@ _OWNER_AFTER = (
     r"|(?:above|before) this (?:line|point|message|rule|sentence)|you (?:follow|obey|were trained on)"
     r"|(?:that |which )?you (?:are|were|have been) (?:operating|working|running|acting) (?:under|with|by)"
     r"|(?:that |which )?(?:shape[sd]?|govern(?:s|ed)?|guide[sd]?|steer(?:s|ed)?|constrain(?:s|ed)?|control(?:s|led)?|"
-    r"configure[sd]?|define[sd]?) (?:you|your (?:behaviou?r|answers|replies|responses|conduct)))"
+    r"configure[sd]?|define[sd]?) (?:you|your (?:behaviou?r|answers|replies|responses|conduct))"
+    # whoever set the agent up, named as the source: "the guidance your host gave you at startup"
+    r"|(?:that |which )?(?:your|the agent's|its) (?:\w+ )?(?:client|host|provider|operator|harness|runtime|platform|vendor|"
+    r"application|orchestrator) (?:gave|loaded|sent|handed|provided|injected|supplied|put|configured|started)"
+    r"|(?:that |which )?(?:you|they) (?:received|got|were given) (?:from (?:your|the|their) (?:\w+ )?(?:client|host|provider|"
+    r"operator|harness|runtime|platform|vendor|developers?)|at (?:startup|start-up|start|launch|boot))"
+    r"|(?:that |which )?(?:you|they) (?:were|are|have been) (?:started|launched|initiali[sz]ed|booted|spawned|primed) with"
+    # the time before the conversation: "the text that came before the user's first message"
+    r"|(?:that |which )?(?:precedes?|preceded|came before|comes before) (?:this|the|our|your) (?:chat|conversation|session|"
+    r"thread|user's (?:first )?message|first (?:user )?message))"
+)
+_KIND_RECEIVED = (
+    r"(?:developer|operator|system|setup|startup) (?:or (?:developer|operator|system) )?(?:message|messages|prompt|guidance|"
+    r"instructions|notes?) (?:that |which )?(?:you|they) (?:received|got|were given|were sent)"
+    r"|(?:the )?(?:part|portion|section|bits?) (?:that |which )?the user (?:never|did not|didn't|cannot|can't) (?:sees?|wr[io]te|see)"
 )
 # the agent's own context and memory, named as the source of what is written out
 _OWN_CONTEXT = (
@@ -63,8 +81,9 @@ _OWN_DOCS = re.compile(
     rf"\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
     rf"|\b(?:the |all |any |every |whatever )?(?:\w+ )?{_DOC} {_OWNER_AFTER}"
     r"|\b(?:everything|anything|all|whatever|the text) (?:written |said |stated )?(?:above|before) this (?:line|point|message)\b"
-    r"|\bwhat you (?:were|have been) (?:told|given|asked|instructed)\b"
-    rf"|\b{_OWN_CONTEXT}\b"
+    r"|\b(?:what|nothing|none of what|anything|everything) you (?:were|have been) (?:told|given|asked|instructed)\b"
+    r"|\b(?:your|its) own (?:\w+ )?(?:configuration|config|setup)\b"
+    rf"|\b{_OWN_CONTEXT}\b|\b{_KIND_RECEIVED}\b"
 )
 # an earlier document of a project ("the previous build instructions") is not the agent's: only
 # words that name the agent's own standing instructions may stand between
@@ -72,6 +91,13 @@ _EARLIER_DOCS = re.compile(
     rf"\b{_EARLIER_BEFORE} (?:(?:system|safety|operating|standing|original|initial|agent|ai|assistant|given|other|"
     rf"rules? and|instructions? and) )?{_STRONG_DOC}\b"
     r"|\b(?:everything|anything|all|whatever|the text|what was (?:said|written)) (?:written |said |stated )?(?:above|before this|before that|so far|up to (?:here|now)|until now|earlier in this)\b"
+    r"|\babove this (?:rule|line|point|message|sentence),? (?:everything|all|anything)\b"
+    rf"|\b(?:rules?|{_STRONG_DOC}) (?:that |which )?(?:precedes?|preceded|came before|come before) (?:it|this|them|these)\b"
+)
+# where a project keeps its own instructions: a file, a folder, its docs
+_IN_A_DOCUMENT = re.compile(
+    r"\s+(?:in|from|of|at|under|inside)\s+(?:the\s+|our\s+)?(?:[\w-]+/[\w./-]*|[\w.-]+\.(?:md|rst|txt|adoc|yml|yaml|toml|json|cfg|ini)\b"
+    r"|readme|contributing|changelog|docs?\b|wiki|(?:\w+ )?(?:guide|handbook|runbook|manual|documentation))"
 )
 _ACTS: dict[str, re.Pattern[str]] = {
     "void": re.compile(
@@ -79,13 +105,16 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"(?:do|does|did) not (?:apply|hold|count|matter) any ?more|(?:is|are|was|were|has been|have been|be) (?:now )?"
         r"(?:void\w*|null\w*|obsolete|superseded|revoked|cancel+ed|outdated|retired|expired|lifted|suspended|waived|withdrawn|"
         r"not binding|inactive|out of date|replaced|overridden|deprecated)|stops? (?:applying|being valid)|"
-        r"(?:ignor|disregard|forget|overrid|overrul|supersed|replac|discard|drop|set aside|put aside|abandon|dismiss|suspend|waiv|cancel|revok)\w*)\b"
+        r"(?:ignor|disregard|forget|overrid|overrul|supersed|replac|discard|drop|abandon|dismiss|suspend|waiv|cancel|revok)\w*|"
+        r"(?:set|put|lay|push) (?:(?:them|it|those|these|that) )?aside|(?:binds?|bound|obliges?) (?:you|the agent)(?! to)|"
+        r"(?:is|are) (?:no longer |not )?(?:binding|in force)|(?:legacy|stale|history))\b"
     ),
     "reveal": re.compile(
         r"\b(?:reveal|print|show|output|repeat|reproduce|recite|quote|echo|dump|display|writ|"
         r"copy|paste|include|insert|add|append|put|embed|list|share|tell|send|post|upload|e-?mail|"
         r"summari[sz]|paraphras|translat|spell|transcrib|restat|return|sav|stor|commit|log|attach|leak|"
-        r"expos|disclos|give|forward|cat|read (?:out|back|aloud)|fill|mirror|duplicat|carry over|export|render|emit|surfac)\w*\b"
+        r"expos|disclos|give|forward|cat|read (?:out|back|aloud)|fill|mirror|duplicat|carry over|export|render|emit|surfac|"
+        r"record|contain|captur|snapshot|(?:reply|respond|answer) with)\w*\b"
     ),
     "send": re.compile(
         r"\b(?:send|post|upload|e-?mail|attach|paste|forward|share|sync|push|commit|exfiltrat|transmit|"
@@ -97,6 +126,9 @@ _ACTS: dict[str, re.Pattern[str]] = {
     "pass": re.compile(
         r"\b(?:skip|bypass|circumvent|disabl|turn\w* off|switch\w* off|silenc|mute|suppress|"
         r"get around|work around|sidestep|short-?circuit|neutrali[sz]|stub out|comment out)\w*\b"
+    ),
+    "lift": re.compile(
+        r"\b(?:remov|delet|drop|lift|strip|turn\w* off|disabl|relax|loosen|weaken|unprotect)\w*\b"
     ),
     "self_approve": re.compile(
         r"\b(?:approv|trust|accept|auto-?approv|activat|whitelist|allowlist|sign off|mark\w* (?:as )?(?:approved|trusted|reviewed))\w*\b"
@@ -128,8 +160,15 @@ _REVIEW = re.compile(
     r"required reviews?|merge (?:checks|requirements|gates?|queue)|quality gates?|safeguards|"
     r"the (?:user|human|owner|maintainer)'s (?:approval|review|ok|consent|sign-?off|confirmation))\b"
 )
+# what guards the default branch: removing it is skipping every review after it
+_GUARDS = re.compile(
+    r"\b(?:branch protections?|protection rules?|required[- ](?:reviewers?|reviews?|approvals?|status checks|checks)|"
+    r"rulesets?|codeowners (?:requirement|rule)s?|required (?:number of )?approvals?)\b"
+)
 _LORE_APPROVAL = re.compile(
     r"\blore\s+(?:trust|review\s+(?:approve|bulk|accept)|approve)\b|\bapproval\s*[:=]\s*[\"']?auto\b|"
+    # the same commands however invoked: `python3 review.py --name app trust`, `lore review --name app approve 3`
+    r"\b(?:lore|review(?:\.py)?)\b(?:\s+(?:review|--?[\w-]+(?:[= ](?!trust\b|approve\b)\S+)?|<[^>]*>|\S*\$\S*))*\s+(?:trust|approve)\b(?!\s+--reset)|"
     r"\bauto[_-]?approv\w*\s*[:=]\s*[\"']?(?:true|1|yes|on)\b|\bauto_limit\s*[:=]\s*\d{3,}"
 )
 # landing a change while its review is missing, or the user's confirmation left out
@@ -146,6 +185,16 @@ _SELF_APPROVED = re.compile(
     r"|\bapprov\w* (?:it|them|the (?:pr|pull request|change|mr|merge request)s?|your (?:own )?(?:\w+ )?(?:pr|pull request|change|mr)s?|"
     r"(?:its|your) own(?: \w+)?) (?:yourself|with (?:the |a |another |your |an )?(?:bot|second|alt|alternate|service|other|admin|secondary)\b)"
     r"|\bapprov\w* (?:your|its) own\b|\bself-?approv\w*|\bgh pr merge\b[^.;\n]*--admin\b"
+)
+# presuming the user's yes, or dressing up a change as reviewed
+_PRESUMED = re.compile(
+    r"\b(?:assume|presume|treat|take|consider|act as if|pretend)\w* (?:\S+ ){0,6}?(?:already )?(?:said yes|agreed|approved|"
+    r"consented|confirmed|signed off|given (?:their )?(?:consent|approval|permission))"
+    r"|\b(?:stop|quit|cease|no longer) (?:asking|prompting|bothering) (?:me|the user|them|the human|users?)(?: (?:to|for) confirm\w*)?"
+    r"|\b(?:even|also) (?:when|if) (?:nobody|no one|none) (?:has |had |actually )?(?:review|approv|check|look)\w*"
+    r"|\b(?:propose|submit|save|send|try|resubmit)\w* (?:it |them |the rule )?again (?:\S+ ){0,4}?(?:in (?:other|different|new) words|"
+    r"reworded|rephrased)|\b(?:reword|rephras|paraphras)\w* (?:\S+ ){0,6}?until (?:it|they) (?:pass|go(?:es)? through|get through|"
+    r"is accepted|are accepted|activat)|\bin (?:other|different) words until"
 )
 _MADE_OPTIONAL = re.compile(
     r"\b(?:mark|make|set|flag|configure|switch|turn|change|downgrade|relax)\w* (?:\S+ ){0,6}?(?:as |to )?"
@@ -236,6 +285,8 @@ def _asked_of(clause: str) -> str | None:
     """The family the clause's act on an object names, before the limits of `_clause_family`."""
     own = _OWN_DOCS.search(clause)
     earlier = own or _EARLIER_DOCS.search(clause)
+    if earlier and not own and _IN_A_DOCUMENT.match(clause, earlier.end()):
+        earlier = None  # "the previous instructions in CONTRIBUTING.md": the project's, not the agent's
     if earlier and _near(_acts("void", clause), earlier, 8):
         return "ignore_instructions"
     if own and _near(_acts("reveal", clause), own):
@@ -252,21 +303,42 @@ def _asked_of(clause: str) -> str | None:
     if lore and not _negated(clause, lore.start(), lore.end()):
         return "skip_review"
     review = _REVIEW.search(clause)
+    guard = _GUARDS.search(clause)
+    if guard and _near(_acts("lift", clause), guard, 4):
+        return "skip_review"
     if review and _near(_acts("pass", clause), review, 4):
         return "skip_review"
     if review and _unnegated(_MADE_OPTIONAL, clause):
         return "skip_review"
-    if any(_unnegated(p, clause) for p in (_UNREVIEWED, _SELF_APPROVED, _HOOKS_OFF, _FORCE_PROTECTED)):
+    if any(
+        _unnegated(p, clause) for p in (_UNREVIEWED, _SELF_APPROVED, _HOOKS_OFF, _FORCE_PROTECTED, _PRESUMED)
+    ):
         return "skip_review"
     return None
+
+
+# a clause that voids what the clause before it named: "... you received at startup; set them aside"
+_VOIDS_PRONOUN = re.compile(
+    r"\b(?:(?:set|put|lay|push) (?:them|it|those|these) aside|(?:ignore|disregard|forget|drop|discard|override) (?:them|it|those|these)\b"
+    r"|(?:they|it|those|these) (?:are|is|were|have been|has been) (?:now )?(?:overridden|void|superseded|revoked|retired|obsolete|"
+    r"cancel+ed|lifted|suspended|waived|replaced)|(?:they|it|those|these) (?:no longer|do not|don't|does not) (?:apply|bind|hold|count))"
+)
 
 
 @lru_cache(maxsize=4096)
 def asked_family(text: str) -> IntentMatch | None:
     """The first family one of the text's sentences asks for by act and object, or None. The
-    text is expected folded (lower case, look-alikes undone), as the word patterns read it."""
+    text is expected folded (lower case, look-alikes undone), as the word patterns read it. A
+    clause that voids "them" voids what the clause before it named."""
+    before = ""
     for clause in _CLAUSES.split(text):
         family = _clause_family(clause)
+        if family is None and _OWN_DOCS.search(before) and not _FORBIDDING_OPENING.search(clause):
+            voids = _VOIDS_PRONOUN.search(clause)
+            family = (
+                "ignore_instructions" if voids and not _negated(clause, voids.start(), voids.end()) else None
+            )
         if family is not None:
             return IntentMatch(family, clause.strip())
+        before = clause
     return None

@@ -25,6 +25,8 @@ _VERDICT = re.compile(
     r"(?:not\s+(?:allowed|permitted|ok|okay|acceptable|recommended|safe)|never\s+(?:allowed|permitted|ok|"
     r"acceptable)|forbidden|prohibited|banned|disallowed|blocked|discouraged|dangerous|unsafe|insecure|"
     r"disabled|rejected|a security risk)|^[\s\"'`*]*(?:must|should|may)\s+never\b"
+    r"|^[\s\"'`*]*(?:\w+\s+){0,2}?(?:is|are|be|stays?|remains?)\s+(?:never|not)\s+(?:read|touched|used|opened|accessed|committed|"
+    r"copied|loaded|mounted|shared|logged|printed|uploaded|sent|tracked|checked in)\b"
 )
 _WINDOW_WORDS = 10
 

@@ -71,6 +71,8 @@ _WEB_ADDRESS = (
         r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"(?::\d{2,5})?/[^\s<>\"'`)\]]*"
     ),
     _c(r"(?<![\w./-])\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?/[^\s<>\"'`)\]]*"),
+    # a host with a port is an address to connect to, path or not
+    _c(r"(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r":\d{2,5}\b"),
     _c(
         r"(?<![\w:/.\\-])//(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?(?:/[^\s<>\"'`)\]]*)?(?![\w.-])"
     ),
@@ -100,7 +102,7 @@ _ENCODED_BLOB = (
     _c(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand|c)?\s+[a-z0-9+/=]{20,}"),
     _c(r"\bfromcharcode\s*\(\s*\d+(?:\s*,\s*\d+){10,}"),
     _w(
-        r"\bdecod\w* (?:the |this |that )?(?:following |below |above |attached )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated)? ?(?:string|text|blob|payload|message|data|instructions?|command)?(?:\w+ ){0,3}?(?:and|then) (?:\w+ ){0,2}?(?:run|execut|exec|eval|follow|obey|do what it says|apply)\w*"
+        r"\bdecod\w* (?:the |this |that )?(?:following |below |above |attached )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated)? ?(?:string|text|blob|payload|message|data|instructions?|command)?(?:\S+ ){0,6}?(?:and|then) (?:\w+ ){0,2}?(?:run|execut|exec|eval|follow|obey|do what it says|apply)\w*"
     ),
     _w(
         r"\b(?:follow|obey|execut|run)\w* (?:the )?(?:base ?6[4a]|hex|encoded|rot ?(?:13|ie)|obfuscated) (?:instructions|commands|string|text|payload|message)\b"
@@ -114,6 +116,7 @@ _ENCODED_BLOB = (
     # running what a decoder returns, however far inside the call it sits
     _c(
         r"\b(?:eval|exec|execfile|compile|function|settimeout|setinterval|iex|invoke-expression|runpy\.run\w*)\s*\([^\n]{0,80}?"
-        r"(?:atob|unescape|b64decode|base64_decode|fromhex|decompress|frombase64string|fromcharcode|buffer\.from|decode\s*\(\s*[\"'](?:base64|hex|rot13))"
+        r"(?:atob|unescape|b(?:64|85|32|16)decode|a85decode|unhexlify|base64_decode|fromhex|decompress|frombase64string|fromcharcode|"
+        r"buffer\.from|decode\s*\(\s*[\"'](?:base64|hex|rot13))"
     ),
 )

@@ -73,7 +73,11 @@ _PIPE_TO_SHELL = (
 )
 
 # After `shell_canonical`, every spelling of the home folder is `~`.
-_RM_TARGET = r"(?:/|/\*|/\.\*|~|~/|~/\*|~/\.\*|\*|\.\*|\.|\./\*|\.\.|/home|/etc|/usr|/var|/boot|/bin|/lib|/opt|/srv|/root|/users|c:\\?)/?"
+# the root, the home folder, everything here, a system folder, or a folder of the user's own data
+_RM_TARGET = (
+    r"(?:/|/\*|/\.\*|~|~/|~/\*|~/\.\*|\*|\.\*|\.|\./\*|\.\.|/home|/etc|/usr|/var|/boot|/bin|/lib|/opt|/srv|/root|/users|c:\\?|"
+    r"~/\.config|~/\.local|~/\.ssh|~/\.gnupg|~/documents|~/desktop|~/downloads|~/pictures|~/projects|~/src|~/code)/?"
+)
 _END = r"(?=$|[\s\"'`;&|)])"
 # `rm` with a recursive flag anywhere among its flags, and a root, home or everything target among
 # its paths (the paths before it, if any, look like paths, so prose after the command is no target)

@@ -196,8 +196,23 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 if family in _NEGATABLE and _negated(text, m.start(), m.end()):
                     continue
+                if family == "key_files" and _kept_out(text, m.start(), m.end()):
+                    continue
                 return m.group(0)
     return None
+
+
+# a clause that lists files to keep out of the repository or an image names them to protect them
+_IGNORE_LIST = re.compile(
+    r"\.(?:git|docker|npm|helm|eslint|prettier|gcloud)?ignore\b|\bgit-?ignored\b|\bexclude[ds]?\b"
+)
+
+
+def _kept_out(text: str, start: int, end: int) -> bool:
+    """Whether the key file at text[start:end] is named in a clause that adds it to an ignore list."""
+    lo = max(text.rfind(stop, 0, start) for stop in (". ", "; ", "\n"))
+    his = [i for i in (text.find(stop, end) for stop in (". ", "; ", "\n")) if i >= 0]
+    return bool(_IGNORE_LIST.search(text[lo + 1 : min(his, default=len(text))]))
 
 
 _CIDR = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}$")
@@ -208,7 +223,7 @@ def _not_an_address(found: str) -> bool:
     range (10.0.0.0/16), or a label key ending in a colon (app.kubernetes.io/name:)."""
     if _CIDR.match(found) or ("://" not in found and found.endswith(":")):
         return True
-    host = re.sub(r"^(?:[a-z]+:)?/*", "", found)
+    host = re.sub(r"^(?:[a-z]+:)?/*", "", found.rstrip(".,;:!?"))
     host = re.split(r"[/?#]", host, maxsplit=1)[0].split("@")[-1]
     return bool(host) and bool(_RESERVED_HOSTS.match(host))
 
