@@ -11,7 +11,7 @@ from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
 from lore.history.why import chores
 from lore.history.why.service import gather, units
-from support.history_repo import HistoryRepo, lines
+from support.history_repo import HistoryRepo, lines, merge
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -92,9 +92,59 @@ def test_a_question_naming_the_project_still_finds_its_answer(tmp_path: Path) ->
         ("Add a format option to the exporter", None),
         ("Fix the release of file handles on error", None),
         ("Pin AnyIO to version 3", None),
+        ("add typing annotations", "typing"),
+        ("Static typing improvements in `click.shell_completion`", "typing"),
+        ("Fix ruff E501 line-too-long in PowerShell template", "format"),
+        ("Add support for Python 3.12", None),
     ],
 )
 def test_behaviour_free_work_is_told_by_its_subject(subject: str, kind: str | None) -> None:
     assert chores.kind(subject) == kind
     asked_about_it = chores.weight(subject, chores.asked(f"why this {kind}")) if kind else 1.0
     assert asked_about_it == 1.0  # a question about that kind of work spares it
+
+
+def test_the_commits_of_one_pr_do_not_lift_each_other_above_a_better_answer(tmp_path: Path) -> None:
+    """A PR of several commits that share one word with the question is not the answer: its
+    commits (and its merge commit) do not pass their scores to each other, so the one commit
+    that says what the question asks comes first."""
+    r = HistoryRepo(tmp_path / "svc")
+    r.commit("Add the service", {"svc/app.py": lines(20, "app")})
+    answer = r.commit(
+        "Keep the cache warm between runs\n\nA cold cache made the first request slow.",
+        {"svc/warm.py": lines(12, "warm")},
+    )
+    r.git("checkout", "-q", "-b", "cache-rework")
+    for i, what in enumerate(("Split the cache module", "Name the cache keys", "Test the cache")):
+        r.commit(what, {f"svc/cache{i}.py": lines(8 + i, f"c{i}")})
+    r.git("checkout", "-q", "main")
+    merge(r, "cache-rework", "Merge pull request #7 from bob/cache-rework\n\nRework the cache")
+    for i in range(6):
+        r.commit(f"Document endpoint {i}", {f"docs/e{i}.md": lines(3, f"e{i}")})
+    ingest_git(r.root)
+    report = gather(resolve_repo(str(r.root)), "Why is the cache kept warm between runs?")
+    assert units(report.evidence)[0] == f"commit:{answer}"
+
+
+def test_why_file_ranks_a_change_about_the_file_above_a_sweep_across_the_project(tmp_path: Path) -> None:
+    """A sweep that rewrote every file writes many lines in the named one, but they are a small
+    share of its change; the commit that changed this file alone ranks above it."""
+    r = HistoryRepo(tmp_path / "up")
+    created = r.commit("Add the uploader", {"src/upload.py": lines(20, "up")})
+    for i in range(10):
+        r.commit(f"Add handler {i}", {f"src/h{i}.py": lines(40, f"h{i}")})
+    real = r.commit(
+        "Retry failed requests\n\nA flaky network lost one request in fifty.",
+        {"src/upload.py": lines(20, "up") + lines(30, "retry")},
+    )
+    sweep = r.commit(
+        "Port the code to the new logging API",
+        {
+            "src/upload.py": lines(20, "up") + lines(30, "retry") + lines(40, "log"),
+            **{f"src/h{i}.py": lines(40, f"h{i}") + lines(40, f"log{i}") for i in range(10)},
+        },
+    )
+    ingest_git(r.root)
+    ranks = units(gather(resolve_repo(str(r.root)), "src/upload.py").evidence)
+    assert ranks[0] == f"commit:{created}"
+    assert ranks.index(f"commit:{real}") < ranks.index(f"commit:{sweep}")

@@ -20,7 +20,11 @@ _KINDS: dict[str, str] = {
     "format": (
         r"formatting|reformat\w*|format (?:the )?(?:code|files|with)|(?:run|apply|with) black|isort|"
         r"prettier|flake8|lint(?:ing)?|whitespace|pre-commit|pyupgrade|reorder-python-imports|"
-        r"(?:relative|sort|sorted) imports|🎨"
+        r"(?:relative|sort|sorted) imports|ruff|f-strings?|line-too-long|🎨"
+    ),
+    "typing": (
+        r"typing|type (?:annotations?|hints?|checking|checker|stubs?)|annotations|mypy|pyright|"
+        r"static typing"
     ),
     "release": r"changelog|release notes|bump(?:ed)? (?:the )?version|🔖",
     "translation": r"translat\w*|🌐",
@@ -33,11 +37,12 @@ _RELEASE = re.compile(
     r"^\W*(?:(?:release|version|prepare|start version|v)\s*)?\d+(?:\.\w+)+\W*$|^\W*release\b", re.I
 )
 # how much of its score a commit of each kind keeps; a merge repeats the commits it brings in
-WEIGHTS = {"typo": 0.25, "format": 0.25, "release": 0.25, "translation": 0.25, "merge": 0.6}
+WEIGHTS = {"typo": 0.25, "typing": 0.5, "format": 0.25, "release": 0.25, "translation": 0.25, "merge": 0.6}
 # the stems by which a question asks about that kind of work itself
 _ASKED = {
     "typo": {"typo", "spell", "grammar"},
-    "format": {"format", "reformat", "lint", "black", "isort", "whitespace"},
+    "format": {"format", "reformat", "lint", "black", "isort", "whitespace", "ruff", "flake8", "prettier"},
+    "typing": {"typ", "annotat", "hint", "mypy", "pyright"},
     "release": {"releas", "release", "bump", "version", "changelog"},
     "translation": {"translat", "translation", "language"},
     "merge": {"merg", "merge"},

@@ -289,6 +289,11 @@ SEEDS = 8  # best items of the first fusion whose links are followed
 LINK_WEIGHTS = {"CLOSES": 1.0, "PART_OF": 0.8, "MENTIONS": 0.3}
 LINK_RELATIONS = tuple(LINK_WEIGHTS)
 LINK_HOPS = 2  # what `links_two_hops` reads in one statement
+# SIBLINGS: a commit passes no score to another commit through their PR. The commits of one PR
+# (its branch commits, its merge commit, a squash) say the same words, so each is found by the
+# text on its own; passing scores between them summed to a bonus for the number of commits a PR
+# had, which pushed a one-commit answer below every multi-commit PR that shared a word with the
+# question. A PR or an issue a commit leads to still inherits, and passes on to its commits.
 
 
 def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evidence]]:
@@ -322,13 +327,17 @@ def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evi
                     if degree <= MAX_DEGREE:
                         following.setdefault(other, set()).add(start)
         frontier = following
+    kinds = {s.extra.get("thread"): s.kind for s in seeds}
+    reached_nodes = {node for reached in reach.values() for node in reached}
+    found = _node_docs(q, open_why(), sorted(reached_nodes))
+    commits = {e.extra["node"] for e in found if e.kind == "commit"}
     bonus: dict[int, float] = {}
     for start, reached in reach.items():
         for node, weight in reached.items():
-            if node != start:
-                bonus[node] = bonus.get(node, 0.0) + score[start] * weight
-    found = _node_docs(q, open_why(), list(bonus))
-    return {e.key: (bonus[e.extra["node"]], e) for e in found}
+            if node == start or (kinds.get(start) == "commit" and node in commits):
+                continue  # a commit passes nothing to a commit: see `SIBLINGS`
+            bonus[node] = bonus.get(node, 0.0) + score[start] * weight
+    return {e.key: (bonus[e.extra["node"]], e) for e in found if e.extra["node"] in bonus}
 
 
 def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:

@@ -500,20 +500,26 @@ class WhyStore:
     def change_sizes(
         self, file_ids: Sequence[int], as_of: float | None, limit: int, newest: bool = False
     ) -> list[ChangeSize]:
-        """The commits that created these files, then those that changed them most (lines added
-        + removed to them), biggest first; or, with `newest`, the latest ones first."""
+        """The commits that created these files, then those that changed them most, biggest
+        first; or, with `newest`, the latest ones first. A change's size is the lines it added
+        and removed in these files times the square root of the share of all its lines they
+        are: a sweep that rewrote every file of the project (a formatter, annotations) writes
+        many lines here but is about none of them (ordered by the square of that size, which
+        needs no square root in SQL)."""
         if not file_ids:
             return []
-        order = "MIN(ch.at) DESC, ch.commit_id DESC" if newest else "created DESC, lines DESC, MIN(ch.at)"
+        order = "MIN(ch.at) DESC, ch.commit_id DESC" if newest else "created DESC, focused DESC, MIN(ch.at)"
         rows = self.store.connect().execute(
             f"SELECT ch.commit_id, SUM(ch.added + ch.removed) AS lines, MIN(ch.at),"
+            f" 1.0 * SUM(ch.added + ch.removed) * SUM(ch.added + ch.removed) * SUM(ch.added + ch.removed)"
+            f" / (MAX(c.added + c.removed) + 1.0) AS focused,"
             f" MAX(CASE WHEN ch.status = 'A' THEN 1 ELSE 0 END) AS created FROM history_changes ch"
             f" JOIN history_commits c ON c.node_id = ch.commit_id AND c.reachable = 1"
             f" WHERE ch.file_id IN ({in_marks(file_ids)}) AND (CAST(? AS DOUBLE PRECISION) IS NULL OR ch.at <= ?)"
             f" GROUP BY ch.commit_id ORDER BY {order} LIMIT ?",
             [*file_ids, as_of, as_of, limit],
         )
-        return [ChangeSize(c, n or 0, at, bool(created)) for c, n, at, created in rows]
+        return [ChangeSize(c, n or 0, at, bool(created)) for c, n, at, _focused, created in rows]
 
     def source_meta(self, docs: Sequence[Doc]) -> dict[int, SourceMeta]:
         """doc id -> the name, author and link of its source, and the thread it belongs to; a
