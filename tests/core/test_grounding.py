@@ -145,3 +145,11 @@ def test_what_the_context_names_is_held_by_every_quote() -> None:
     given = GroundingCheck(given=["pallets/click"])
     assert given.check("The parser of Click keeps one module", quote).grounded
     assert not given.check("The parser of Flask keeps one module", quote).grounded
+
+
+def test_words_a_keyword_search_drops_are_still_claims() -> None:
+    """The keyword filler ("use", "file", "code") is not claim filler: a claim about a file
+    must find one, while prepositions, titles and verbs of telling claim nothing."""
+    said = anchors("Watson said that the file was moved through the code review by Mr. Holmes")
+    assert {"file", "code"} <= set(said.content)
+    assert not {"said", "that", "through", "mr"} & (set(said.content) | set(said.names))

@@ -1,5 +1,5 @@
 from lore.core.config import TokenizerExtensions
-from lore.core.text import build_tokenizer, split_words, stem
+from lore.core.text import build_tokenizer, claim_stem, split_words, stem
 from lore.core.tokens import estimate_tokens
 
 
@@ -52,3 +52,16 @@ def test_tokenizer_extensions_from_config() -> None:
 def test_split_words_and_token_estimate() -> None:
     assert split_words("HTTPClient getURL") == ["http", "client", "get", "url"]
     assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
+
+
+def test_the_claim_stem_meets_inflections_and_numbers() -> None:
+    assert claim_stem("wounded") == claim_stem("wound")
+    assert claim_stem("Holmes's") == claim_stem("Holmes") == claim_stem("holmes’s")
+    assert claim_stem("three") == "3" and claim_stem("3rd") == "3" and claim_stem("Thousand") == "1000"
+    assert claim_stem("one") == "one"  # a determiner more often than a count
+
+
+def test_the_claim_stem_is_stricter_than_the_keyword_stem() -> None:
+    """Short words stay whole and nothing is rewritten: a claim cannot borrow a related word."""
+    assert stem("uses") == stem("use") and claim_stem("uses") != claim_stem("use")
+    assert stem("activities") == stem("activity") and claim_stem("activities") != claim_stem("activity")

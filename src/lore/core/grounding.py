@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lore.core.quotes import comparable, find_quote
+from lore.core.text import claim_stem
+from lore.core.vocabulary import CLAIM_STOPWORDS, NUMBER_WORDS
 
 MIN_QUOTE_WORDS = 3  # words in all, at least one of them a content word
 MIN_QUOTE_CHARS = 12
@@ -47,53 +49,8 @@ UNMET = "it names what the reader has not reached"
 
 Embed = Callable[[list[str]], np.ndarray]
 
-# words that carry no claim of their own (function words, pronouns, auxiliaries, vague verbs)
-STOP = frozenset(
-    """
-    a an the and or but nor of to in on at by for from with without into onto over under as is are
-    was were be been being am it its itself this that these those there here than then so such
-    very too also just only even still yet again ever not no never always all any each every some
-    both either neither few more most much many other another own same i me my mine myself we us
-    our ours you your yours he him his himself she her hers herself they them their theirs who whom
-    whose which what why how when where while whether if else because since until unless though
-    although do does did done doing have has had having can could will would shall should must
-    may might about above after before below between during through up down out off upon against
-    among around within along across behind beyond toward towards one ones thing things way get
-    got gets make makes made say says said tell told let lets like well now s t d ll re ve
-    mr mrs miss ms dr sir lady lord st
-    """.split()
-)
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-del _NUMBER_WORDS["one"]  # "one large pearl", "one of the boots": a determiner more often than a count
-_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"})
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’./\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(\[]\s*)$")
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ied", "ies", "ed", "es", "ly", "er", "s", "e")
-
-
-def stem(word: str) -> str:
-    """A rough stem, enough that a claim's inflection meets its quote's."""
-    word = word.casefold().replace("’", "'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    word = word.strip("'")
-    if word in _NUMBER_WORDS:
-        return _NUMBER_WORDS[word]
-    if _ORDINAL.fullmatch(word):  # "the 3rd of December" carries "3 December"
-        return word[:-2]
-    if word.isdigit() or len(word) <= 4:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 @dataclass(frozen=True)
@@ -143,10 +100,10 @@ def anchors(sentence: str) -> Anchors:
         lowered = raw.casefold().replace("’", "'").removesuffix("'s")
         if not raw:
             continue
-        if any(c.isdigit() for c in raw) or lowered in _NUMBER_WORDS:
-            numbers.append(stem(raw).replace(",", ""))
+        if any(c.isdigit() for c in raw) or lowered in NUMBER_WORDS:
+            numbers.append(claim_stem(raw).replace(",", ""))
             continue
-        if lowered in STOP:
+        if lowered in CLAIM_STOPWORDS:
             continue
         starts = bool(_SENTENCE_START.search(sentence[: match.start()]))
         capital = raw[0].isupper()
@@ -154,9 +111,9 @@ def anchors(sentence: str) -> Anchors:
         # the word counts as a content word, unless the caller knows it as a name (a book's
         # names); a name that follows ("Hope" in "Jefferson Hope") is still a name
         if _is_identifier(raw) or (capital and not starts):
-            names.append(stem(raw))
+            names.append(claim_stem(raw))
         elif len(lowered) >= 3:
-            content.append(stem(raw))
+            content.append(claim_stem(raw))
     return Anchors(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(numbers)), tuple(dict.fromkeys(content)))
 
 
@@ -183,12 +140,12 @@ def evidence_words(texts: Iterable[str], aliases: Iterable[Iterable[str]] = ()) 
                 *(p for p in re.split(r"[-_/.'’]", raw) if p),
             ]
             for piece in pieces:
-                stemmed = stem(piece).replace(",", "")
+                stemmed = claim_stem(piece).replace(",", "")
                 words.add(stemmed)
                 if piece[:1].isupper() or _is_identifier(piece):
                     capitals.add(stemmed)
     for group in aliases:
-        forms = [tuple(stem(w) for w in _TOKEN.findall(form)) for form in group]
+        forms = [tuple(claim_stem(w) for w in _TOKEN.findall(form)) for form in group]
         if any(form and all(w in capitals for w in form) for form in forms):
             every = {w for form in forms for w in form}
             words.update(every)
@@ -200,7 +157,7 @@ def informative(quote: str, headers: Iterable[str] = ()) -> str | None:
     """Why a quote cannot carry a claim on its own, or None when it can."""
     text = " ".join(quote.split())
     every = _TOKEN.findall(text)
-    words = [w for w in every if w.casefold() not in STOP and len(w) > 1]
+    words = [w for w in every if w.casefold() not in CLAIM_STOPWORDS and len(w) > 1]
     if len(text) < MIN_QUOTE_CHARS or len(every) < MIN_QUOTE_WORDS or not words:
         return THIN_QUOTE
     key = comparable(text)[0].strip(" .")
@@ -213,7 +170,7 @@ def _carried(name: str, pool: frozenset[str]) -> bool:
     """A name is carried whole, or part by part when it is joined ("Server-Sent", `a_b`)."""
     if name in pool:
         return True
-    parts = [stem(p) for p in re.split(r"[-_/.]", name) if p]
+    parts = [claim_stem(p) for p in re.split(r"[-_/.]", name) if p]
     return len(parts) > 1 and all(p in pool for p in parts)
 
 
@@ -268,10 +225,10 @@ class GroundingCheck:
 
     def __post_init__(self) -> None:
         self._known = frozenset(
-            stem(w) for group in self.aliases for form in group for w in _TOKEN.findall(form)
+            claim_stem(w) for group in self.aliases for form in group for w in _TOKEN.findall(form)
         )
         self._given_words = frozenset(
-            stem(piece) for text in self.given for piece in re.split(r"[^A-Za-z0-9]+", text) if piece
+            claim_stem(piece) for text in self.given for piece in re.split(r"[^A-Za-z0-9]+", text) if piece
         )
         # a later short form of a name already met ("Hope" after "Jefferson Hope") names no one new
         met = {w for group in self.aliases for form in group for w in _name_words(form).split()}
@@ -320,7 +277,11 @@ class GroundingCheck:
         if not missing or self.embed is None:
             return tuple(missing)
         pool = sorted(
-            {w.casefold() for w in _TOKEN.findall(evidence) if w.casefold() not in STOP and len(w) > 2}
+            {
+                w.casefold()
+                for w in _TOKEN.findall(evidence)
+                if w.casefold() not in CLAIM_STOPWORDS and len(w) > 2
+            }
         )
         if not pool:
             return tuple(missing)

@@ -5,6 +5,10 @@ lower-casing and identifier splitting, filler words dropped, file extensions glu
 ignored (a bare `.py` still means Python), aliases, a rough stem, and topic words that let
 words of one area (a "column" and a "migration") meet.
 
+Grounding (`lore.core.grounding`) compares a model's claim with its quote by a stricter stem
+kept here beside the keyword one, `claim_stem`: no word is rewritten, only cut, so a claim's
+word must meet nearly the same word in its source.
+
 The word lists themselves are in `vocabulary`.
 """
 
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lore.core.config import TokenizerExtensions
-from lore.core.vocabulary import ALIASES, STOPWORDS, TOPICS
+from lore.core.vocabulary import ALIASES, NUMBER_WORDS, STOPWORDS, TOPICS
 
 EXTENSIONS = (
     "py pyi js mjs cjs ts tsx jsx go rs java kt kts rb php cs cpp cc c h hpp m swift scala "
@@ -67,6 +71,31 @@ def stem(word: str) -> str:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word
             return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+_CLAIM_SUFFIXES = ("ations", "ation", "ings", "ing", "ied", "ies", "ed", "es", "ly", "er", "s", "e")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+
+
+def claim_stem(word: str) -> str:
+    """A rough stem, enough that a claim's inflection meets its quote's ("wounded" meets
+    "wound", "Holmes's" meets "Holmes"), numbers written as digits ("three" meets "3", "the 3rd"
+    meets "3"). Stricter than `stem`: words of four letters or fewer stay whole and a suffix is
+    only cut, so a claim cannot borrow a merely related word from its evidence."""
+    word = word.casefold().replace("’", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = word.strip("'")
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
+    if _ORDINAL.fullmatch(word):
+        return word[:-2]
+    if word.isdigit() or len(word) <= 4:
+        return word
+    for suffix in _CLAIM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
     return word
 
 

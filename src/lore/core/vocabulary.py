@@ -1,23 +1,63 @@
-"""The words the keyword pipeline knows: filler words it drops, aliases it expands, and topics
-that let words of one area (a "column" and a "migration") meet.
+"""The words Lore's text matching knows: filler words it drops, aliases it expands, topics that
+let words of one area (a "column" and a "migration") meet, and number words.
 
-Plain data, kept apart from the pipeline in `text` so the lists can be read and extended in
-one place; `config.json` `tokenizer` adds to them per user (`text.build_tokenizer`).
+Plain data, kept apart from the code in `text` so the lists can be read and extended in one
+place. The filler words are one list with a named extension per use: the keyword pipeline's
+(`STOPWORDS`; `config.json` `tokenizer` adds to it per user, `text.build_tokenizer`) and
+grounding's (`CLAIM_STOPWORDS`, the words a claim may add without asserting anything).
 """
 
 from __future__ import annotations
 
-STOPWORDS = frozenset(
+# words that carry neither a topic nor a claim: function words, pronouns, auxiliaries, vague
+# verbs; each list below that drops words is these and a named extension
+FILLER_WORDS = frozenset(
     """
     a an the and or but nor of to in on at by for from with without into onto over under as is
     are was were be been being am it its this that these those there here than then so such very
-    use uses used using add adds added adding file files make makes made new code please
     we you i our your my me us they them their he she his her can could will would shall should
     must may might do does did done doing have has had having get gets got also just only any all
     each every some no not never always when where which who whom what why how if else about
-    via per etc e g eg ie way thing things like want need needs one two
+    way thing things like one make makes made
     """.split()
 )
+
+# the keyword pipeline's extension: words of a coding rule or task that name no topic of their
+# own ("use the file to add a cache" is about a cache)
+KEYWORD_FILLER = frozenset(
+    """
+    use uses used using add adds added adding file files new code please via per etc e g eg ie
+    want need needs two
+    """.split()
+)
+STOPWORDS = FILLER_WORDS | KEYWORD_FILLER
+
+# grounding's extension: words a model's sentence may add without claiming anything its
+# evidence must hold (the rest of the prepositions and pronouns, quantifiers, the pieces of a
+# contraction, a title before a name, verbs of telling); "file" and "code" stay content words,
+# since a claim about a file must find one
+CLAIM_FILLER = frozenset(
+    """
+    above across after against along among around before behind below beyond between down
+    during off out through toward towards up upon within although because since though unless
+    until while whether itself myself himself herself him hers mine ours theirs yours whose
+    another both either neither few many more most much other own same again even ever still too
+    yet now well ones s t d ll re ve mr mrs miss ms dr sir lady lord st say says said tell told
+    let lets
+    """.split()
+)
+CLAIM_STOPWORDS = FILLER_WORDS | CLAIM_FILLER
+
+# number words as digits, so "three" in a claim meets "3" in its source; "one" is left out:
+# "one large pearl", "one of the boots" use it as a determiner more often than as a count
+NUMBER_WORDS = {
+    word: str(i)
+    for i, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+    if word != "one"
+} | {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"}
 
 ALIASES = {
     "py": "python",
