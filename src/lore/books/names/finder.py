@@ -21,10 +21,10 @@ from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-from lore.books.names.cues import cue_of, numbered, pronoun_after
+from lore.books.names.cues import cue_of, determined, numbered, pronoun_after
 from lore.books.names.given import GIVEN_GENDER
 from lore.books.names.runs import Run, capitalised_runs, core_names, form_of
-from lore.books.names.words import COMMON, CONNECTORS, NOT_NAMES, PLACE_WORDS, TITLES
+from lore.books.names.words import COMMON, NOT_NAMES, PARTICLES, PLACE_WORDS, TITLES
 
 _LOWER_WORD = re.compile(r"(?<![\w'’\-])[a-zà-ÿ][a-zà-ÿ'’\-]*")
 
@@ -97,9 +97,14 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
         if trimmed is not None:
             kept.append(trimmed)
     mid_forms = _Tally()
+    said, common = _Tally(), _Tally()  # each form's uses; those after "an", "your", "his"...
     for run in kept:
+        at = base[run.chapter] + run.start
         if not run.initial:
-            mid_forms.add(form_of(run), base[run.chapter] + run.start)
+            mid_forms.add(form_of(run), at)
+        said.add(form_of(run), at)
+        if determined(run, chapters[run.chapter]):
+            common.add(form_of(run), at)
     places = _Tally()  # forms said as places ("in London"), to split "from London Lydia came"
     out = []
     for run in kept:
@@ -108,6 +113,8 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
         before = base[run.chapter] + run.start
         for part in _split_at_place(run, text, places.as_of(before), mid_forms.as_of(before - 1)):
             if not _plausible(part, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
+                continue
+            if _common_noun(form_of(part), said.as_of(at), common.as_of(at), places.as_of(before)):
                 continue
             if numbered(text, part.end):
                 continue  # "Number 3", "Room 12": a common noun before a numeral
@@ -198,8 +205,28 @@ def _trim(run: Run, text: str, lower: _AsOf, mid_caps: _AsOf) -> Run | None:
     return Run(run.chapter, start, run.end, titles, names, initial)
 
 
+DEMONYM_ENDINGS = ("n", "an", "ian", "ese", "ish", "i")
+
+
+def _common_noun(form: str, said: _AsOf, common: _AsOf, places: _AsOf) -> bool:
+    """A one-word form the text so far uses as a common noun: after "an" or a possessive in half
+    its uses ("an American", "your Majesty"), or made from a place's name the text has
+    given ("Indian" beside "in India", "Bohemian" beside "in Bohemia")."""
+    if " " in form:
+        return False
+    if common[form] * 2 > said[form]:
+        return True
+    for ending in DEMONYM_ENDINGS:
+        stem = form[: -len(ending)]
+        if len(stem) < 3 or not form.endswith(ending):
+            continue
+        if places[stem] or any(places[stem + v] for v in "aeiouy"):
+            return True
+    return False
+
+
 def _plausible(run: Run, lower: _AsOf, mid_caps: _AsOf, mid_forms: _AsOf) -> bool:
-    names = [n for n in run.names if n not in CONNECTORS]
+    names = [n for n in run.names if n not in PARTICLES]
     if all(len(n.rstrip(".")) == 1 for n in names):
         return False  # "M. R. C. S.", "J. H.": initials alone name no one
     if run.titles:

@@ -29,11 +29,15 @@ from dataclasses import dataclass, field, replace
 from lore.books.names.context import Resolver
 from lore.books.names.finder import Mention, find_mentions
 from lore.books.names.given import NICKNAMES, SHORT_FORMS, formal_names, given_gender
+from lore.books.names.runs import surname
 from lore.books.names.titles import compatible, form_kind, gender, title_of
 from lore.books.names.words import FIRST_NAME_TITLES
 
 UPCOMING = 12  # mentions after a short form looked at for the rest of its sentence
-BOTH_NAME_TITLES = {"Lady", "Lord", "Miss", "Master"}  # "Lady Catherine" or "Lady Lucas"
+# titles said before a given name as readily as before a surname: "Lady Catherine" or "Lady
+# Lucas", "Brother Bartholomew" or "Brother Stangerson"; any other title joins a given name only
+# when no surname fits ("Mr. Thaddeus", a servant's way of naming Thaddeus Sholto)
+BOTH_NAME_TITLES = {"Lady", "Lord", "Miss", "Master", "Brother", "Sister", "Uncle", "Aunt"}
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ class Grouping:
         for full in sorted({f for w in words for f in self.by_last.get(w, ())}):
             if full.split()[0] in NICKNAMES:
                 self._set(full, self._nickname_target(full))
-        bare = words | {t.split()[-1] for t in titled}
+        bare = words | {surname(t) for t in titled}
         for form in sorted(bare):
             if form in self.forms and self._is_bare(form):
                 self._set(form, self._bare_target(form))
@@ -135,7 +139,7 @@ class Grouping:
         evidence_changed = before != (self.pronoun(form), self.is_place(form), self.is_title_like(form))
         touched = self._learn_form(mention, form, words)
         if evidence_changed and form in self.forms:
-            touched |= {words[0], words[-1]} if mention.full else {form}
+            touched |= {words[0], surname(form)} if mention.full else {form}
         return touched
 
     def _learn_form(self, mention: Mention, form: str, words: list[str]) -> set[str]:
@@ -146,11 +150,11 @@ class Grouping:
                 self.forms.add(form)
                 self.full_titles[form] = set(mention.titles)
                 self.by_first[words[0]].add(form)
-                self.by_last[words[-1]].add(form)
-                return {words[0], words[-1]}
+                self.by_last[surname(form)].add(form)
+                return {words[0], surname(form)}
             if set(mention.titles) - seen:
                 seen.update(mention.titles)
-                return {words[0], words[-1]}
+                return {words[0], surname(form)}
             return set()
         if form in self.forms:
             return set()
@@ -159,24 +163,24 @@ class Grouping:
         if title:
             rest = form.split(" ", 1)[1]
             if title not in FIRST_NAME_TITLES:
-                self.surname_at.setdefault(words[-1], self.seen)
+                self.surname_at.setdefault(surname(form), self.seen)
             self.titled_by_word[rest].add(form)
-            self.titled_by_word[words[-1]].add(form)
-            return {rest, words[-1]}
+            self.titled_by_word[surname(form)].add(form)
+            return {rest, surname(form)}
         return {form}
 
     def _meet_family(self, full: str, words: list[str]) -> None:
         """A new full name: first names long in use on their own, before its surname was ever
         said, belong to someone else ("Mary" of chapter 2 is not "Mary King" of chapter 26)."""
-        surname_at = self.surname_at.get(words[-1], self.seen)
+        surname_at = self.surname_at.get(surname(full), self.seen)
         for short in formal_names(words[0]) | SHORT_FORMS.get(words[0], frozenset()):
             first = self.first_at.get(short)
             if first is not None and first < surname_at and self.uses[short] >= self.ESTABLISHED:
                 self.strangers[short].add(full)
-        self.surname_at.setdefault(words[-1], self.seen)
+        self.surname_at.setdefault(surname(full), self.seen)
 
     def _is_bare(self, form: str) -> bool:
-        return form not in self.full_titles and not title_of(form) and " " not in form
+        return form not in self.full_titles and not title_of(form) and surname(form) == form
 
     def _root(self, form: str) -> str:
         seen = {form}
@@ -203,7 +207,7 @@ class Grouping:
             fits = self._fits(title, self._by_first(word), True)
         else:
             fits = self._fits(title, self.by_last.get(word, set()), False)
-            if title in BOTH_NAME_TITLES:
+            if title in BOTH_NAME_TITLES or not fits:
                 fits |= self._fits(title, self._by_first(word), True)
         if len(fits) > 1:
             self.choices[form] = sorted(fits)
@@ -242,7 +246,7 @@ class Grouping:
         owners = firsts | {
             self._root(f) for f in self.by_last.get(form, set()) if not self.is_place(f.split()[0])
         }
-        titled = [t for t in self.titled_by_word.get(form, ()) if t.split()[-1] == form]
+        titled = [t for t in self.titled_by_word.get(form, ()) if surname(t) == form]
         owners |= {self._root(self.raw.get(t, t)) for t in titled}
         owners.discard(form)
         if len(owners) > 1:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lore.books.names.words import ABBREVIATED, CONNECTORS, TITLES
+from lore.books.names.words import ABBREVIATED, CONNECTORS, PARTICLES, TITLES
 
 _TOKEN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'’\-]*")
 _RUN_GAP = re.compile(r"[ \xa0]+")
@@ -79,6 +79,9 @@ def capitalised_runs(chapter: int, text: str) -> list[Run]:
             end -= 1
         if (len(parts[-1]) == 1 or parts[-1] in ABBREVIATED) and text[end : end + 1] == ".":
             end += 1  # "John H." keeps its dot
+        for n, part in enumerate(parts[:-1]):
+            if f"{part}." in PARTICLES:
+                parts[n] = f"{part}."  # "Neville St. Clair": the saint's abbreviation keeps its dot
         titles: list[str] = []
         k = 0
         while k < len(parts) - 1 and parts[k] in TITLES:
@@ -98,12 +101,17 @@ def capitalised_runs(chapter: int, text: str) -> list[Run]:
     return runs
 
 
+_NUMBERED_HEADING = re.compile(r"(?i)(chapter|book|part|volume)[ \xa0]+([ivxlc]+|\d+)\b")
+
+
 def _body_start(text: str) -> int:
-    """Skip the chapter's heading lines (short opening paragraphs without a full stop)."""
+    """Skip the chapter's heading lines (short opening paragraphs without a full stop, or
+    opening "CHAPTER IV.": "The Rabbit Sends in a Little Bill" is a title's pun, not a name)."""
     pos = 0
     for para in re.finditer(r"[^\n]+", text):
         chunk = para.group().strip()
-        if len(chunk.split()) >= 8 or chunk.endswith((".", "!", "?", "”", '"', "’")):
+        heading = _NUMBERED_HEADING.match(chunk) is not None and len(chunk.split()) < 16
+        if not heading and (len(chunk.split()) >= 8 or chunk.endswith((".", "!", "?", "”", '"', "’"))):
             return para.start()
         pos = para.end()
     return pos
@@ -132,8 +140,18 @@ def is_initial(word: str) -> bool:
 
 
 def core_names(run: Run) -> list[str]:
-    """The words that name: no initials ("J."), no connectors ("de")."""
-    return [n for n in run.names if not is_initial(n) and n not in CONNECTORS]
+    """The words that name: no initials ("J."), no particles ("de", "St.")."""
+    return [n for n in run.names if not is_initial(n) and n not in PARTICLES]
+
+
+def surname(form: str) -> str:
+    """A name's last word with the particles before it: "St. Clair" of "Neville St. Clair",
+    "de Bourgh" of "Catherine de Bourgh", "Holmes" of "Sherlock Holmes"."""
+    words = form.split()
+    k = len(words) - 1
+    while k > 0 and words[k - 1] in PARTICLES:
+        k -= 1
+    return " ".join(words[k:])
 
 
 def form_of(run: Run) -> str:

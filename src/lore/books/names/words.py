@@ -75,12 +75,14 @@ TITLES = MALE | FEMALE | NEUTRAL
 FIRST_NAME_TITLES = {"Sir", "Dame"}
 ABBREVIATED = {"Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "Col", "Capt", "Gen", "Lt", "Sgt", "Prof", "Rev", "St"}
 CONNECTORS = {"de", "van", "von", "du", "da", "del", "della", "di", "le", "la", "der", "den"}
+# words inside a surname that name no one on their own: connectors and the saint's "St."
+PARTICLES = CONNECTORS | {"St."}
 NOT_NAMES = set(
     """
     I O Oh Ah Ay Aye Yes No Nay Well Why Hullo Hello Alas Chapter Part Book Volume Contents
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May
     June July August September October November December God Heaven Heavens Christmas Lord
-    Sir Madam Ma'am Mamma Papa English French German Italian Spanish Christian Bible Amen
+    Sir Madam Ma'am Sahib Mamma Papa English French German Italian Spanish Christian Bible Amen
     Mr Mrs Miss Ms Dr Esq Street Road Square Mister Doctor Colonel Captain Major Inspector Lady
     """.split()
 )

@@ -188,6 +188,15 @@ NAMES_BY_PASSAGE = Migration(
     postgres=NAMES_AGAIN.postgres,
 )
 
+# Names found again: words used as common nouns ("an American", "your Majesty", "Indian" beside
+# "India") dropped, titles before a given name ("Brother Bartholomew", "Mr. Thaddeus") joined,
+# surnames with a particle ("St. Clair") kept whole, numbered chapter headings skipped.
+NAMES_AS_NOUNS = Migration(
+    "books/0010_names_as_nouns",
+    NAMES_AGAIN.apply,
+    postgres=NAMES_AGAIN.postgres,
+)
+
 MIGRATIONS = [
     LIBRARY,
     MODEL_LAYER,
@@ -198,6 +207,7 @@ MIGRATIONS = [
     FOLDED_ACCENTS,
     NAMES_AGAIN,
     NAMES_BY_PASSAGE,
+    NAMES_AS_NOUNS,
 ]
 
 
