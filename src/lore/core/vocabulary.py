@@ -4,7 +4,9 @@ let words of one area (a "column" and a "migration") meet, and number words.
 Plain data, kept apart from the code in `text` so the lists can be read and extended in one
 place. The filler words are one list with a named extension per use: the keyword pipeline's
 (`STOPWORDS`; `config.json` `tokenizer` adds to it per user, `text.build_tokenizer`) and
-grounding's (`CLAIM_STOPWORDS`, the words a claim may add without asserting anything).
+grounding's (`CLAIM_STOPWORDS`, the words a claim may add without asserting anything). The
+hashed embedder's frequent words (`FREQUENT_WORDS`) are a fixed list of their own: its vectors
+are made from it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ CLAIM_FILLER = frozenset(
     """.split()
 )
 CLAIM_STOPWORDS = FILLER_WORDS | CLAIM_FILLER
+
+# the commonest filler words, which the hashed embedder weighs lightly and leaves out of word
+# pairs; its vectors are made from exactly this list, so it does not follow the lists above
+FREQUENT_WORDS = frozenset(
+    """
+    a an the and or but of to in on at by for from with as is are was were be been it its this
+    that these those he she they we you i me my us our your his her him them their not no if
+    then than so can could will would should may might must do does did have has had there here
+    what which who when where how all any some into out up down over about
+    """.split()
+)
 
 # number words as digits, so "three" in a claim meets "3" in its source; "one" is left out:
 # "one large pearl", "one of the boots" use it as a determiner more often than as a count

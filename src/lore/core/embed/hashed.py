@@ -19,98 +19,13 @@ import numpy as np
 
 from lore.core.embed.base import Embedder
 from lore.core.errors import InvalidInput
+from lore.core.vocabulary import FREQUENT_WORDS
 
 VERSION = "hash-ngram-v1"
 DEFAULT_DIM = 384
 _WORD = re.compile(r"[^\W_]+")
-# frequent words say little about a passage: they still count, but lightly and without n-grams
-_FILLER = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "he",
-        "she",
-        "they",
-        "we",
-        "you",
-        "i",
-        "his",
-        "her",
-        "their",
-        "our",
-        "your",
-        "my",
-        "me",
-        "him",
-        "them",
-        "us",
-        "not",
-        "no",
-        "so",
-        "if",
-        "then",
-        "than",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "when",
-        "where",
-        "how",
-        "all",
-        "any",
-        "some",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "may",
-        "might",
-        "must",
-        "into",
-        "out",
-        "up",
-        "down",
-        "over",
-        "about",
-    ]
-)
 _WORD_WEIGHT = 1.0
-_FILLER_WEIGHT = 0.15
+_FILLER_WEIGHT = 0.15  # frequent words say little: they count, lightly and without n-grams
 _PAIR_WEIGHT = 0.5
 _NGRAM_SHARE = 0.8  # a word's character n-grams together weigh this much
 _NGRAM_SIZES = (3, 4, 5)
@@ -125,7 +40,7 @@ def _slot(feature: str, dim: int) -> tuple[int, float]:
 @lru_cache(maxsize=1 << 17)
 def _word_features(word: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """Buckets and weights for one word: the word itself plus its character n-grams."""
-    if word in _FILLER:
+    if word in FREQUENT_WORDS:
         slot, sign = _slot("w:" + word, dim)
         return np.array([slot], dtype=np.int64), np.array([sign * _FILLER_WEIGHT], dtype=np.float32)
     marked = f"<{word}>"
@@ -182,7 +97,7 @@ class HashEmbedder(Embedder):
             s, w = _word_features(word, self._dim)
             slots.append(s)
             weights.append(w * _damp(count))
-        content = [w for w in words if w not in _FILLER]
+        content = [w for w in words if w not in FREQUENT_WORDS]
         pairs = Counter(pairwise(content))
         if pairs:
             pair_slots = [(_pair_slot(a, b, self._dim), c) for (a, b), c in pairs.items()]
