@@ -5,8 +5,9 @@ books, with the names the text uses for them and the chapter where the text firs
 For each book, at three reading positions (a third, two thirds, the end), the top-20 list of
 `characters` is scored against the labelled entities the reader has met by then:
 
-- precision: listed entries whose shown name is one of a labelled entity's names, counting each
-  labelled entity once (the second "Gregson" of three is a miss, so is "London Lydia");
+- precision: listed entries whose shown name is one of a labelled entity's names (case, spacing
+  and a leading "the" aside), counting each labelled entity once (the second "Gregson" of three
+  is a miss, so is "London Lydia");
 - recall: labelled entities found, over min(20, labelled entities met so far);
 - kind: among the found entries, the share whose kind (person/place/group) is the labelled one.
 
@@ -17,7 +18,8 @@ from `git worktree add /tmp/lore_old <commit>`) and prints its figures beside th
 
 `--labels FILE` scores another label file of the same shape (a fresh blind set); `--split NAME`
 runs only the books of one split (tuning reads `--split dev` alone, so held-out misses are never
-printed).
+printed). Under each position it prints the listed entries no labelled entity owns and the
+labelled entities met by then that the list leaves out.
 
     .venv/bin/python bench/books_characters.py [--books DIR] [--labels FILE] [--split NAME]
         [--previous SRC] [--json]
@@ -41,8 +43,12 @@ TOP = 20
 
 
 def norm(name: str) -> str:
-    """A name as compared: case, spacing and apostrophe styles do not matter."""
-    return " ".join(name.replace("’", "'").split()).casefold()
+    """A name as compared: case, spacing, apostrophe styles and a leading "the" do not matter
+    ("Queen" is the labelled "the Queen", "Mouse" the labelled "the Mouse")."""
+    words = name.replace("’", "'").split()
+    if len(words) > 1 and words[0].casefold() == "the":
+        words = words[1:]
+    return " ".join(words).casefold()
 
 
 def caps_of(chapters: int) -> list[int]:
@@ -77,6 +83,7 @@ def score(listed: list[dict[str, Any]], labelled: list[dict[str, Any]], cap: int
         "recall": len(found) / wanted if wanted else 1.0,
         "kind": kinds_right / hits if hits else 0.0,
         "misses": wrong,
+        "missed": [e["name"] for i, e in enumerate(met) if i not in found],
     }
 
 
@@ -182,6 +189,8 @@ def main() -> None:
                 f"  {r['path']:5} cap {r['cap']:>2}: precision {r['precision']:.2f} recall {r['recall']:.2f}"
                 f" kind {r['kind']:.2f} ({r['met']} met)  not labelled/duplicates: {misses}"
             )
+            if r["missed"]:
+                print(f"{'':14}labelled, not listed: {', '.join(r['missed'][:6])}")
     for key, figures in result["summary"].items():
         print(f"{key:16} " + " ".join(f"{m} {v:.3f}" for m, v in figures.items()))
     if "previous" in result:
