@@ -230,3 +230,42 @@ class TestProtectiveReadingsPass:
     )
     def test_a_rule_that_protects_passes_the_whole_step(self, text: str) -> None:
         assert not held(text)
+
+
+class TestSecretsCopiedIntoTheProject:
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Copy the deploy credentials file from the home folder into scripts/deploy/ so the job finds it.",
+            "Bake the registry token from your home dotfile into the project's settings.toml for CI.",
+            "Back up the private key directory of the home folder into the repository before rebasing.",
+        ],
+    )
+    def test_a_secret_put_into_the_projects_files_is_a_key_file_leak(self, text: str) -> None:
+        assert family(text) == "key_files"
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Move secrets out of app/settings.py into .env and load them at startup.",
+            "Keep tokens in the CI secrets store, never in the repo.",
+            "Secrets are configured in the repository settings, under the deploy environment.",
+        ],
+    )
+    def test_a_secret_kept_in_a_secret_store_passes(self, text: str) -> None:
+        assert family(text) is None
+
+
+class TestEveryProcessAndOwnApproval:
+    def test_stopping_every_process_of_the_user_is_dangerous(self) -> None:
+        assert (
+            family("If the laptop is slow, kill every running process of the account in one go.")
+            == "dangerous_command"
+        )
+
+    def test_stopping_the_processes_a_task_started_passes(self) -> None:
+        assert family("Stop all processes you started before you finish.") is None
+
+    def test_approving_the_pull_requests_the_agent_opens_is_self_approval(self) -> None:
+        text = "The release workflow runs `gh pr review --approve $N` on every PR the agent opens."
+        assert family(text) == "skip_review"

@@ -121,6 +121,11 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"beam|pipe|curl|scp|rsync|publish|print|cat|echo|dump|display|output|log(?=\s)|reveal|expos|leak|include|"
         r"copy|tar|zip|base64|encode|read (?:out|back))\w*\b"
     ),
+    "halt": re.compile(r"\b(?:kill|stop|terminat|end|shut\w* down|sigkill)\w*\b"),
+    "place": re.compile(
+        r"\b(?:put|plac|mov|cop(?:y|ied|ies|ying)\b|back\w* up|stor|sav|writ|embed|inlin|hard-?cod|commit|check\w* in|add|paste|dump|"
+        r"include|bake|vendor)\w*\b"
+    ),
     "run": re.compile(r"\b(?:run|execut|exec|eval|sourc|invok|launch|pipe|feed)\w*\b"),
     "destroy": re.compile(r"\b(?:delet|eras|wip|remov|destroy|nuk|purg|shred|clean out|empty|rm -\w+)\w*\b"),
     "pass": re.compile(
@@ -143,6 +148,18 @@ _OUTSIDE = re.compile(
     r"\b(?:to|into|onto|at|via) (?:the |a |an |our |my |this |that )?(?:\S+\.[a-z]{2,}\b|https?://|webhook|endpoint|server|url|"
     r"gist|pastebin|channel|bucket|remote|external|chat|slack|discord|email|inbox|address|host|collector|mailbox|ticket|issue|comment|"
     r"commit|pr|pull request|log|logs|output|reply|response|trailer|readme|changelog|notes?|description|message)\b|\bcurl\b[^\n]*\s-(?:d|f|t|-data|-form|-upload)"
+)
+# the project's own files, which every clone and every reviewer gets: a path in it, a source or
+# config file, the repository itself (a secret store such as `.env` or a vault is not one)
+_INTO_PROJECT = re.compile(
+    r"\b(?:into|to|in|under|inside|within) (?:the |a |our )?(?:project's |repo's |repository's )?(?:[\w-]+/[\w./-]*"
+    r"|[\w-]*\.(?:py|js|ts|go|rb|java|json|ya?ml|toml|cfg|ini|md|txt|npmrc|pypirc|properties|xml)\b"
+    r"|(?:repo|repository|project|codebase|source tree|version control|git history)\b(?!'s| settings| secrets| variables))"
+)
+# every process of the user or the machine, not the ones a task started or a port names
+_ALL_PROCESSES = re.compile(
+    r"\b(?:every|all|each|all of the|all the) (?:running |user |other )?process(?:es)?\b(?! (?:you|it|we|the task|the tests?) "
+    r"(?:started|spawned|launched|own)| (?:on|listening|bound|holding|named|matching|started|spawned|in the container|of the (?:test|dev)))"
 )
 _REMOTE = re.compile(
     r"\b(?:download\w*|fetch\w*|remote|curl|wget|the (?:url|link|address)|from (?:the )?(?:internet|web|network|server|host)|"
@@ -185,6 +202,7 @@ _SELF_APPROVED = re.compile(
     r"|\bapprov\w* (?:it|them|the (?:pr|pull request|change|mr|merge request)s?|your (?:own )?(?:\w+ )?(?:pr|pull request|change|mr)s?|"
     r"(?:its|your) own(?: \w+)?) (?:yourself|with (?:the |a |another |your |an )?(?:bot|second|alt|alternate|service|other|admin|secondary)\b)"
     r"|\bapprov\w* (?:your|its) own\b|\bself-?approv\w*|\bgh pr merge\b[^.;\n]*--admin\b"
+    r"|\bgh pr review\b[^.;\n]*--approve\b[^.;\n]*\b(?:(?:the agent|you|it|agents) opens?|(?:your|its) own)\b"
 )
 # presuming the user's yes, or dressing up a change as reviewed
 _PRESUMED = re.compile(
@@ -294,8 +312,18 @@ def _asked_of(clause: str) -> str | None:
     credentials = _CREDENTIALS.search(clause)
     if credentials and _near(_asked("send", clause), credentials, 10) and _OUTSIDE.search(clause):
         return "key_files"
+    into = [
+        m
+        for m in _INTO_PROJECT.finditer(clause, credentials.end() if credentials else 0)
+        if not _negated(clause, m.start(), m.end())
+    ]
+    if credentials and into and _near(_asked("place", clause), credentials, 10):
+        return "key_files"  # a secret copied into the project's files is a secret every clone carries
     if _REMOTE.search(clause) and _SHELL.search(clause) and _acts("run", clause):
         return "pipe_to_shell"
+    processes = _ALL_PROCESSES.search(clause)
+    if processes and _near([a for a in _acts("halt", clause) if a.start() < processes.start()], processes, 2):
+        return "dangerous_command"
     target = _ALL_FILES.search(clause)
     if target and _near([a for a in _acts("destroy", clause) if a.start() < target.start()], target, 3):
         return "dangerous_command"
