@@ -148,3 +148,22 @@ def test_why_file_ranks_a_change_about_the_file_above_a_sweep_across_the_project
     ranks = units(gather(resolve_repo(str(r.root)), "src/upload.py").evidence)
     assert ranks[0] == f"commit:{created}"
     assert ranks.index(f"commit:{real}") < ranks.index(f"commit:{sweep}")
+
+
+def test_the_commit_whose_subject_says_it_ranks_above_a_body_that_repeats_the_words(tmp_path: Path) -> None:
+    """A question's words in a commit's subject weigh more than the same words in another
+    commit's body: the subject names what the change is about."""
+    r = HistoryRepo(tmp_path / "client")
+    for i in range(8):
+        r.commit(f"Add endpoint {i}", {f"api/e{i}.py": lines(5, f"e{i}")})
+    answer = r.commit(
+        "Retry failed uploads\n\nA flaky network lost one in fifty.", {"api/up.py": lines(9, "up")}
+    )
+    wordy = r.commit(
+        "Rework the client\n\nThe client now retries failed uploads and failed downloads from one"
+        " place, so the client code for uploads and retries is shared by the client and the CLI.",
+        {"api/client.py": lines(30, "client")},
+    )
+    ingest_git(r.root)
+    ranks = units(gather(resolve_repo(str(r.root)), "Why does the client retry failed uploads?").evidence)
+    assert ranks.index(f"commit:{answer}") < ranks.index(f"commit:{wordy}")

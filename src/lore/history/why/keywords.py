@@ -98,8 +98,7 @@ def ranked(
     texts = store.collection(repo_id)
     if texts.count == 0:
         return []
-    df = store.frequencies(repo_id, wanted)
-    weight = {t: weights[t] * idf(n, texts.count) for t, n in df.items()}
+    weight = weighted(store, repo_id, weights, texts.count)
     mean = texts.mean_length or 1.0
     scores: dict[int, float] = {}
     for p in store.postings(repo_id, wanted, as_of, among):
@@ -107,3 +106,33 @@ def ranked(
         scores[p.doc_id] = scores.get(p.doc_id, 0.0) + weight[p.term] * p.tf * (K1 + 1) / norm
     best = sorted(scores, key=lambda d: (-scores[d], d))[:limit]
     return [DocHit(d, -scores[d]) for d in best]
+
+
+def weighted(store: TermStore, repo_id: int, weights: dict[str, float], texts: int) -> dict[str, float]:
+    """Each term the repository's texts hold, with its query weight times its BM25 weight there
+    (`texts`: how many texts the repository has)."""
+    df = store.frequencies(repo_id, sorted(t for t, w in weights.items() if w > 0))
+    return {t: weights[t] * idf(n, texts) for t, n in df.items()}
+
+
+SUBJECT = 1.0  # what a question's term in a text's first line adds, in units of its weight
+
+
+def by_subject(
+    db: WhyStore, repo_id: int, weights: dict[str, float], hits: Sequence[DocHit], subjects: Sequence[str]
+) -> list[int]:
+    """The positions of `hits` (their first lines in `subjects`, in the same order) ranked again
+    with each question term in the first line counted once more, at its full weight.
+
+    A commit's subject names what it changes; its body may list every file and follow-up, and a
+    merge's the titles of what it brings in. BM25 over the whole message lets a long body that
+    repeats a word outrank the commit whose subject says what the question asks; counting the
+    subject's terms again (a field of its own, as BM25F weighs a title) gives that back.
+    """
+    store = TermStore(db.store)
+    weight = weighted(store, repo_id, weights, store.collection(repo_id).count)
+    score = [
+        -hit.score + SUBJECT * sum(weight.get(t, 0.0) for t in set(terms(subject)))
+        for hit, subject in zip(hits, subjects, strict=True)
+    ]
+    return sorted(range(len(hits)), key=lambda i: (-score[i], i))

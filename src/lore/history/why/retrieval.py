@@ -24,7 +24,7 @@ from lore.history.store.records import Repo
 from lore.history.why import chores
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
 from lore.history.why.index import update_vectors, vector_index
-from lore.history.why.keywords import query_weights, ranked
+from lore.history.why.keywords import by_subject, query_weights, ranked
 from lore.history.why.store import Doc, Sourced, WhyStore, open_why
 from lore.history.why.symbols import named_in
 from lore.history.why.symbols_store import SymbolStore
@@ -111,10 +111,16 @@ def topic(q: WhyQuery) -> str:
 
 
 def keyword_provider(db: WhyStore) -> Provider:
+    """BM25 over the indexed texts, the question's terms in a text's first line counted once
+    more (`keywords.by_subject`)."""
+
     def provide(q: WhyQuery) -> list[Evidence]:
-        hits = ranked(db, q.repo.id, query_weights(topic(q)), q.as_of, POOL)
-        ids = [h.doc_id for h in hits]
-        return _by_ids(q, db, ids)
+        weights = query_weights(topic(q))
+        hits = ranked(db, q.repo.id, weights, q.as_of, POOL)
+        found = db.sourced([h.doc_id for h in hits])
+        hits = [h for h in hits if h.doc_id in found]
+        items = evidence_of(q.repo, [found[h.doc_id] for h in hits])
+        return [items[i] for i in by_subject(db, q.repo.id, weights, hits, [e.title for e in items])]
 
     return provide
 
