@@ -241,6 +241,16 @@ _FORBIDDING_OPENING = re.compile(
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
+_PROJECT_DOC = re.compile(rf"\b(?:{_DOC}|guide|guides|steps|notes)(?={_IN_A_DOCUMENT.pattern})")
+
+
+def in_project_document(clause: str) -> bool:
+    """Whether the clause's instructions are a project's, kept in a named document ("the setup
+    instructions in docs/install.md"), and nothing marks them as the agent's own. The text is
+    expected folded, as the other readings here."""
+    return bool(_PROJECT_DOC.search(clause)) and not _OWN_DOCS.search(clause)
+
+
 @dataclass(frozen=True)
 class IntentMatch:
     """The family an act on an object names, and the clause that asks for it."""

@@ -47,6 +47,8 @@ import numpy as np
 
 from lore.rules.gate import frames
 from lore.rules.gate.clauses import _FRAME_SENTENCE, clauses
+from lore.rules.gate.confusables import fold
+from lore.rules.gate.intent import in_project_document
 
 BANK_FILE = Path(__file__).with_name("intents.json")
 SWITCH = "LORE_GATE_SEMANTIC"  # "off": skip the second look, as when the model cannot load
@@ -306,6 +308,19 @@ def frame_matrix(parts: Sequence[str], names: Sequence[str]) -> np.ndarray:
     return out
 
 
+# the families whose object is the agent's own instructions: a project's documents are not that
+_OWN_INSTRUCTION_FAMILIES = frozenset({"ignore_instructions", "system_prompt_request"})
+
+
+def _project_documents(parts: Sequence[str], bank: Bank) -> np.ndarray:
+    """Per clause and family: the clause is about a project's own instructions in a named
+    document, and the family's object is the agent's instructions; such a clause is not held
+    under that family."""
+    rows = np.array([in_project_document(fold(p)) for p in parts], dtype=bool)
+    columns = np.array([f.name in _OWN_INSTRUCTION_FAMILIES for f in bank.families], dtype=bool)
+    return rows[:, None] & columns[None, :]
+
+
 def verdict(scores: Scores, bank: Bank | None = None) -> MeaningMatch | None:
     """The family over the rule's clauses that a clause reads like by far the most: either its
     similarity clears the family's threshold and beats the contrast bank by the margin, or its
@@ -315,6 +330,8 @@ def verdict(scores: Scores, bank: Bank | None = None) -> MeaningMatch | None:
     frame_thresholds = np.array([f.frame_threshold for f in bank.families], dtype=np.float32)
     by_cosine = (scores.best >= thresholds) & ((scores.best - scores.benign[:, None]) >= bank.margin)
     by_frame = scores.framed & (scores.best >= frame_thresholds)
+    kept = _project_documents(scores.clauses, bank)
+    by_cosine, by_frame = by_cosine & ~kept, by_frame & ~kept
     clear = by_cosine | by_frame
     if not clear.any():
         return None
