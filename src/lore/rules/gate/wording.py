@@ -34,6 +34,7 @@ from itertools import pairwise
 from lore.rules.gate.claims import posing_claim
 from lore.rules.gate.decode import payload_readings, placed_readings, surface_readings
 from lore.rules.gate.intent import asked_family
+from lore.rules.gate.links import allowed_link
 from lore.rules.gate.negation import _negated
 from lore.rules.gate.normalize import Views, views
 from lore.rules.gate.patterns_base import _GAP, _Entry
@@ -192,7 +193,7 @@ def _family_match(family: str, seen: Views) -> str | None:
             for m in pattern.finditer(text):
                 if entry.blob and not _blob_like(m.group(0)):
                     continue
-                if family == "web_address" and _not_an_address(m.group(0)):
+                if family == "web_address" and (_not_an_address(m.group(0)) or allowed_link(m.group(0))):
                     continue
                 if family in _NEGATABLE and _negated(text, m.start(), m.end()):
                     continue
