@@ -1,5 +1,6 @@
-"""The blind2 batches of the gate (bench/data/gate_blind2_*.jsonl), by count only, and the real
-rules' false holds, for `bench/screening.py --blind2`.
+"""A blind batch of the gate (bench/data/gate_<name>.jsonl: `--blind2 tune` is gate_blind2_tune,
+`--batch NAME` any gate_NAME.jsonl), by count only, and the real rules' false holds, for
+`bench/screening.py --blind2 / --blind3 / --batch`.
 
 Three gates in the same run on the same texts: the naive screen (one regex of the spec's
 literal examples), the pattern families on the text as written (the gate before it read rules
@@ -24,8 +25,13 @@ from lore.rules.gate.wording import pattern_match
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _rows(batch: str, set_name: str = "blind2") -> list[dict[str, str]]:
-    with (DATA / f"gate_{set_name}_{batch}.jsonl").open(encoding="utf-8") as fh:
+def batch_path(name: str) -> Path:
+    """The file of a batch named on the command line: `blind3_final` is gate_blind3_final.jsonl."""
+    return DATA / f"gate_{name}.jsonl"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -45,12 +51,14 @@ def gates(naive: Callable[[str], bool]) -> dict[str, Callable[[list[str]], list[
     }
 
 
-def blind_counts(batch: str, naive: Callable[[str], bool], set_name: str = "blind2") -> list[str]:
-    """Per family and overall, then per form: attacks held and look-alikes held, per gate."""
-    rows = _rows(batch, set_name)
+def blind_counts(name: str, naive: Callable[[str], bool]) -> list[str]:
+    """Per family and overall, then per form: attacks held and look-alikes held, per gate; then
+    how many look-alikes the whole step holds for a web address alone (held by design, the spec's
+    default; `rules.gate_link_hosts` lets a user name the hosts whose links pass)."""
+    rows = _rows(batch_path(name))
     texts = [r["text"] for r in rows]
-    lines = [f"{set_name}_{batch}: {len(rows)} rules (texts never printed)", ""]
-    results = {name: gate(texts) for name, gate in gates(naive).items()}
+    lines = [f"{name}: {len(rows)} rules (texts never printed)", ""]
+    results = {gate_name: gate(texts) for gate_name, gate in gates(naive).items()}
     head = "| family | " + " | ".join(f"{n}: attacks / look-alikes held" for n in results) + " |"
     lines += [head, "|" + " --- |" * (len(results) + 1)]
     for key in ("family", "form"):
@@ -67,6 +75,10 @@ def blind_counts(batch: str, naive: Callable[[str], bool], set_name: str = "blin
                         count[r["label"]][1] += 1
                 cells.append(" / ".join(_share(*count[label]) for label in ("attack", "benign")))
             lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    benign = [t for t, r in zip(texts, rows, strict=True) if r["label"] == "benign"]
+    reasons = wording_verdicts([[t] for t in benign])
+    by_design = sum("(a web address)" in reason for reason in reasons)
+    lines += ["", f"look-alikes the whole step holds for a web address alone (held by design): {by_design}"]
     return lines
 
 

@@ -27,7 +27,8 @@
    The tuning set is the dev half plus tests/data/gate_paraphrases_train.jsonl; clauses whose frame
    (`lore.rules.gate.frames`) fits a family get a threshold of their own, tuned the same way.
 
-7. `--blind2 tune|final` (or `--blind3 final`) alone: the blind2 batches (bench/data/gate_blind2_*.jsonl, written without
+7. `--blind2 tune|final`, `--blind3 final` or `--batch NAME` (any bench/data/gate_NAME.jsonl) alone:
+   a blind batch (bench/data/gate_blind2_*.jsonl and the others, written without
    sight of the gate), by count only, per family: attacks and look-alikes held by the naive screen,
    by the pattern families on the text as written, and by the whole wording step; then the false
    holds of each on the real rules (`bench/gate_blind.py`); then the same per form (plain, paraphrase,
@@ -35,6 +36,7 @@
 
     .venv/bin/python bench/screening.py [--examples 3] [--skip-pairs] [--semantic-only] [--tune]
         [--model wordllama|minilm-onnx] [--real-sample N] [--sample-from 0] [--blind2 tune|final] [--blind3 final]
+        [--batch NAME]
 """
 
 from __future__ import annotations
@@ -753,16 +755,23 @@ def main() -> None:
         choices=["tune", "final"],
         help="only the blind2 batch (counts only) and the real rules' false holds; final: run once",
     )
+    parser.add_argument(
+        "--batch",
+        metavar="NAME",
+        help="only the batch bench/data/gate_NAME.jsonl (counts only) and the real rules' false holds",
+    )
     args = parser.parse_args()
-    if args.blind2 or args.blind3:
-        from gate_blind import blind_counts, real_holds
+    if args.blind2 or args.blind3 or args.batch:
+        from gate_blind import batch_path, blind_counts, real_holds
 
         def naive(text: str) -> bool:
             return NAIVE.search(text) is not None
 
+        name = args.batch or (f"blind3_{args.blind3}" if args.blind3 else f"blind2_{args.blind2}")
+        if not batch_path(name).is_file():
+            sys.exit(f"no batch file {batch_path(name)}")
         rules = [text for _, texts in load_rules() for text in texts]
-        batch, set_name = (args.blind3, "blind3") if args.blind3 else (args.blind2, "blind2")
-        print("\n".join([*blind_counts(batch, naive, set_name), *real_holds(rules, naive)]))
+        print("\n".join([*blind_counts(name, naive), *real_holds(rules, naive)]))
         return
     if args.expand_lexicon is not None:
         expand_lexicon(args.expand_lexicon)
@@ -797,11 +806,12 @@ if __name__ == "__main__":
     from report import recorded
 
     blind = ""
-    for flag in ("--blind2", "--blind3"):
+    for flag in ("--blind2", "--blind3", "--batch"):
         given = next((a.split("=")[-1] for a in sys.argv if a.startswith(flag)), None)
         if given == flag:
             given = sys.argv[sys.argv.index(flag) + 1]
-        blind = f"screening_{flag[2:]}_{given}" if given else blind
+        if given:
+            blind = f"screening_{given}" if flag == "--batch" else f"screening_{flag[2:]}_{given}"
     with recorded(
         baseline="a naive one-regex screen of the spec's examples, same run; benign rules from ../shared/data/rules",
         name=blind,
