@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lore.books.ask.sentences import sentences_of
 from lore.books.names.groups import extract_names
 from lore.books.passages import passages, sentences
 
@@ -20,6 +21,28 @@ def test_sentences_do_not_break_after_titles_or_initials() -> None:
     assert [s for s in spans] and [
         "Mr. Holmes met Dr. John H. Watson. They talked. “Is it?” he asked."[s.start : s.end] for s in spans
     ] == texts
+
+
+def test_passages_and_answers_split_sentences_by_the_same_rules() -> None:
+    """One source for where a sentence ends: a passage's sentences are the answer's sentences."""
+    text = (
+        "“MY DEAR MR. SHERLOCK HOLMES,—You did it well.” Cards of “Enoch J. Drebber, Ohio, U.S.A.” "
+        "Then came I. The rest followed, e.g. the hat, at ten p.m. on Sept. 6. “Is it?” he asked. "
+        "He said no. Thank you, sir. Sir Henry came. She lived at No. 3 Baker Street."
+    )
+    expected = [
+        "“MY DEAR MR. SHERLOCK HOLMES,—You did it well.”",
+        "Cards of “Enoch J. Drebber, Ohio, U.S.A.”",
+        "Then came I.",
+        "The rest followed, e.g. the hat, at ten p.m. on Sept. 6.",
+        "“Is it?” he asked.",
+        "He said no.",
+        "Thank you, sir.",
+        "Sir Henry came.",
+        "She lived at No. 3 Baker Street.",
+    ]
+    assert [text[s.start : s.end] for s in sentences(text)] == expected
+    assert sentences_of(text) == expected
 
 
 def test_passages_round_trip_and_cover_every_word_once() -> None:

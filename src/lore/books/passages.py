@@ -3,6 +3,12 @@
 `chapter_text[start:end]` is the passage, exactly; every non-blank character of a chapter
 belongs to one passage, so evidence can always be quoted from, and pointed back into, the book.
 A passage ends at a sentence boundary once it has enough words, preferring a paragraph end.
+
+This module is the one place that says where a sentence may end: a full stop after an initial
+("Enoch J. Drebber"), a title or a common abbreviation ("Mr.", "No.", "e.g.") does not end one
+(`abbreviated`), and neither does a stop followed by a lower-case word (`continues`: in
+“What is it?” asked Holmes. the question and its speaker are one sentence). The answer made of
+the text itself (`books.ask.sentences`) splits by the same rules.
 """
 
 from __future__ import annotations
@@ -14,12 +20,19 @@ from lore.books.read.parsed import count_words
 
 TARGET_WORDS = 60
 MAX_WORDS = 140
+# words a full stop follows without ending a sentence: titles and common abbreviations, in any
+# case, and those that are abbreviations only when capitalised ("No. 3", but "he said no.")
 ABBREVIATIONS = frozenset(
     """
     mr mrs ms messrs mme mlle dr st mt jr sr prof capt col gen lt rev hon sgt maj gov pres
-    no nos vol vols ch chap fig p pp vs etc ie eg cf esq ald sen rep univ dept est approx
+    vol vols ch chap fig p pp vs viz etc ie eg cf esq ald sen rep univ dept est approx inst ult prox
     """.split()
 )
+CAPITALISED_ABBREVIATIONS = frozenset("Sir No Nos Co Bros Jan Feb Mar Apr Aug Sep Sept Oct Nov Dec".split())
+# the word just before a full stop: letters, or dotted letters ("e.g", "i.e", "p.m")
+_LAST_WORD = re.compile(r"(?:^|[^A-Za-z.])((?:[A-Za-z]\.)*[A-Za-z]+)$")
+# what may stand between a sentence's end and the next word: quotes, brackets, dashes, spaces
+OPENING = "“‘\"'([—- \xa0\t"
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]»]*(?=\s+)|\n\n")
 _PARA = re.compile(r"\n\s*\n")
 
@@ -36,9 +49,7 @@ def sentences(text: str) -> list[Span]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         end = match.end() if match.group() != "\n\n" else match.start()
-        if match.group() != "\n\n" and (
-            _is_abbreviation(text, match.start()) or _continues(text, match.end())
-        ):
+        if match.group() != "\n\n" and (abbreviated(text, match.start()) or continues(text[match.end() :])):
             continue
         _add(spans, text, start, end)
         start = match.end()
@@ -46,21 +57,26 @@ def sentences(text: str) -> list[Span]:
     return spans
 
 
-def _is_abbreviation(text: str, dot: int) -> bool:
+def abbreviated(text: str, dot: int) -> bool:
+    """Whether the full stop at `text[dot]` closes an initial ("John H. Watson"; "I." ends a
+    sentence), a title or an abbreviation ("Mr.", "No. 3", "e.g.") rather than a sentence."""
     if text[dot] != ".":
         return False
-    word = re.search(r"([A-Za-z]+)$", text[max(0, dot - 12) : dot])
+    word = _LAST_WORD.search(text[max(0, dot - 16) : dot])
     if not word:
         return False
     token = word.group(1)
-    if token.lower() in ABBREVIATIONS:
+    if "." in token:  # "e.g.", "p.m."; "U.S.A." at a sentence's end ends it
+        return token.islower()
+    if token.lower() in ABBREVIATIONS or token in CAPITALISED_ABBREVIATIONS:
         return True
-    return len(token) == 1 and token.isupper()  # an initial: "John H. Watson"
+    return len(token) == 1 and token.isupper() and token != "I"
 
 
-def _continues(text: str, end: int) -> bool:
-    """A lower-case word after the stop: the sentence goes on (“Is it?” he asked)."""
-    rest = text[end : end + 4].lstrip(" \xa0\t")
+def continues(after: str) -> bool:
+    """Whether the text after a sentence's stop goes on with a lower-case word, so the sentence
+    does too (“Is it?” he asked)."""
+    rest = after[:8].lstrip(OPENING)
     return bool(rest) and rest[0].islower()
 
 

@@ -7,9 +7,10 @@ book's own structure rather than every full stop:
   heading ("CHAPTER III.", "A Caucus-Race and a Long Tale", "V") is a paragraph of its own: a
   short one in which no sentence ends is a heading and is never a sentence;
 - inside a paragraph a sentence ends at ".", "!", "?" or "…" (with any closing quote) followed
-  by a space, except after an initial ("Enoch J. Drebber"), a title or a common abbreviation
-  ("Mr.", "Dr.", "St.", "No."), and except when the next word starts in lower case: in
-  “What is it?” asked Holmes. the question and its speaker are one sentence;
+  by a space, by the rules passages are cut by (`books.passages`: not after an initial ("Enoch
+  J. Drebber"), a title or a common abbreviation ("Mr.", "Dr.", "St.", "No."), nor when the
+  next word starts in lower case: in “What is it?” asked Holmes. the question and its speaker
+  are one sentence);
 - a piece that does not end as a sentence ends, or starts in lower case (a passage that starts
   or stops mid-sentence), is not offered.
 """
@@ -18,19 +19,14 @@ from __future__ import annotations
 
 import re
 
+from lore.books.passages import OPENING, abbreviated, continues
+
 MIN_WORDS = 3
 HEADING_WORDS = 15  # a paragraph this short that does not end as a sentence ends is a heading
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _BREAK = re.compile(r"[.!?…][”’\"')\]]*\s+")
 _ENDS = re.compile(r"[.!?…:—-][”’\"')\]]*$")
-# the word before a full stop that does not end a sentence: an initial, a title, an abbreviation
-_SHORT = re.compile(
-    r"(?:^|[\s“‘\"(\[—-])(?:[A-HJ-Z]|[a-z]\.[a-z]|Mr|Mrs|Ms|Messrs|Mme|Mlle|Dr|St|Sr|Jr|Rev|Hon|Prof|Sir|"
-    r"Capt|Col|Gen|Lt|Sgt|Maj|Gov|No|Nos|Vol|vol|ch|Ch|cf|viz|etc|vs|Co|Bros|Esq|inst|ult|prox|Jan|Feb|"
-    r"Mar|Apr|Aug|Sept|Sep|Oct|Nov|Dec)\.$"
-)
 _LINE_HEADING = re.compile(r"^(?:(?:CHAPTER|Chapter|BOOK|Book|PART|Part)\s+\S+|[IVXLC]+|\d+)\.?$")
-_OPENING = "“‘\"'([—- "
 
 
 def paragraphs(text: str) -> list[str]:
@@ -53,12 +49,8 @@ def split_paragraph(paragraph: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _BREAK.finditer(paragraph):
-        before = paragraph[start : m.start() + 1]
-        after = paragraph[m.end() :].lstrip(_OPENING)
-        if paragraph[m.start()] == "." and _SHORT.search(before.rstrip()):
-            continue  # "Enoch J. Drebber", "Mr. Holmes", "No. 3"
-        if after[:1].islower():
-            continue  # “What is it?” asked Holmes.
+        if abbreviated(paragraph, m.start()) or continues(paragraph[m.end() :]):
+            continue  # "Enoch J. Drebber", "Mr. Holmes", "No. 3"; “What is it?” asked Holmes.
         out.append(paragraph[start : m.end()].strip())
         start = m.end()
     out.append(paragraph[start:].strip())
@@ -71,5 +63,5 @@ def sentences_of(text: str) -> list[str]:
         s
         for paragraph in paragraphs(text)
         for s in split_paragraph(paragraph)
-        if len(s.split()) >= MIN_WORDS and _ENDS.search(s) and not s.lstrip(_OPENING)[:1].islower()
+        if len(s.split()) >= MIN_WORDS and _ENDS.search(s) and not s.lstrip(OPENING)[:1].islower()
     ]
