@@ -154,3 +154,49 @@ def test_a_loose_match_already_read_is_shown_and_said_to_be_weak(household: libr
     assert answer.verdict == "found" and answer.sentences
     assert any("weak match" in n for n in answer.notes)
     assert "weak match" in answer.text()
+
+
+@pytest.mark.parametrize(
+    ("book_file", "chapter", "question", "answer"),
+    [
+        # the answer is the sentence after the one that repeats the question's words
+        (SCARLET, 1, "What struck Watson at the battle of Maiwand?", "Jezail bullet"),
+        # "who": someone the question does not name, beside the question's other words
+        (
+            "pride-and-prejudice-pg1342.epub",
+            1,
+            "Who brings Mrs. Bennet the news that Netherfield Park is let?",
+            "Mrs. Long",
+        ),
+        (
+            SCARLET,
+            4,
+            "Who was the dead man found in the empty house off the Brixton Road?",
+            "Enoch J. Drebber",
+        ),
+        # "what is the name of": a name the question does not hold
+        (
+            "the-sign-of-the-four.epub",
+            9,
+            "What is the name of the steam launch Holmes is hunting for?",
+            "Aurora",
+        ),
+        # "whose": someone's
+        (
+            "the-hound-of-the-baskervilles.epub",
+            12,
+            "Whose clothes was the dead convict wearing when he fell?",
+            "Sir Henry",
+        ),
+    ],
+)
+def test_the_shown_sentences_name_the_answer_in_a_real_book(
+    shared, book_file: str, chapter: int, question: str, answer: str
+) -> None:
+    folder, lib = shared
+    book = lib.book(folder, book_file)
+    got = ask(book.id, None, question, position=(chapter, None), use_model=False, store=lib.store)
+    assert got.verdict == "found" and got.sentences
+    assert any(answer in s.text for s in got.sentences), [s.text for s in got.sentences]
+    for s in got.sentences:  # each a whole sentence of the passage it cites
+        assert s.citations and s.citations[0].quote == s.text

@@ -12,13 +12,37 @@ from __future__ import annotations
 
 import re
 
-from lore.books.retrieve.question import DEDUCE, DID, HOW, RELATION, WHAT, WHEN, WHERE, WHO, WHY, YES_NO
+from lore.books.retrieve.question import (
+    DEDUCE,
+    DID,
+    HOW,
+    RELATION,
+    WHAT,
+    WHEN,
+    WHERE,
+    WHO,
+    WHY,
+    YES_NO,
+    answer_type,
+)
 from lore.core.text import stem
 
+NAME, NUMBER = "name", "number"
 # the kinds whose answer has a mark of its own; for the rest the words held decide
-TYPED = frozenset({WHO, WHERE, WHEN, WHY, HOW, DEDUCE, RELATION})
+TYPED = frozenset({WHO, WHERE, WHEN, WHY, HOW, DEDUCE, RELATION, NAME, NUMBER})
+_LEADING = re.compile(r"^[^,?]*,\s*(?=(?:who|whom|whose|where|when|why|how|what|which)\b)", re.I)
+_ASKS_NAME = re.compile(r"\b(?:name|named|called|call|title)\b", re.I)
+_ASKS_NUMBER = re.compile(r"^\s*how\s+(?:many|much|old|long|far)\b", re.I)
+_NUMBER = re.compile(
+    r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+    r"|hundred|hundreds|thousand|thousands|million|millions|dozen|dozens|score|half|pounds?|shillings?"
+    r"|guineas?|miles?|yards?|feet|inches|years?|months?|weeks?|days?|hours?|minutes?)\b",
+    re.I,
+)
 
 _NAME = re.compile(r"(?<![“‘\"])\b[A-Z][a-z’']+(?:\s+[A-Z][a-z’']+)*")
+_CAPS = re.compile(r"\b[A-Z]{3,}\b")  # a name in capitals: a letter's signature, a placard
 # capitalised words that open speech or a clause rather than name anyone
 _COMMON = frozenset(
     "i mr mrs miss dr sir lady lord the a an it he she they we you his her their this that then when but"
@@ -62,18 +86,35 @@ _STOP = frozenset(
 
 
 def _names(sentence: str, asked: set[str]) -> bool:
-    """A person or thing named in the sentence (not as its first word) other than those asked about."""
+    """A person or thing named in the sentence other than those asked about (a sentence's first
+    word is capitalised whatever it is, so it names no one on its own)."""
     body = sentence.lstrip("“‘\"'( ")
     for m in _NAME.finditer(body):
-        words = {w.lower() for w in _WORD.findall(m.group(0))}
-        if m.start() > 0 and words - asked - _COMMON:
+        found = _WORD.findall(m.group(0))
+        words = {w.lower() for w in (found[1:] if m.start() == 0 else found)}
+        if words - asked - _COMMON:
             return True
-    return False
+    return any(w.lower() not in asked | _COMMON for w in _CAPS.findall(body))
+
+
+def wanted(question: str, kind: str) -> str:
+    """The kind of answer to look for: the question's kind (`retrieve.question`), with "what is
+    it called?" asking for a name and "how many?" for a number."""
+    lead = _LEADING.match(question)
+    if kind == WHAT and lead:  # "In The Five Orange Pips, who ...?" asks what its last clause asks
+        kind = answer_type(question[lead.end() :])
+    if kind == RELATION and question.lower().startswith("whose"):
+        return WHO  # "Whose clothes ...?" asks for someone
+    if kind == WHAT and _ASKS_NAME.search(question):
+        return NAME
+    if _ASKS_NUMBER.search(question):
+        return NUMBER
+    return kind
 
 
 def gives(kind: str, sentence: str, asked_names: set[str]) -> bool:
     """Whether the sentence holds the mark of the answer a question of this kind asks for."""
-    if kind == WHO:
+    if kind in (WHO, NAME):
         return _names(sentence, asked_names)
     if kind == WHERE:
         return bool(_PLACE.search(sentence))
@@ -85,6 +126,8 @@ def gives(kind: str, sentence: str, asked_names: set[str]) -> bool:
         return bool(_MEANS.search(sentence) or _REASON.search(sentence))
     if kind == RELATION:
         return bool(_RELATION.search(sentence))
+    if kind == NUMBER:
+        return bool(_NUMBER.search(sentence))
     if kind in (WHAT, DID, YES_NO):
         return True  # the thing itself: how well it answers is the words it holds
     return True

@@ -5,13 +5,15 @@ passage gathered under the reader's cap (`sentences`), cited. A sentence is scor
 it answers, not only for how many of the question's words it repeats:
 
 - the share of the question it holds, each content word and name counting once with the words a
-  story uses for it, rare words weighing more than the hero's name (`retrieve.question`);
+  story uses for it, rare words weighing more than common ones and the people the question asks
+  about less than what it asks of them (`retrieve.question`);
+- a part of its neighbours' share, the sentence just before it most: a book often names the
+  topic in one sentence and answers in the next;
 - whether it gives the kind of answer asked for (`answer_kinds`): someone named for "who", a
-  place for "where", a time for "when", a reason for "why", a means for "how";
-- whether it says anything the question did not (a sentence that only echoes the question, or
-  asks one back, is a poor answer), and how the search ranked its passage;
-- the sentence just before it counts for a sentence that gives the answer's kind, as a book
-  often names the topic in one sentence and answers in the next.
+  name for "what is it called", a place for "where", a time for "when", a number for "how
+  many", a reason for "why", a means for "how";
+- how much it says that the question did not (a sentence that only echoes the question, or asks
+  one back, is a poor answer), and how the search ranked its passage.
 
 The sentences are shown best first. One is shown when it alone answers; others only when they
 answer nearly as well. When the best holds little of the question, or not much of it and not
@@ -24,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from lore.books.ask.answer_kinds import TYPED, gives, new_words
+from lore.books.ask.answer_kinds import TYPED, gives, new_words, wanted
 from lore.books.ask.records import Citation, Evidence, Sentence
 from lore.books.ask.sentences import sentences_of
 from lore.books.retrieve.question import understand
@@ -33,11 +35,15 @@ from lore.core.text import stem
 
 MAX_SENTENCES = 3
 KEEP_SHARE = 0.7  # another sentence is shown only when it scores this share of the best
-FIT_WEIGHT = 0.6  # how much giving the asked kind of answer raises a sentence
-CONTEXT_WEIGHT = 0.4  # the share of the sentence before it that counts for an answering sentence
-RANK_WEIGHT = 0.3  # the search's first passage over the rest
-ECHO = 0.5  # a sentence saying fewer than NEW_WORDS words the question did not
-NEW_WORDS = 2
+FIT = 1.0  # a sentence giving the asked kind of answer
+MISS = 0.5  # one that does not
+# the share of a neighbour's match a sentence takes on: the answer often follows the sentence
+# that names the question's topic
+NEAR = {-1: 0.6, -2: 0.3, 1: 0.3}
+NAMED = 0.5  # the weight of a name the question asks about, against its other words
+RANK_WEIGHT = 1.0  # the search's first passage over the rest
+ECHO = 0.4  # a sentence saying nothing the question did not; full credit from NEW_WORDS new words
+NEW_WORDS = 3
 ASKING = 0.6  # a sentence that is itself a question
 LONG_WORDS = 70  # a sentence longer than this is whole but hard to read: a little lower
 LONG = 0.85
@@ -88,44 +94,54 @@ def answer(question: str, evidence: list[Evidence]) -> list[Sentence]:
 def choose(question: str, evidence: list[Evidence]) -> Choice:
     """The sentences that best answer `question`, from the gathered passages only."""
     understood = understand(question)
+    kind = wanted(question, understood.answer_type)
     groups = [{_stem(w) for v in g for w in _WORD.findall(v)} for g in understood.groups]
     asked = {w.lower() for n in understood.names for w in _WORD.findall(n)}
     question_stems = {_stem(w) for w in _WORD.findall(question)} | {s for g in groups for s in g}
-    found = [
-        _Candidate(e, i, s, {_stem(w) for w in _WORD.findall(s)})
+    passages = [
+        [
+            _Candidate(e, i, s, {_stem(w) for w in _WORD.findall(s)})
+            for i, s in enumerate(sentences_of(e.text))
+        ]
         for e in sorted(evidence, key=lambda e: e.rank)
-        for i, s in enumerate(sentences_of(e.text))
     ]
+    found = [c for p in passages for c in p]
     if not found:
         return Choice()
     # a word most sentences hold (the hero's name) says less than a rare one
     weights = [math.log(1.0 + len(found) / (1 + sum(1 for c in found if g & c.stems))) for g in groups]
+    # the people asked about are the question's subject; what it asks of them is in its other words
+    names = {_stem(w) for w in asked}
+    weights = [w * (NAMED if g <= names else 1.0) for g, w in zip(groups, weights, strict=True)]
     total = sum(weights) or 1.0
     for c in found:
         c.share = sum(w for g, w in zip(groups, weights, strict=True) if g & c.stems) / total
-        c.fit = gives(understood.answer_type, c.text, asked)
-    for n, c in enumerate(found):
-        before = found[n - 1] if n and found[n - 1].evidence is c.evidence else None
-        typed = understood.answer_type in TYPED and c.fit
-        context = CONTEXT_WEIGHT * before.share if before is not None and typed else 0.0
-        c.score = (c.share + context) * (1.0 + FIT_WEIGHT * c.fit)
-        c.score *= 1.0 if new_words(c.text, question_stems) >= NEW_WORDS else ECHO
-        c.score *= ASKING if _ASKS.search(c.text) else 1.0
-        c.score *= LONG if len(c.text.split()) > LONG_WORDS else 1.0
-        c.score *= 1.0 + RANK_WEIGHT / (1 + c.evidence.rank)
-    ranked = sorted((c for c in found if c.share > 0), key=lambda c: (-c.score, c.evidence.rank, c.index))
-    if not ranked:  # the passage matched as a whole (by meaning): its opening sentence, said to be weak
+        c.fit = gives(kind, c.text, asked)
+    for p in passages:
+        for n, c in enumerate(p):
+            near = max([w * p[n + d].share for d, w in NEAR.items() if 0 <= n + d < len(p)], default=0.0)
+            c.score = (c.share + near) * (FIT if c.fit else MISS)
+            fresh = new_words(c.text, question_stems)
+            c.score *= min(1.0, ECHO + (1 - ECHO) * fresh / NEW_WORDS)
+            c.score *= ASKING if _ASKS.search(c.text) else 1.0
+            c.score *= LONG if len(c.text.split()) > LONG_WORDS else 1.0
+            c.score *= 1.0 + RANK_WEIGHT / (1 + c.evidence.rank)
+    ranked = sorted((c for c in found if c.score > 0), key=lambda c: (-c.score, c.evidence.rank, c.index))
+    if not any(
+        c.share > 0 for c in found
+    ):  # the passage matched as a whole (by meaning): its opening sentence, said to be weak
         return Choice(_cited(found[:1]), weak=True)
     best = ranked[0]
     chosen = [best]
     # when the best gives the kind of answer asked for, a sentence that does not adds nothing to it
-    kind_needed = understood.answer_type in TYPED and best.fit
+    kind_needed = kind in TYPED and best.fit
     for c in ranked[1:]:
         if len(chosen) >= MAX_SENTENCES or c.score < KEEP_SHARE * best.score:
             break
         if (c.fit or not kind_needed) and all(c.text != o.text for o in chosen):
             chosen.append(c)
-    weak = best.share < WEAK_SHARE or (best.share < 2 * WEAK_SHARE and not best.fit)
+    top = max(c.share for c in chosen)
+    weak = top < WEAK_SHARE or (top < 2 * WEAK_SHARE and not best.fit)
     return Choice(_cited(chosen), weak=weak)
 
 
