@@ -91,8 +91,8 @@ def main() -> None:
     from lore.history.ingest.git import ingest_git
     from lore.history.repos import resolve_repo
     from lore.history.why.evidence import with_reason
-    from lore.history.why.retrieval import evidence_of
     from lore.history.why.service import gather
+    from lore.history.why.sourced import evidence_of
     from lore.history.why.store import open_why
 
     items = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]

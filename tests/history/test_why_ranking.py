@@ -9,7 +9,7 @@ import pytest
 
 from lore.history.ingest.git import ingest_git
 from lore.history.repos import resolve_repo
-from lore.history.why import chores
+from lore.history.why import asks, chores
 from lore.history.why.service import gather, units
 from support.history_repo import HistoryRepo, lines, merge
 
@@ -167,3 +167,43 @@ def test_the_commit_whose_subject_says_it_ranks_above_a_body_that_repeats_the_wo
     ingest_git(r.root)
     ranks = units(gather(resolve_repo(str(r.root)), "Why does the client retry failed uploads?").evidence)
     assert ranks.index(f"commit:{answer}") < ranks.index(f"commit:{wordy}")
+
+
+def test_a_question_about_something_gone_finds_the_change_that_removed_it(tmp_path: Path) -> None:
+    """ "Why doesn't it ... any more?" asks for the removal; the commits that added and fixed the
+    thing share the question's words but are not why it is gone."""
+    r = HistoryRepo(tmp_path / "tui")
+    for i in range(8):
+        r.commit(f"Add screen {i}", {f"tui/s{i}.py": lines(5, f"s{i}")})
+    r.commit("Use colorama for colors on Windows", {"tui/color.py": lines(10, "colorama")})
+    r.commit("Fix colorama colors in the Windows console", {"tui/color.py": lines(12, "colorama")})
+    removal = r.commit(
+        "Remove colorama\n\nEvery supported Windows enables ANSI colors by itself.",
+        {"tui/color.py": lines(4, "ansi")},
+    )
+    ingest_git(r.root)
+    report = gather(
+        resolve_repo(str(r.root)), "Why doesn't the tool use colorama for colors on Windows anymore?"
+    )
+    assert units(report.evidence)[0] == f"commit:{removal}"
+
+
+@pytest.mark.parametrize(
+    ("question", "gone"),
+    [
+        ("Why doesn't click depend on colorama anymore?", True),
+        ("Why did the project drop its App Engine check?", True),
+        ("Why was the shlex change reverted?", True),
+        ("Why does the parser stream tokens?", False),
+        ("Why is the progress bar updated after each item?", False),
+    ],
+)
+def test_a_question_about_a_removal_is_told_by_its_words(question: str, gone: bool) -> None:
+    assert asks.asks_gone(question) is gone
+    assert asks.weight("Remove colorama", gone) == (asks.GONE if gone else 1.0)
+    assert asks.weight("Add colorama", gone) == 1.0
+
+
+def test_a_question_about_what_a_user_typed_does_not_spare_typing_chores() -> None:
+    assert "typing" not in chores.asked("Why does completion split the partially typed command line?")
+    assert "typing" in chores.asked("Why does the package ship typing annotations?")

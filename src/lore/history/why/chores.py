@@ -42,7 +42,7 @@ WEIGHTS = {"typo": 0.25, "typing": 0.5, "format": 0.25, "release": 0.25, "transl
 _ASKED = {
     "typo": {"typo", "spell", "grammar"},
     "format": {"format", "reformat", "lint", "black", "isort", "whitespace", "ruff", "flake8", "prettier"},
-    "typing": {"typ", "annotat", "hint", "mypy", "pyright"},
+    "typing": {"typing", "annotat", "hint", "mypy", "pyright"},  # not "typed": what a user types
     "release": {"releas", "release", "bump", "version", "changelog"},
     "translation": {"translat", "translation", "language"},
     "merge": {"merg", "merge"},
@@ -63,8 +63,9 @@ def kind(subject: str) -> str | None:
 
 def asked(question: str) -> set[str]:
     """The kinds of work the question asks about by name (those are not weighed down)."""
-    stems = {stem(w) for w in split_words(question)}
-    return {name for name, words in _ASKED.items() if stems & words}
+    words = split_words(question)
+    stems = {stem(w) for w in words} | set(words)
+    return {name for name, asked_by in _ASKED.items() if stems & asked_by}
 
 
 def weight(subject: str, spared: set[str]) -> float:

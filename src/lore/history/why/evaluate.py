@@ -32,8 +32,8 @@ from lore.core.vectors import VectorIndex
 from lore.history.repos import Repo
 from lore.history.why.evidence import terms
 from lore.history.why.index import update_index
-from lore.history.why.retrieval import to_evidence
 from lore.history.why.service import gather, units
+from lore.history.why.sourced import to_evidence
 from lore.history.why.store import EvalRows, open_why
 
 CATEGORIES = ("single_hop", "multi_hop", "temporal", "recurrence")

@@ -20,12 +20,12 @@ from lore.core.vocabulary import STOPWORDS
 from lore.history import queries
 from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY
-from lore.history.store.records import Repo
-from lore.history.why import chores
+from lore.history.why import asks, chores
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
 from lore.history.why.index import update_vectors, vector_index
 from lore.history.why.keywords import by_subject, query_weights, ranked
-from lore.history.why.store import Doc, Sourced, WhyStore, open_why
+from lore.history.why.sourced import by_ids, evidence_of, node_docs
+from lore.history.why.store import WhyStore, open_why
 from lore.history.why.symbols import named_in
 from lore.history.why.symbols_store import SymbolStore
 from lore.history.why.target import PATHISH
@@ -36,59 +36,6 @@ POOL = 50  # items each provider ranks
 # The walk follows what ties a file to its reasons; PARENT and AUTHORED edges lead to unrelated
 # commits (a parent) or to people, who are hubs.
 WALK_RELATIONS = ("MODIFIED", "PART_OF", "CLOSES", "MENTIONS", "RENAMED_FROM", "COMMENTED_ON")
-
-
-# -- turning indexed texts into evidence ---------------------------------------------------------
-
-
-def _unit(kind: str, ref: str, thread_kind: str | None, thread_number: int | None) -> str:
-    if kind == "commit":
-        return f"commit:{ref}"
-    if kind in ("pr", "issue"):
-        return f"{kind}:{ref}"
-    return f"{thread_kind or 'issue'}:{thread_number}"
-
-
-def to_evidence(repo: Repo, docs: Sequence[Doc], db: WhyStore) -> list[Evidence]:
-    """Evidence for indexed texts, in the order given; texts whose source is gone are skipped."""
-    metas = db.source_meta(docs)
-    return evidence_of(repo, [(d, metas[d.id]) for d in docs if d.id in metas])
-
-
-def evidence_of(repo: Repo, sourced: Sequence[Sourced]) -> list[Evidence]:
-    """Evidence for indexed texts read with their sources (`WhyStore.sourced`), in that order."""
-    out = []
-    for d, m in sourced:
-        url = m.url
-        if d.kind == "commit" and repo.github:
-            url = f"https://github.com/{repo.github}/commit/{m.ref}"
-        ref = m.ref[:10] if d.kind == "commit" else (f"#{m.ref}" if d.kind in ("pr", "issue") else m.ref)
-        out.append(
-            Evidence(
-                key=f"{d.kind}:{m.ref}",
-                kind=d.kind,
-                unit=_unit(d.kind, m.ref, m.thread_kind, m.thread_number),
-                title=m.title.splitlines()[0] if m.title else "",
-                text=d.text,
-                at=d.at,
-                ref=ref,
-                url=url,
-                author=m.author,
-                layer="git" if d.kind == "commit" else "github",
-                extra={
-                    "node": d.source_id,
-                    "thread": d.thread_id if d.thread_id is not None else d.source_id,
-                    **({"association": m.association} if m.association else {}),
-                },
-            )
-        )
-    return out
-
-
-def _by_ids(q: WhyQuery, db: WhyStore, ids: Sequence[int]) -> list[Evidence]:
-    """Evidence for these text ids, in their order: the texts and their sources in one read."""
-    found = db.sourced(ids)
-    return evidence_of(q.repo, [found[i] for i in ids if i in found])
 
 
 # -- the layer-1 providers -----------------------------------------------------------------------
@@ -138,15 +85,9 @@ def vector_provider(db: WhyStore) -> Provider:
             where["at"] = ("<=", q.as_of)
         hits = vector_index(db).search(q.question, k=POOL, where=where)
         ids = [int(h.key) for h in hits]
-        return _by_ids(q, db, ids)
+        return by_ids(q, db, ids)
 
     return provide
-
-
-def _node_docs(q: WhyQuery, db: WhyStore, node_ids: Sequence[int]) -> list[Evidence]:
-    found = db.sourced_by_source(q.repo.id, ("commit", "pr", "issue"), node_ids)
-    by_source = {d.source_id: (d, m) for d, m in found}
-    return evidence_of(q.repo, [by_source[n] for n in node_ids if n in by_source])
 
 
 def graph_provider(db: WhyStore) -> Provider:
@@ -168,7 +109,7 @@ def graph_provider(db: WhyStore) -> Provider:
             include_start=True,
             edge_filter=REACHABLE_ONLY,
         )
-        found = _node_docs(q, db, [h.id for h in hits])
+        found = node_docs(q, db, [h.id for h in hits])
         if q.asks_recency:  # "the most recent change": within a hop, newest first is the order
             return found
         depth = {h.id: h.depth for h in hits}
@@ -189,7 +130,7 @@ def change_size_provider(db: WhyStore) -> Provider:
         for fid in q.files:
             file_ids.extend(seg[0] for seg in queries.file_lineage(q.repo, fid))
         sizes = db.change_sizes(sorted(set(file_ids)), q.as_of, POOL, newest=q.asks_recency)
-        return _node_docs(q, db, [s.commit_node for s in sizes])
+        return node_docs(q, db, [s.commit_node for s in sizes])
 
     return provide
 
@@ -335,7 +276,7 @@ def linked(q: WhyQuery, seeds: Sequence[Evidence]) -> dict[str, tuple[float, Evi
         frontier = following
     kinds = {s.extra.get("thread"): s.kind for s in seeds}
     reached_nodes = {node for reached in reach.values() for node in reached}
-    found = _node_docs(q, open_why(), sorted(reached_nodes))
+    found = node_docs(q, open_why(), sorted(reached_nodes))
     commits = {e.extra["node"] for e in found if e.kind == "commit"}
     bonus: dict[int, float] = {}
     for start, reached in reach.items():
@@ -391,10 +332,11 @@ def retrieve(
         else:
             scored[key] = replace(base, score=base.score + bonus, via=(*base.via, "links"))
     spared = chores.asked(q.question)
+    gone = q.mode == "question" and asks.asks_gone(q.question)
     for key, e in scored.items():
         if e.kind == "commit" and not q.asks_recency:  # the latest change is asked, whatever it is
-            kept = chores.weight(e.title, spared)
-            if kept < 1.0:
+            kept = chores.weight(e.title, spared) * asks.weight(e.title, gone)
+            if kept != 1.0:
                 scored[key] = replace(e, score=e.score * kept)
     fused = sorted(scored.values(), key=lambda e: (-e.score, e.key))[: limit + len(pinned)]
     keys = {p.key for p in pinned}

@@ -1,0 +1,38 @@
+"""What kind of change a question asks about, told by its words: why something is gone.
+
+"Why doesn't X use colorama any more?", "why did X drop its App Engine check?", "why was this
+reverted?" ask for the change that took something away, and the commits that added it, used it
+or fixed it share every word of the question with it. What tells that change apart is its
+subject: it says it removes, drops, deprecates or reverts. So when a question asks why something
+is gone, commits whose subject says they took something away keep more of their score
+(`weight`); a question that asks nothing of the kind leaves every commit as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+# a question asking why something is no longer there
+_GONE_ASKED = re.compile(
+    r"\b(?:any ?more|no longer|not .{0,40}\bsince|drop(?:s|ped)?|remov(?:e|es|ed|al)|delet(?:e|es|ed)|"
+    r"stop(?:s|ped)?|deprecat\w*|revert\w*|gone|got rid)\b",
+    re.I,
+)
+# a commit subject that says it took something away (and the gitmoji for removals)
+_GONE_SUBJECT = re.compile(
+    r"(?<![\w-])(?:remov\w*|drop\w*|delet\w*|deprecat\w*|revert\w*|stop\w*|no longer|get rid of)(?![\w-])"
+    r"|➖|🔥|:fire:|:heavy_minus_sign:",
+    re.I,
+)
+GONE = 1.5  # what a removal's score is multiplied by when the question asks why something is gone
+
+
+def asks_gone(question: str) -> bool:
+    """Whether the question asks why something was removed, dropped or stopped."""
+    return _GONE_ASKED.search(question) is not None
+
+
+def weight(subject: str, gone: bool) -> float:
+    """What a commit's score is multiplied by for a question (`gone`: it asks why something is
+    gone, `asks_gone`): `GONE` for a commit whose subject says it took something away, else 1."""
+    return GONE if gone and _GONE_SUBJECT.search(subject) else 1.0
