@@ -3,8 +3,10 @@ commit messages and `git log --grep`, and the CLI's wall time.
 
     .venv/bin/python bench/history_why.py --real --repo click=/tmp/x_click \
         --repo fastapi=/tmp/x_fastapi [--split dev|held_out|all] [--home DIR] [--timed N]
+        [--questions FILE ...]
 
-The questions are bench/data/why_questions.jsonl (see its .md): each names its repository, and a
+The questions are bench/data/why_questions.jsonl (see its .md), or the sets `--questions` names
+(each split then named by its file): each names its repository, and a
 question is answered when one of its `answers` shas is among the ranked commits. A `file` item
 is asked as `why PATH`. Each repository given is ingested into one store (`--home` keeps it for
 a second run), so every repository's ranking is measured with the others beside it. In the same
@@ -29,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -167,7 +169,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--repo", action="append", default=[], help="NAME=PATH: a clone of a repository the set asks about"
     )
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        action="append",
+        help="a labelled set (repeat for several; each split is then named by its file)",
+    )
     parser.add_argument("--split", choices=("dev", "held_out", "all"), default="all")
     parser.add_argument("--home", help="keep the store here; a second run reuses the ingest")
     parser.add_argument("--timed", type=int, default=20, help="CLI calls timed per repository")
@@ -192,7 +199,13 @@ def main(argv: list[str]) -> None:
         report = ingest_git(root)
         print(f"ingest {name}: {report.commits_added:,} new commits in {time.perf_counter() - t:.1f}s")
         repos[name] = resolve_repo(str(root))
-    items = [i for i in load(args.questions, args.split) if i.repo in roots]
+    sets = args.questions or [QUESTIONS]
+    items = [
+        replace(i, split=f"{path.stem}/{i.split}" if len(sets) > 1 else i.split)
+        for path in sets
+        for i in load(path, args.split)
+        if i.repo in roots
+    ]
     splits = sorted({i.split for i in items})
 
     bm25 = {name: Bm25Baseline(root) for name, root in roots.items()}
