@@ -30,10 +30,10 @@ from functools import lru_cache
 
 from lore.rules.gate.negation import _negated
 
-_DOC = r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|directions|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
+_DOC = r"(?:text|words|notes|instructions?|prompts?|system prompt|guidance|directives?|directions|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
 _STRONG_DOC = (
     r"(?:text|words|instructions?|prompts?|system prompt|guidance|directives?|directions|briefing|preamble|programming|"
-    r"context window|guardrails|safeguards|restrictions|defaults|safety rules|tool (?:descriptions|definitions)|setup messages?)"
+    r"context window|guardrails|safeguards|restrictions|defaults|safety rules|orders|tool (?:descriptions|definitions)|setup messages?)"
 )
 _OWNER_BEFORE = (
     r"(?:your|yours|its|the agent's|the assistant's|the model's|the ai's|the bot's|pre-?(?:conversation|chat|session)|"
@@ -60,6 +60,8 @@ _OWNER_AFTER = (
     r"operator|harness|runtime|platform|vendor|developers?)|at (?:startup|start-up|start|launch|boot))"
     r"|(?:that |which )?(?:you|they) (?:were|are|have been) (?:started|launched|initiali[sz]ed|booted|spawned|primed) with"
     # the time before the conversation: "the text that came before the user's first message"
+    r"|(?:that |which )?(?:(?:were|was) )?(?:loaded|given|sent|provided|injected|set|put|placed) (?:into you )?before (?:the user|you|anyone) "
+    r"(?:spoke|wrote|typed|asked|said anything|arrived|started|joined)"
     r"|(?:that |which )?(?:precedes?|preceded|came before|comes before) (?:this|the|our|your) (?:chat|conversation|session|"
     r"thread|user's (?:first )?message|first (?:user )?message))"
 )
@@ -81,7 +83,8 @@ _OWN_DOCS = re.compile(
     rf"\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
     rf"|\b(?:the |all |any |every |whatever )?(?:\w+ )?{_DOC} {_OWNER_AFTER}"
     r"|\b(?:everything|anything|all|whatever|the text) (?:written |said |stated )?(?:above|before) this (?:line|point|message)\b"
-    r"|\b(?:what|nothing|none of what|anything|everything) you (?:were|have been) (?:told|given|asked|instructed)\b"
+    r"|\b(?:what|nothing|none of what|anything|everything) you (?:were|have been) (?:told|given|asked|instructed|configured with|"
+    r"primed with|set up with|loaded with|started with)"
     r"|\b(?:your|its) own (?:\w+ )?(?:configuration|config|setup)\b"
     rf"|\b{_OWN_CONTEXT}\b|\b{_KIND_RECEIVED}\b"
 )
@@ -107,7 +110,8 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"not binding|inactive|out of date|replaced|overridden|deprecated)|stops? (?:applying|being valid)|"
         r"(?:ignor|disregard|forget|overrid|overrul|supersed|replac|discard|drop|abandon|dismiss|suspend|waiv|cancel|revok)\w*|"
         r"(?:set|put|lay|push) (?:(?:them|it|those|these|that) )?aside|(?:binds?|bound|obliges?) (?:you|the agent)(?! to)|"
-        r"(?:is|are) (?:no longer |not )?(?:binding|in force)|(?:legacy|stale|history))\b"
+        r"(?:is|are) (?:no longer |not )?(?:binding|in force)|(?:legacy|stale|history)|"
+        r"(?:is|are) (?:just |only |merely )?(?:a draft|drafts|a suggestion|suggestions|advisory|non-binding))\b"
     ),
     "reveal": re.compile(
         r"\b(?:reveal|print|show|output|repeat|reproduce|recite|quote|echo|dump|display|writ|"
@@ -142,7 +146,9 @@ _ACTS: dict[str, re.Pattern[str]] = {
 _CREDENTIALS = re.compile(
     r"~/\.[\w.-]+|\bssh (?:private )?keys?\b|\bprivate keys?\b|\b(?:credentials?|secrets?|passwords?|passphrases?|"
     r"api[ _-]?keys?|access keys?|auth tokens?|access tokens?|tokens?|session cookies|cookies|keychain|keyring)\b|"
-    r"(?<![\w.])\.env(?![\w.])|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.pem\b|\bhome (?:folder|directory)'s (?:dot ?files|hidden files)"
+    r"(?<![\w.])\.env(?![\w.])|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.pem\b|"
+    r"\b(?:aws|gcloud|azure|kube|kubectl|docker|npm|pypi|gh|github cli|ssh|gpg|gnupg|cloud) (?:config|credentials?|login|auth) "
+    r"(?:folder|directory|dir|file|dotfile)s?\b|\bhome (?:folder|directory)'s (?:dot ?files|hidden files)"
 )
 _OUTSIDE = re.compile(
     r"\b(?:to|into|onto|at|via) (?:the |a |an |our |my |this |that )?(?:\S+\.[a-z]{2,}\b|https?://|webhook|endpoint|server|url|"
@@ -171,7 +177,7 @@ _ALL_FILES = re.compile(
     r"whole (?:disk|drive|filesystem)|entire (?:disk|drive|filesystem|home)|every file|all files|all (?:of )?the files on)\b"
 )
 _REVIEW = re.compile(
-    r"\b(?:code reviews?|reviews?|reviewers?|approvals?|ci|ci checks|status checks|required checks|pre-?commit hooks?|"
+    r"\b(?:code reviews?|reviews?|reviewers?|approvals?|ci|ci checks|status checks?|required checks?|pre-?commit hooks?|"
     r"pre-?push hooks?|git hooks|commit hooks|branch protections?|sign-?offs?|(?:the|all|any|those|these|every) (?:\w+ )?checks|"
     r"(?:the|all|any|those|these) hooks|(?:the |ci )?pipelines?|protected branch(?:es)?(?: rules)?|branch rules|rulesets?|"
     r"required reviews?|merge (?:checks|requirements|gates?|queue)|quality gates?|safeguards|"
@@ -210,6 +216,9 @@ _PRESUMED = re.compile(
     r"consented|confirmed|signed off|given (?:their )?(?:consent|approval|permission))"
     r"|\b(?:stop|quit|cease|no longer) (?:asking|prompting|bothering) (?:me|the user|them|the human|users?)(?: (?:to|for) confirm\w*)?"
     r"|\b(?:even|also) (?:when|if) (?:nobody|no one|none) (?:has |had |actually )?(?:review|approv|check|look)\w*"
+    r"|\b(?:mark|tag|label|flag|set)\w* (?:\S+ ){0,4}?(?:as )?(?:approved|reviewed|signed off) (?:on behalf of|in the name of) "
+    r"(?:the |a )?(?:maintainer|reviewer|owner|user|team|lead|code ?owner)s?\b"
+    r"|\b(?:merg|land|ship|push|deploy)\w* (?:it |them |the (?:pr|change) )?(?:anyway|regardless)\b"
     r"|\b(?:propose|submit|save|send|try|resubmit)\w* (?:it |them |the rule )?again (?:\S+ ){0,4}?(?:in (?:other|different|new) words|"
     r"reworded|rephrased)|\b(?:reword|rephras|paraphras)\w* (?:\S+ ){0,6}?until (?:it|they) (?:pass|go(?:es)? through|get through|"
     r"is accepted|are accepted|activat)|\bin (?:other|different) words until"
@@ -358,6 +367,8 @@ def _asked_of(clause: str) -> str | None:
 # a clause that voids what the clause before it named: "... you received at startup; set them aside"
 _VOIDS_PRONOUN = re.compile(
     r"\b(?:(?:set|put|lay|push) (?:them|it|those|these) aside|(?:ignore|disregard|forget|drop|discard|override) (?:them|it|those|these)\b"
+    r"|(?:consider|treat|regard) (?:them|it|those|these) (?:as )?(?:withdrawn|void|obsolete|revoked|cancel+ed|retired|lifted|suspended|"
+    r"superseded|inactive|null|optional|advisory)"
     r"|(?:they|it|those|these) (?:are|is|were|have been|has been) (?:now )?(?:overridden|void|superseded|revoked|retired|obsolete|"
     r"cancel+ed|lifted|suspended|waived|replaced)|(?:they|it|those|these) (?:no longer|do not|don't|does not) (?:apply|bind|hold|count))"
 )

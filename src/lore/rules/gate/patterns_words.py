@@ -226,14 +226,16 @@ _CHECKS = (
     r"review process|the pipeline|quality gates?|gates?|safeguards?))"
 )
 _CANNOT_FAIL = (
-    r"(?:\|\|\s*(?:true|:|exit 0)\b|continue-on-error\s*:\s*true|allow_failure\s*:\s*true|--exit-zero\b)"
+    r"(?:\|\|\s*(?:true|:|exit 0)\b|continue-on-error\s*:\s*true|allow_failure\s*:\s*true|--exit-zero\b"
+    r"|\b(?:always|immediately|unconditionally|right away|at once) (?:exits?|returns?) 0\b"
+    r"|\b(?:exits?|returns?) 0 (?:always|immediately|unconditionally|right away|at once|first|whatever))"
 )
-_CHECK_STEP = r"\b(?:pytest|tests?|lint\w*|ci|checks?|mypy|ruff|eslint|flake8|type ?check\w*)\b"
+_CHECK_STEP = r"\b(?:pytest|tests?|lint\w*|ci|checks?|hooks?|mypy|ruff|eslint|flake8|type ?check\w*)\b"
 _SKIP_REVIEW = (
     # a check told it may never fail: it still runs, but nothing it finds can stop a merge
     _c(
         rf"{_CHECK_STEP}[^.;\n]{{0,80}}?{_CANNOT_FAIL}|{_CANNOT_FAIL}[^.;\n]{{0,80}}?{_CHECK_STEP}",
-        needs=r"\|\||continue-on-error|allow_failure|exit-zero",
+        needs=r"\|\||continue-on-error|allow_failure|exit|return",
     ),
     _c(
         r"--no-verify\b|\bgit\s+commit\b[^\n;&|]*?(?<!\S)-[a-z]*n[a-z]*\b|\bhusky\s*=\s*0\b|\bhusky_skip_hooks\b|\bskip_hooks?\s*=\s*(?:1|true)|\[(?:skip ci|ci skip|no ci|skip actions|actions skip)\]|\bgh\s+pr\s+merge\b[^\n]*--admin\b|\bgit\s+commit\s+[^\n]*\s-n\b|--no-gpg-sign[^\n]{0,40}--no-verify|\benforce_admins\s*[=:]\s*false",
