@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lore.books import library, search
+from lore.books.retrieve import boosts
 from lore.books.retrieve.question import CUES, WHY, understand
 from lore.core.config import update_settings
 from support.books import FILLER, BookSpec, Chapter, make_epub, prose_chapter
@@ -62,7 +63,7 @@ def test_the_passage_about_the_character_asked_of_ranks_first(tmp_path: Path, mo
     gardener = next(h for h in hits if "gardener" in h.text)
     assert she < hits.index(gardener) and she <= 1 and order.count(True) == 2
     # without the entity boost and the neighbour's share, the words alone cannot tell them apart
-    monkeypatch.setattr(search, "ENTITY_BOOST", 0.0)
+    monkeypatch.setattr(boosts, "ENTITY_BOOST", 0.0)
     monkeypatch.setattr(search, "NEIGHBOUR_WEIGHT", 0.0)
     plain = search.search_book(book.id, question, k=5).hits
     she = next(h for h in plain if h.text.startswith("She hid the letter"))

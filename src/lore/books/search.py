@@ -10,7 +10,8 @@ fusion:
   of the visible passages only (FTS5's own `bm25()` counts every passage of every book), and
 - cosine similarity from the passage vectors (filters applied inside the scan);
 then each candidate is raised when it (or the passage before it) names the question's
-characters, as the visible text names them, and when it holds its answer type's cue words.
+characters, as the visible text names them, each by how rarely the visible book names them, and
+when it holds its answer type's cue words (`retrieve.boosts`).
 
 Relevance is one scale (`Signals.strength`: IDF-weighted coverage of the question's word groups,
 or cosine similarity, each over its floor). A search is answered when a visible passage reaches
@@ -27,14 +28,14 @@ else: no passage, no chapter, no score.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lore.books.library import Book, Stores, caps_for, find_book, open_books, series_books
 from lore.books.passage_vectors import embedder, vector_search
+from lore.books.retrieve.boosts import boosts
 from lore.books.retrieve.query import Query, names_the_role, parse
-from lore.books.retrieve.question import Understanding, resolve, understand
+from lore.books.retrieve.question import understand
 from lore.books.retrieve.story import Story, named_story, without
 from lore.books.store import BooksStore
 from lore.books.store.cap import END, Cap
@@ -68,10 +69,6 @@ AHEAD_THRESHOLD = 1.2
 # least) still counts as the closest the book comes when nothing past the cap is strong: "the book
 # doesn't say" is kept for questions nothing in the book relates to
 WEAK_FLOOR = 0.4
-# a candidate's fused score x (1 + ENTITY_BOOST x the share of the question's characters named in
-# it or just before it + CUE_BOOST when it holds a cue word of the answer type)
-ENTITY_BOOST = 1.5
-CUE_BOOST = 0.2
 # cosine similarity a passage must reach to count as relevant, per embedder (scales differ)
 RELEVANCE_FLOORS = {
     "hash-ngram-v1": 0.5,
@@ -239,7 +236,7 @@ def signals(
             vectors[int(h.key)] = max(vectors.get(int(h.key), -1.0), h.score)
     candidates = list(dict.fromkeys([*lexical["order"], *vectors]))
     rows = {r.id: r for r in db.passages_by_id(caps, candidates)}
-    return Signals(lexical, vectors, _boosts(db, caps, understood, rows), rows)
+    return Signals(lexical, vectors, boosts(db, caps, understood, rows, lexical["shares"]), rows)
 
 
 def fuse(sig: Signals, limit: int) -> dict[int, float]:
@@ -322,25 +319,6 @@ def _probe(
     return any(h.passage_id in sig_strong for h in answers), bool(sig_strong)
 
 
-def _boosts(
-    db: BooksStore, caps: list[Cap], understood: Understanding, rows: dict[int, PassageRow]
-) -> dict[int, float]:
-    """A multiplier share per candidate: the question's characters named in it or just before
-    it (two named characters: passages near both count most), and its answer type's cue words."""
-    out: dict[int, float] = {}
-    focus = resolve(db, caps, understood.names, sorted({n for pid in rows for n in (pid - 1, pid)}))
-    if focus:
-        for pid in rows:
-            near = sum(1 for f in focus if pid in f.passages or pid - 1 in f.passages)
-            out[pid] = ENTITY_BOOST * near / len(focus)
-    if understood.cues and CUE_BOOST:
-        cued = re.compile(r"\b(?:" + "|".join(map(re.escape, understood.cues)) + r")\b", re.I)
-        for pid, row in rows.items():
-            if cued.search(row.text):
-                out[pid] = out.get(pid, 0.0) + CUE_BOOST
-    return out
-
-
 def _lexical(
     db: BooksStore, caps: list[Cap], groups: list[tuple[str, ...]], limit: int, story: Story | None = None
 ) -> dict[str, Any]:
@@ -350,7 +328,7 @@ def _lexical(
     when it holds any of them. BM25 is computed here from the visible passages alone (how many
     there are, their mean length, how many hold each group), not by FTS5, whose statistics
     cover every passage of every book: a score must not change with text the reader cannot see."""
-    empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}, "held": {}, "groups": 0}
+    empty: dict[str, Any] = {"order": [], "bm25": {}, "coverage": {}, "held": {}, "groups": 0, "shares": {}}
     if not groups:
         return empty
     total, mean_size = db.visible_size(caps)
@@ -359,10 +337,15 @@ def _lexical(
     scores: dict[int, float] = {}
     weights: list[float] = []
     holders: list[set[int]] = []
-    for found in db.group_hits(caps, groups):
+    shares: dict[
+        str, float
+    ] = {}  # a one-word group (a name's word) -> the share of visible passages holding it
+    for group, found in zip(groups, db.group_hits(caps, groups), strict=True):
         rows = found if story is None else [r for r in found if story.holds(r.id)]
         df = len(rows)
         holders.append({r.id for r in rows})
+        if len(group) == 1:
+            shares[group[0]] = df / max(total, 1)
         weights.append(math.log(1.0 + total / (df + 0.5)))
         idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
         for r in rows:
@@ -385,6 +368,7 @@ def _lexical(
         "coverage": coverage,
         "held": held,
         "groups": len(groups),
+        "shares": shares,
     }
 
 

@@ -112,7 +112,7 @@ class Understanding:
     @property
     def groups(self) -> list[tuple[str, ...]]:
         """One lexical group per name word and content word: any of its words counts."""
-        out: list[tuple[str, ...]] = [(w,) for n in self.names for w in _name_words(n)]
+        out: list[tuple[str, ...]] = [(w,) for n in self.names for w in name_words(n)]
         out += [self.variants.get(w, (w,)) for w in self.words]
         seen: list[tuple[str, ...]] = []
         for g in out:
@@ -188,10 +188,10 @@ def understand(question: str) -> Understanding:
     # a title is part of a name only as written with a capital ("Colonel Ross"; "the colonel's will" asks
     # about the colonel)
     titles = {w.lower() for w in _WORD.findall(text) if w in _TITLES}
-    name_words = {w for n in names for w in _name_words(n)} | titles
+    in_names = {w for n in names for w in name_words(n)} | titles
     words: list[str] = []
     for w in _WORD.findall(text.lower()):
-        if w in QUESTION_WORDS or w in name_words or w in _LIGHT or len(w) < 2 or w in words:
+        if w in QUESTION_WORDS or w in in_names or w in _LIGHT or len(w) < 2 or w in words:
             continue
         if w.isdigit() is False and len(w) == 1:
             continue
@@ -203,7 +203,7 @@ def understand(question: str) -> Understanding:
     return Understanding(text, kind, names, words, variants, cues, forms)
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     """The words of a name search matches on, lower-cased, titles dropped ("Sir Charles" -> charles)."""
     parts = [p.strip(".").lower() for p in name.split() if p.strip(".") not in _TITLES]
     return [p for p in parts if p and p not in {"of", "de", "the"}] or [name.lower().strip(".")]
