@@ -141,11 +141,13 @@ def test_characters_count_mentions_and_passages_apart(tmp_path: Path) -> None:
     )
     book = _json("add", str(make_epub(tmp_path / "hale.epub", spec)))
     _run("progress", str(book["id"]), "1")
-    hale = next(e for e in _json("characters", str(book["id"]))["entities"] if e["name"] == "Hale")
+    hale = next(e for e in _json("characters", str(book["id"]), "--all")["entities"] if e["name"] == "Hale")
     assert (hale["mentions"], hale["passages"]) == (3, 1)
-    code, out, _ = _run("characters", str(book["id"]))
+    code, out, _ = _run("characters", str(book["id"]), "--all")
     assert code == 0 and "mentions" in out and "passages" in out
     row = next(line for line in out.splitlines() if "Hale" in line)
+    code, out, _ = _run("characters", str(book["id"]))  # one passage is not enough to be listed
+    assert code == 0 and "Hale" not in out
     assert [cell.strip() for cell in row.split("│")[3:5]] == ["3", "1"]
 
 

@@ -73,6 +73,24 @@ def _use_model(db: BooksStore, book: Book, source: str) -> bool:
     return has and source != "names"
 
 
+# What a name needs before `characters` lists it: passages it appears in; a name no mention has
+# said what it is (no title, no speech verb, no place preposition: kind "name") needs more.
+MIN_PASSAGES = 2
+MIN_PASSAGES_UNTYPED = 3
+
+
+def strong(row: Any) -> bool:
+    """Whether the visible text gives a name enough evidence to be listed among the characters.
+
+    One passage is not enough to tell a character from a word capitalised once ("Latitude", a
+    king in a history lesson); a name the text has said something about (a title, "said X",
+    "in X") is shown from its second passage, any other from its third. The list is meant to
+    hold the strongest names only: early in a book, fewer than a full list have that much, and
+    the list is shorter rather than padded with words capitalised once or twice."""
+    need = MIN_PASSAGES_UNTYPED if row.kind == "name" else MIN_PASSAGES
+    return int(row.passages) >= need
+
+
 def characters(
     ref: str | int,
     *,
@@ -80,9 +98,11 @@ def characters(
     limit: int = 50,
     source: str = "auto",
     spoilers: bool = False,
+    every: bool = False,
     store: Stores = None,
 ) -> tuple[Book, list[EntitySummary]]:
-    """Entities the reader has met, most present first."""
+    """Entities the reader has met, most present first: without a model layer, only those the
+    text gives enough evidence for (`strong`), or `every` name met."""
     db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
@@ -97,7 +117,8 @@ def characters(
             f"kind must be one of {', '.join(NAME_KINDS)} (run `lore books extract`"
             " with a model for characters, places, groups, objects and events)"
         )
-    rows = db.entity_list(caps, kind, max(1, limit))
+    rows = db.entity_list(caps, kind, max(1, limit) if every else max(1, limit) * 3 + 50)
+    rows = rows if every else [r for r in rows if strong(r)][: max(1, limit)]
     names = _names(db, caps, [r.id for r in rows])
     seqs = db.entity_seqs([r.id for r in rows])
     return book, [

@@ -26,14 +26,19 @@ def characters_cmd(
     ),
     limit: int = typer.Option(30, "--limit", min=1, help="At most N entries."),
     source: str = typer.Option("auto", "--source", help="auto (model layer if extracted), names or model."),
+    every: bool = typer.Option(
+        False, "--all", help="Every name met, also those seen in only one or two passages."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Characters, places and other names you have met so far, the most present first.
 
-    Ranked by the passages a name appears in, then by its mentions."""
+    Ranked by the passages a name appears in, then by its mentions. Without a model layer only
+    names with enough evidence are listed: seen in two passages when the text says what they
+    are (a title, "said X", "in X"), else in three; --all lists every name met."""
     from lore.books import entities
 
-    info, found = entities.characters(book, kind=kind, limit=limit, source=source)
+    info, found = entities.characters(book, kind=kind, limit=limit, source=source, every=every)
     if as_json:
         print_json(
             {
@@ -64,7 +69,9 @@ def characters_cmd(
         )
     console.print(table)
     if not found:
-        console.print(_nothing_yet(info), highlight=False)
+        console.print(
+            _nothing_yet(info) if not every else "No names in the part you have read.", highlight=False
+        )
 
 
 @app.command("profile")
@@ -205,4 +212,4 @@ def extract(
 def _nothing_yet(book: Any) -> str:
     if book.position.chapter <= 0:
         return f"You have not started this book: `lore books progress {book.id} CHAPTER`."
-    return "No names in the part you have read."
+    return "No name is seen often enough yet in the part you have read (--all lists every name met)."

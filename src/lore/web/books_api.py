@@ -120,8 +120,12 @@ def passage(book: str, passage_id: int, around: int = 2, spoilers: bool = False)
 
 
 @router.get("/{book}/characters")
-def characters(book: str, kind: str | None = None, limit: int = 50, source: str = "auto") -> dict[str, Any]:
-    found, rows = entities.characters(book, kind=kind, limit=min(max(limit, 1), 500), source=source)
+def characters(
+    book: str, kind: str | None = None, limit: int = 50, source: str = "auto", every: bool = False
+) -> dict[str, Any]:
+    found, rows = entities.characters(
+        book, kind=kind, limit=min(max(limit, 1), 500), source=source, every=every
+    )
     return {"book": {"id": found.id, "title": found.title}, "characters": [r.as_dict() for r in rows]}
 
 

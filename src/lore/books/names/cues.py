@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from lore.books.names.runs import Run, core_names
+from lore.books.names.words import TITLES
 
 PLACE_PREPOSITIONS = frozenset(
     "in at near into towards toward through across outside inside within via around round".split()
@@ -30,8 +31,8 @@ _FEMININE = frozenset({"she", "her", "hers", "herself"})
 def cue_of(run: Run, text: str) -> tuple[str, bool]:
     """What the words right around a mention say it names; and whether "the" comes before it.
 
-    A title or a speech verb ("said Holmes", "said the Hatter", "Lydia cried", "Jane, who") says a
-    person; "the"
+    A title, an honorific on its own ("the Duchess") or a speech verb ("said Holmes", "said the
+    Hatter", "Lydia cried", "Jane, who") says a person; "the"
     before a plural ("the Mormons") a group; a place preposition ("in London", "at Longbourn") a
     place. Votes, not verdicts: a kind is the balance of a name's visible mentions."""
     before = _WORD_BEFORE.search(text, max(0, run.start - 30), run.start)
@@ -46,6 +47,8 @@ def cue_of(run: Run, text: str) -> tuple[str, bool]:
         prev = word if word in SPEECH or word in PLACE_PREPOSITIONS else prev
     if run.titles or prev in SPEECH or nxt in SPEECH or nxt == "who":
         return "person", article
+    if len(names) == 1 and names[0] in TITLES:
+        return "person", article  # an honorific on its own ("the Duchess", "the Colonel")
     if article and len(names) == 1 and names[0].endswith("s") and not names[0].endswith("ss"):
         return "group", article
     if prev in PLACE_PREPOSITIONS:

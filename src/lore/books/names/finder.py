@@ -98,6 +98,7 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
             kept.append(trimmed)
     mid_forms = _Tally()
     said, common = _Tally(), _Tally()  # each form's uses; those after "an", "your", "his"...
+    after_the = _Tally()  # each form's uses after "the"
     for run in kept:
         at = base[run.chapter] + run.start
         if not run.initial:
@@ -105,6 +106,8 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
         said.add(form_of(run), at)
         if determined(run, chapters[run.chapter]):
             common.add(form_of(run), at)
+        if cue_of(run, chapters[run.chapter])[1]:
+            after_the.add(form_of(run), at)
     places = _Tally()  # forms said as places ("in London"), to split "from London Lydia came"
     out = []
     for run in kept:
@@ -115,6 +118,10 @@ def find_mentions(chapters: list[str]) -> list[Mention]:
             if not _plausible(part, lower.as_of(at), mid_caps.as_of(at), mid_forms.as_of(at)):
                 continue
             if _common_noun(form_of(part), said.as_of(at), common.as_of(at), places.as_of(before)):
+                continue
+            if _common_plural(
+                form_of(part), lower.as_of(at), said.as_of(at), after_the.as_of(at), common.as_of(at)
+            ):
                 continue
             if numbered(text, part.end):
                 continue  # "Number 3", "Room 12": a common noun before a numeral
@@ -223,6 +230,18 @@ def _common_noun(form: str, said: _AsOf, common: _AsOf, places: _AsOf) -> bool:
         if places[stem] or any(places[stem + v] for v in "aeiouy"):
             return True
     return False
+
+
+def _common_plural(form: str, lower: _AsOf, said: _AsOf, after_the: _AsOf, common: _AsOf) -> bool:
+    """A one-word plural said after "the", "a" or a possessive in most of its uses ("the Times",
+    "a Times"), that the text so far also writes in lower case ("at times") and whose singular it
+    has never given as a name: a common word in a title, not a family or a people ("the
+    Stapletons" beside "Stapleton")."""
+    if " " in form or not form.endswith("s") or form.endswith("ss"):
+        return False
+    if form.lower() not in lower or form[:-1] in said:
+        return False
+    return (after_the[form] + common[form]) * 2 > said[form]
 
 
 def _plausible(run: Run, lower: _AsOf, mid_caps: _AsOf, mid_forms: _AsOf) -> bool:

@@ -145,6 +145,8 @@ PLACE_WORDS = {
     "Mountains",
     "Valley",
     "Island",
+    "Islands",
+    "Hills",
     "Town",
     "Village",
     "Row",

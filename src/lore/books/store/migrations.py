@@ -197,6 +197,14 @@ NAMES_AS_NOUNS = Migration(
     postgres=NAMES_AGAIN.postgres,
 )
 
+# Names found again: a plural common word in a title ("the Times") is no group, an honorific on
+# its own ("the Duchess") says a person, "Islands" ends a place's name.
+NAMES_BY_EVIDENCE = Migration(
+    "books/0011_names_by_evidence",
+    NAMES_AGAIN.apply,
+    postgres=NAMES_AGAIN.postgres,
+)
+
 MIGRATIONS = [
     LIBRARY,
     MODEL_LAYER,
@@ -208,6 +216,7 @@ MIGRATIONS = [
     NAMES_AGAIN,
     NAMES_BY_PASSAGE,
     NAMES_AS_NOUNS,
+    NAMES_BY_EVIDENCE,
 ]
 
 
