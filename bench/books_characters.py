@@ -8,7 +8,11 @@ For each book, at three reading positions (a third, two thirds, the end), the to
 - precision: listed entries whose shown name is one of a labelled entity's names (case, spacing
   and a leading "the" aside), counting each labelled entity once (the second "Gregson" of three
   is a miss, so is "London Lydia");
-- recall: labelled entities found, over min(20, labelled entities met so far);
+  The precision is over the list actually shown: `characters` lists only names with enough
+  evidence, so early in a book it may hold fewer than 20; a reader judges the entries they see,
+  and a list padded to 20 with names seen once would only score (and read) worse;
+- recall: labelled entities found, over min(20, labelled entities met so far), so a short list
+  pays for what it leaves out;
 - kind: among the found entries, the share whose kind (person/place/group) is the labelled one.
 
 Dev books tune the name finder; held-out books are only measured. The deterministic path always

@@ -228,7 +228,8 @@ def graph(
     source: str = "auto",
     store: Stores = None,
 ) -> dict[str, Any]:
-    """The visible graph: typed relations (model layer) or co-occurrence in passages."""
+    """The visible graph: typed relations (model layer) or co-occurrence in passages between any
+    names met (`characters(every=True)`), the most shared first."""
     db = open_books(store)
     book = find_book(ref, db)
     caps = caps_for([book], spoilers=spoilers)
