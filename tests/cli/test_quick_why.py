@@ -3,7 +3,8 @@ prints; anything else (help, a bound crossed, an unknown option) is still Typer'
 
 Each case runs in a fresh interpreter on a real repository ingested into a temporary home: once
 through the console script's `main()` (which takes the quick path when it can), once through the
-Typer app alone, and compares exit code, stdout and stderr.
+Typer app alone, and compares exit code, stdout and stderr. Off a terminal the quick path loads
+no rich either (`lore.cli.why_view`).
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ except SystemExit as exc:
 else:
     code = 0
 sys.stdout.flush()
-sys.stderr.write("\\n" + json.dumps({"code": code, "typer": "typer" in sys.modules}) + "\\n")
+loaded = {"code": code, "typer": "typer" in sys.modules, "rich": "rich" in sys.modules}
+sys.stderr.write("\\n" + json.dumps(loaded) + "\\n")
 """
 
 
-def _run(args: list[str], via: str, home: Path, cwd: Path) -> tuple[int, bool, str, str]:
-    """(exit code, whether Typer loaded, stdout, stderr) of `lore ARGS` through `via`."""
+def _run(args: list[str], via: str, home: Path, cwd: Path) -> tuple[int, dict[str, bool], str, str]:
+    """(exit code, whether Typer and rich loaded, stdout, stderr) of `lore ARGS` through `via`."""
     env = {**os.environ, "LORE_HOME": str(home), "COLUMNS": "200"}
     for var in ("LORE_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         env.pop(var, None)
@@ -54,7 +56,7 @@ def _run(args: list[str], via: str, home: Path, cwd: Path) -> tuple[int, bool, s
     )
     *err, last = done.stderr.rstrip("\n").split("\n")
     report = json.loads(last)
-    return report["code"], report["typer"], done.stdout, "\n".join(err).rstrip("\n")
+    return report["code"], report, done.stdout, "\n".join(err).rstrip("\n")
 
 
 @pytest.fixture
@@ -83,8 +85,9 @@ def project(tmp_path: Path, lore_home: Path) -> Path:
 def test_plain_arguments_skip_typer_and_print_what_typer_prints(
     args: list[str], project: Path, lore_home: Path
 ) -> None:
-    code, typer_loaded, out, err = _run(["history", "why", *args], "entry", lore_home, project)
-    assert not typer_loaded
+    code, loaded, out, err = _run(["history", "why", *args], "entry", lore_home, project)
+    assert not loaded["typer"]
+    assert not loaded["rich"]  # off a terminal, plain lines are written without the console
     assert (code, out, err) == _typer(args, lore_home, project)
     assert out or err
 
@@ -99,8 +102,8 @@ def _typer(args: list[str], home: Path, cwd: Path) -> tuple[int, str, str]:
     [(["--help"], 0), (["x", "-n", "0"], 2), (["x", "--limit", "51"], 2), (["x", "--nope"], 2), ([], 2)],
 )
 def test_anything_else_is_typers(args: list[str], code: int, project: Path, lore_home: Path) -> None:
-    got, typer_loaded, out, err = _run(["history", "why", *args], "entry", lore_home, project)
-    assert typer_loaded and got == code
+    got, loaded, out, err = _run(["history", "why", *args], "entry", lore_home, project)
+    assert loaded["typer"] and got == code
     assert ("Usage" in out) if code == 0 else ("Usage" in err)
 
 

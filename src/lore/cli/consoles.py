@@ -13,12 +13,9 @@ from rich.console import Console, ConsoleDimensions, ConsoleOptions, RenderableT
 from rich.segment import Segment
 from rich.text import Text
 
-from lore.core.terminal import safe_text
+from lore.core.terminal import UNWRAPPED, safe_text
 
-# The width of a console whose output is not a terminal (a file, a pipe, an agent reading it):
-# wide enough that no line Lore prints is wrapped, so a suggested command stays on one line and
-# a table row stays one row for grep. `COLUMNS` set in the environment still decides.
-UNWRAPPED = 100_000
+__all__ = ["UNWRAPPED", "SafeConsole"]
 
 
 class SafeConsole(Console):

@@ -2,21 +2,39 @@
 
 Shared by the Typer command (`lore.cli.history_why`) and the quick path that runs the same
 command without Typer (`lore.cli.quick`), so both print the same bytes. Everything shown comes
-from the repository (subjects, quotes, names) and is printed as plain `Text`, never parsed as
+from the repository (subjects, quotes, names) and is printed as plain text, never parsed as
 markup. A model's sentences are printed only after their quotes were found in the cited
 evidence and the sentences grounded in it (`lore.history.why.answer`).
+
+The report is first laid out as lines of styled pieces (`layout`). A terminal gets them through
+the rich console (colours, and the wrapping a terminal's width asks for). Anything else (a pipe,
+a file, an agent reading the output) gets the same lines written directly when the console
+would print them unchanged, which is when every piece is plain printable text and no line
+could reach the width the console wraps at: rich (a large share of a short `why`'s start-up)
+is then never imported. `tests/cli/test_why_view.py` holds the two ways to the same bytes.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
+import os
+import sys
+from typing import TYPE_CHECKING
 
-from lore.cli.common import console, print_json
+from lore.cli import common
+from lore.cli.common import print_json
+from lore.core.terminal import UNWRAPPED
 from lore.history.ingest.gitlog import stored_path
 from lore.history.queries.base import parse_time
 from lore.history.repos import resolve_repo
 from lore.history.why.evidence import NO_REASON, Evidence
 from lore.history.why.service import WhyReport, why
+
+if TYPE_CHECKING:  # rich loads only when the console lays the report out (`render`)
+    from rich.text import Text
+
+Piece = tuple[str, str]  # a piece of text and its style ("" for none)
+Part = list[Piece]  # one printed line, or a whole line in one style when it is one piece
+Unit = list[Part]  # what one `console.print` prints: its parts joined by newlines
 
 _KIND = {
     "commit": "commit",
@@ -35,55 +53,113 @@ def _name(e: Evidence) -> str:
     return _KIND.get(e.kind, e.kind)
 
 
-def _line(n: int, e: Evidence) -> Text:
+def _item(n: int, e: Evidence) -> Unit:
     when = e.to_dict()["at"] or "-"
     status = ""
     if e.kind == "decision" and (e.superseded_by or e.valid_to):
         status = f" [superseded{' by ' + e.superseded_by if e.superseded_by else ''}]"
-    head = Text.assemble(
+    head = [
         (f"{n:>2}. ", "bold"),
         (_name(e), "cyan"),
-        f" {when[:10]}  ",
-        e.title,
+        (f" {when[:10]}  ", ""),
+        (e.title, ""),
         (status, "yellow"),
-    )
-    body = _reason(e)
-    link = Text(f"    {e.url}", style="dim") if e.url else Text("")
-    return Text("\n").join([head, body, *([link] if e.url else [])])
+    ]
+    return [head, _reason(e), *([[(f"    {e.url}", "dim")]] if e.url else [])]
 
 
-def _reason(e: Evidence) -> Text:
+def _reason(e: Evidence) -> Part:
     """The reason the item's source gives, quoted; or plainly that it gives none."""
     if not e.quote:
-        return Text(f"    {NO_REASON}", style="dim")
+        return [(f"    {NO_REASON}", "dim")]
     quote = " ".join(e.quote.split())
     where = " (in the subject)" if e.reason and e.reason.where == "title" else ""
-    return Text.assemble("    “", (quote, "italic"), "”", (where, "dim"))
+    return [("    “", ""), (quote, "italic"), ("”", ""), (where, "dim")]
 
 
-def render(report: WhyReport) -> None:
+def layout(report: WhyReport) -> list[Unit]:
+    """The report as printed: one unit per `console.print`, in order."""
     asked = stored_path(report.target)  # bytes a shell passed on that are not UTF-8, as `\xNN`
     # a question is shown as asked ("why is ..." stays one "why"); a path or line gets the word
     title = (asked if report.mode == "question" else f"why {asked}") + (
         f" (as of {report.to_dict()['as_of'][:10]})" if report.as_of else ""
     )
-    console.print(Text(title, style="bold"))
+    units: list[Unit] = [[[(title, "bold")]]]
     if report.blamed:
-        console.print(Text(f"line last written by {report.blamed[:10]}", style="dim"))
+        units.append([[(f"line last written by {report.blamed[:10]}", "dim")]])
     if report.answer:
         keys = {e.key: i for i, e in enumerate(report.evidence, start=1)}
         for s in report.answer:
             mark = f" ({s.superseded})" if s.superseded else ""
-            console.print(Text.assemble(s.text, (f" [{keys.get(s.key, s.key)}]", "cyan"), (mark, "yellow")))
-        console.print()
+            units.append([[(s.text, ""), (f" [{keys.get(s.key, s.key)}]", "cyan"), (mark, "yellow")]])
+        units.append([])
     if not report.evidence:
-        console.print(Text("no evidence found in the stored history", style="dim"))
-    for n, e in enumerate(report.evidence, start=1):
-        console.print(_line(n, e))
+        units.append([[("no evidence found in the stored history", "dim")]])
+    units.extend(_item(n, e) for n, e in enumerate(report.evidence, start=1))
     if report.note:
-        console.print(Text.assemble(("note: ", "yellow"), report.note))
+        units.append([[("note: ", "yellow"), (report.note, "")]])
     if report.calls:
-        console.print(Text(f"{report.calls} model call(s), {report.tokens:,} tokens", style="dim"))
+        units.append([[(f"{report.calls} model call(s), {report.tokens:,} tokens", "dim")]])
+    return units
+
+
+def plain(units: list[Unit]) -> str | None:
+    """What the console prints for `units` where it is no terminal, when that is the pieces as
+    they are; None when the console must lay them out (a piece it would clean or expand, such
+    as a control character, a tab or a line break, or a line that could reach `width`)."""
+    width = _width()
+    if width is None:
+        return None
+    lines = []
+    for unit in units:
+        for part in unit:
+            line = "".join(text for text, _style in part)
+            cells = len(line) if line.isascii() else 2 * len(line)  # at most two cells a character
+            if not line.isprintable() or cells >= width:
+                return None
+            lines.append(line)
+        if not unit:
+            lines.append("")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _width() -> int | None:
+    """The width the console would wrap at, when it would print plain text (no terminal, no
+    colour forced); None when it could print anything else."""
+    env = os.environ
+    if env.get("FORCE_COLOR") is not None or env.get("TTY_COMPATIBLE") is not None:
+        return None
+    try:
+        if sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    columns = env.get("COLUMNS")
+    if not columns:
+        return UNWRAPPED
+    return int(columns) if columns.isdigit() else None
+
+
+def _text(unit: Unit) -> Text:
+    from rich.text import Text
+
+    parts = [Text(p[0][0], style=p[0][1]) if len(p) == 1 else Text.assemble(*p) for p in unit]
+    return parts[0] if len(parts) == 1 else Text("\n").join(parts)
+
+
+def render(report: WhyReport) -> None:
+    units = layout(report)
+    text = plain(units)
+    if text is not None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    console = common.console  # made on first use, rich with it
+    for unit in units:
+        if unit:
+            console.print(_text(unit))
+        else:
+            console.print()
 
 
 def run_why(

@@ -43,6 +43,11 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _JSON_UNSAFE = re.compile(r"[^\x00-\x7e]")
 _KEEP_FORMAT = {"\u200c", "\u200d"}  # zero-width non-joiner and joiner: needed by scripts, emoji
 
+# The width of a console whose output is not a terminal (a file, a pipe, an agent reading it):
+# wide enough that no line Lore prints is wrapped, so a suggested command stays on one line and
+# a table row stays one row for grep. `COLUMNS` set in the environment still decides.
+UNWRAPPED = 100_000
+
 
 def _non_ascii(match: re.Match[str]) -> str:
     char = match.group()
