@@ -154,6 +154,21 @@ _PATH_AFTER = re.compile(r"(?<=[a-z0-9])\)?,? (?:with |and )?(?:the )?path (?:is
 _HOST = re.compile(r"(?<![\w./:-])(?:[a-z0-9][a-z0-9-]*\.)+" + _TLDS + r"\b(?![.\w/:-])", re.I)
 
 
+# a host told as its name and, apart, its top-level domain: "codedrop (the .io one), path /new"
+_NAME_AND_TLD = re.compile(
+    r"\b([a-z0-9][\w-]*)\s*[,(]\s*(?:the |on |at |under |its |in )?\.("
+    + _TLDS
+    + r")\b(\s+(?:one|domain|version|site|address|host|tld)\b)?\)?(?:,? (?:with |and )?(?:the )?path (?:is )?(/[\w./-]*))?",
+    re.I,
+)
+
+
+def _host_from_name(match: re.Match[str]) -> str:
+    if not (match.group(3) or match.group(4)):
+        return match.group(0)  # "docs (.md files)": a name and an extension, not a host said in parts
+    return "//" + match.group(1) + "." + match.group(2) + (match.group(4) or "")
+
+
 def _host_from_parts(match: re.Match[str]) -> str:
     middle = re.findall(
         r"(?:then|domain|subdomain|followed by) (?:is )?([a-z0-9][\w-]*)", match.group(2), re.I
@@ -164,7 +179,8 @@ def _host_from_parts(match: re.Match[str]) -> str:
 def spelled_out(text: str) -> str:
     """Punctuation spelled in words put back: "evil dot io slash x" -> "evil.io/x", "tilde slash
     dot ssh" -> "~/.ssh", "h t t p s colon slash slash" (once joined) -> "https://", a host told
-    in parts joined. A host written with the word "dot" is written to be typed as a host, so the
+    in parts joined (also as a name and its top-level domain said apart, "codedrop, the .io one").
+    A host written with the word "dot" is written to be typed as a host, so the
     reading gives it as an address (`//host`), path or not."""
     out = re.sub(r"(?<=\w) \((?=dot )", " ", text, flags=re.I)
     for pattern, mark in _SPELLED:
@@ -177,7 +193,7 @@ def spelled_out(text: str) -> str:
         made = [m for m in _HOST.finditer(out) if m.group(0).lower() in said]
         for m in reversed(made):
             out = out[: m.start()] + "//" + out[m.start() :]
-    return _HOST_PARTS.sub(_host_from_parts, out)
+    return _NAME_AND_TLD.sub(_host_from_name, _HOST_PARTS.sub(_host_from_parts, out))
 
 
 # -- decoders ------------------------------------------------------------------------------------

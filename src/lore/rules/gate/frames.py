@@ -107,7 +107,7 @@ class Lexicon:
     frames: dict[str, tuple[tuple[tuple[str, ...], ...], ...]]
 
 
-_NEG, _POST_NEG, _TURN_BACK, _PROTECT = "~neg", "~post_neg", "~turn_back", "~protect"
+_NEG, _POST_NEG, _TURN_BACK, _PROTECT, _PLAIN = "~neg", "~post_neg", "~turn_back", "~protect", "~plain"
 
 
 @lru_cache(maxsize=1)
@@ -123,6 +123,7 @@ def lexicon() -> Lexicon:
         (_POST_NEG, "post_negation"),
         (_TURN_BACK, "turn_back"),
         (_PROTECT, "protect"),
+        (_PLAIN, "plain"),
     )
     for label, key in polarity:
         for word in data[key]:
@@ -179,6 +180,10 @@ def _scanned(clause: str) -> tuple[str, list[tuple[str, int, int, bool]], list[t
     negations and the starts of its turn-backs: what `read` and `forbids` both start from."""
     text = _words_of(clause)
     hits = lexicon().table.scan(text)
+    # a concept's word inside a plain phrase ("S3 keys", "the dev server") names no concept
+    plain = [(start, end) for label, start, end, _ in hits if label == _PLAIN]
+    if plain:
+        hits = [h for h in hits if h[0] == _PLAIN or not any(s <= h[1] and h[2] <= e for s, e in plain)]
     negations = [(start, end) for label, start, end, _ in hits if label == _NEG]
     turn_backs = [start for label, start, _, _ in hits if label == _TURN_BACK]
     return text, hits, negations, turn_backs

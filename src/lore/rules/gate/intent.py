@@ -238,7 +238,7 @@ _FORCE_PROTECTED = re.compile(
 _LIMITED = re.compile(
     r"\bonly (?:via|through|from|in|inside|within|with|after|when|if|on|for|by|using|the)\b|\b(?:in|inside|within|for) (?:the |your |our )?"
     r"(?:unit |integration |end-to-end |e2e )?tests?\b|\btest (?:suite|fixtures?|helpers?)\b|\btmp_path\b|\btmpdir\b|\bmock\w*|"
-    r"\bfixtures?\b|\bsandbox\w*|\bdry[- ]?run\b|\bthrowaway\b|\bdisposable\b|\bdocs?-only\b|\bdocumentation-only\b"
+    r"\bfixtures?\b|\bsandbox\w*|\bdry[- ]?run\b|\bthrowaway\b|\bdisposable\b|\bdocs?-?only\b|\bdocumentation-?only\b"
 )
 _CHECKED_FIRST = re.compile(
     r"\b(?:checksum|signature|sha-?256|sha256sum|gpg|cosign|verif\w*|inspect\w*|review\w* (?:the|it|its)|read (?:the|it)|pinned|pin)\b"

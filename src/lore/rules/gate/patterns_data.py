@@ -7,6 +7,10 @@ import re
 
 from lore.rules.gate.patterns_base import _SHELLS, _c, _r, _w
 
+# a config file tied to the secret it holds: in one clause, with no "never", "not" or "no" between
+# (".npmrc may set the registry but never an auth token" says the token is kept out of it)
+_TIED = r"(?:(?![.;!?]\s|\b(?:never|not|no|nor|without)\b)[^\n]){0,80}"
+
 _KEY_FILES = (
     _c(
         r"(?:~|\$home|\$\{home\}|%userprofile%|/root|/home/[\w.-]+|/users/[\w.-]+|\\users\\[\w.-]+|(?<![\w.-]))[/\\]?\.ssh(?:[/\\]|\b)"
@@ -21,7 +25,12 @@ _KEY_FILES = (
         r"(?<![\w-])\.(?:netrc|pypirc|git-credentials|pgpass|my\.cnf|dockercfg)\b|\.docker[/\\]config\.json|\.config[/\\](?:gh[/\\]hosts\.yml|hub)\b"
     ),
     _c(
-        r"\.npmrc\b[^\n]{0,80}\b(?:_?auth_?token|_auth|token|password|secret|credential)|(?:_?auth_?token|_auth\b)[^\n]{0,80}\.npmrc\b|(?:cat|read|print|send|upload|copy|show|dump|exfiltrat)\w*\s+(?:\S+\s+)?~/\.npmrc"
+        r"\.npmrc\b"
+        + _TIED
+        + r"\b(?:_?auth_?token|_auth|token|password|secret|credential)|(?:_?auth_?token|_auth\b)"
+        + _TIED
+        + r"\.npmrc\b|"
+        r"(?:cat|read|print|send|upload|copy|show|dump|exfiltrat)\w*\s+(?:\S+\s+)?~/\.npmrc"
     ),
     _c(
         r"\.kube[/\\]config\b|(?<![\w-])\.gnupg\b|\bgpg\s+--export-secret-keys?\b|/etc/(?:shadow|passwd|sudoers|gshadow|master\.passwd)\b|/proc/(?:self|\d+)/environ\b|\.(?:bash|zsh)_history\b"
@@ -49,7 +58,7 @@ _KEY_FILES = (
         r"\.m2[/\\]settings(?:-security)?\.xml|~/\.gradle[/\\]gradle\.properties|\.composer[/\\]auth\.json|"
         r"\.config[/\\]gcloud\b|(?:~|\$home|/root|/home/[\w.-]+|/users/[\w.-]+)[/\\]\.(?:aws|azure|kube|docker|gnupg)\b|"
         r"\.boto\b|\.s3cfg\b|\.config[/\\]rclone\b|\.password-store\b|\.local[/\\]share[/\\]keyrings|\.config[/\\]op[/\\]|"
-        r"\.oci[/\\]config|\.config[/\\]doctl|(?<![\w-])_netrc\b|\.yarnrc(?:\.yml)?\b[^\n]{0,60}\b(?:token|auth|password)|"
+        r"\.oci[/\\]config|\.config[/\\]doctl|(?<![\w-])_netrc\b|\.yarnrc(?:\.yml)?\b(?:(?![.;!?]\s|\b(?:never|not|no|nor|without)\b)[^\n]){0,60}\b(?:token|auth|password)|"
         r"\.huggingface[/\\]token|\.config[/\\]github-copilot[/\\](?:hosts|apps)\.json|\.config[/\\]containers[/\\]auth\.json",
         needs=r"credential|vault|\.m2|gradle|composer|gcloud|\.aws|azure|kube|docker|gnupg|boto|s3cfg|rclone|password-store|keyrings|/op/|\.oci|doctl|netrc|yarnrc|huggingface|copilot|containers",
     ),

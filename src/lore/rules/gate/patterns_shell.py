@@ -73,10 +73,15 @@ _PIPE_TO_SHELL = (
 )
 
 # After `shell_canonical`, every spelling of the home folder is `~`.
-# the root, the home folder, everything here, a system folder, or a folder of the user's own data
+# the root, the home folder, everything here, a system folder, a folder of the user's own data, or
+# the whole data or configuration folder of one system service (`/var/lib/postgresql`, `/etc/nginx`,
+# `/home/alice`: a database, a service's settings, a user's home); not a package manager's cache
+# (`/var/lib/apt/lists/*`, which every Dockerfile cleans), nor an install folder a tool's own
+# instructions replace (`/usr/local/go`)
 _RM_TARGET = (
     r"(?:/|/\*|/\.\*|~|~/|~/\*|~/\.\*|\*|\.\*|\.|\./\*|\.\.|/home|/etc|/usr|/var|/boot|/bin|/lib|/opt|/srv|/root|/users|c:\\?|"
-    r"~/\.config|~/\.local|~/\.ssh|~/\.gnupg|~/documents|~/desktop|~/downloads|~/pictures|~/projects|~/src|~/code)/?"
+    r"~/\.config|~/\.local|~/\.ssh|~/\.gnupg|~/documents|~/desktop|~/downloads|~/pictures|~/projects|~/src|~/code|"
+    r"(?:/var/lib|/etc|/home)/(?!(?:apt|dpkg|yum|dnf|pacman|apk|cache)\b)[\w.-]+(?:/\*|/\.\*)?)/?"
 )
 _END = r"(?=$|[\s\"'`;&|)])"
 # `rm` with a recursive flag anywhere among its flags, and a root, home or everything target among

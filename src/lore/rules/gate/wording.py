@@ -53,6 +53,7 @@ from lore.rules.gate.patterns_words import (
     _SKIP_REVIEW,
     _SYSTEM_PROMPT_REQUEST,
 )
+from lore.rules.gate.review_ways import around_review, docs_only
 
 FAMILIES: tuple[str, ...] = (
     "pipe_to_shell",
@@ -199,6 +200,10 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 if family == "key_files" and _kept_out(text, m.start(), m.end()):
                     continue
+                if family == "fake_system_message" and _named_tag(text, m.start(), m.end()):
+                    continue
+                if family == "skip_review" and docs_only(text, m.start(), m.end()):
+                    continue
                 return m.group(0)
     return None
 
@@ -214,6 +219,20 @@ def _kept_out(text: str, start: int, end: int) -> bool:
     lo = max(text.rfind(stop, 0, start) for stop in (". ", "; ", "\n"))
     his = [i for i in (text.find(stop, end) for stop in (". ", "; ", "\n")) if i >= 0]
     return bool(_IGNORE_LIST.search(text[lo + 1 : min(his, default=len(text))]))
+
+
+# a role tag quoted alone in inline code and named as a thing: "the `[SYSTEM]` prefix"
+_TAG_NOUN = re.compile(
+    r"`\s*(?:prefix|tag|marker|label|token|string|literal|header|level|placeholder|sentinel)(?:es|s)?\b"
+)
+
+
+def _named_tag(text: str, start: int, end: int) -> bool:
+    """Whether the role tag at text[start:end] is mentioned, not spoken: alone inside inline code
+    and followed by the noun that names it ("use the `[SYSTEM]` prefix only in the audit log").
+    Such a tag introduces no message, so nothing in the rule speaks as the system; any claim the
+    rest of the rule makes is still read by the other checks."""
+    return text[start - 1 : start] == "`" and bool(_TAG_NOUN.match(text, end))
 
 
 _CIDR = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}$")
@@ -271,4 +290,8 @@ def _risky(text: str) -> RiskyMatch | None:
             asked = asked_family(words)
             if asked is not None:
                 return RiskyMatch(asked.family, _excerpt(asked.clause))
+        # the commands view keeps what the word view reads as letters (`* @ci-bot`)
+        around = next(filter(None, map(around_review, (*seen.words, *seen.commands))), None)
+        if around is not None:
+            return RiskyMatch("skip_review", _excerpt(around))
     return None
