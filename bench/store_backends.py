@@ -36,9 +36,10 @@ one the tests use) on a unix socket, so the figures include a real client/server
   (`ingest_threads`, the writer `ingest_github` uses), the why index, `why` without a model
   (p50/p95 over the eval's drafted questions and bare paths, and the statements each sends:
   round trips on PostgreSQL, `tests/support/statements.py` counts them), and the keyword arm alone:
-  recall@10 on those questions and its latency, as `why` ranks them (FTS5's BM25 on SQLite,
-  BM25 in Python over the rows the GIN index finds on PostgreSQL) and, on PostgreSQL, ranked by
-  its own `ts_rank_cd` (each length normalisation): the measure behind the choice.
+  recall@10 on those questions and its latency, as `why` ranks them (BM25 over each
+  repository's own postings, on either backend) and, on PostgreSQL, ranked by its own
+  `ts_rank_cd` over words made as the query runs (each length normalisation): the measure
+  behind the choice.
 
 `--parts vectors` (or any comma-separated subset) runs some parts alone.
 
@@ -490,7 +491,8 @@ def _keyword_units(repo: Any, db: Any, hits: list[int]) -> list[str]:
 
 
 def _ts_rank_cd(db: Any, repo_id: int, normalisation: int) -> Callable[[str, float | None], list[int]]:
-    """The alternative on PostgreSQL: its own full-text search ranking the same candidates."""
+    """The alternative on PostgreSQL: its own full-text search ranking the same texts (their
+    words made by `to_tsvector` as the query runs: the store keeps no full-text column)."""
     from lore.history.why.keywords import words_of
 
     conn = db.store.connect()
@@ -499,8 +501,9 @@ def _ts_rank_cd(db: Any, repo_id: int, normalisation: int) -> Callable[[str, flo
         query = " | ".join("'" + w.replace("'", "''") + "'" for w in words_of(match))
         rows = conn.execute(
             "SELECT d.id FROM history_why_docs d, (SELECT to_tsquery('english', ?) AS query) AS q"
-            " WHERE d.words @@ q.query AND d.repo_id = ? AND (CAST(? AS DOUBLE PRECISION) IS NULL OR d.at <= ?)"
-            " ORDER BY ts_rank_cd(d.words, q.query, ?) DESC, d.id LIMIT 50",
+            " WHERE to_tsvector('english', d.text) @@ q.query AND d.repo_id = ?"
+            " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR d.at <= ?)"
+            " ORDER BY ts_rank_cd(to_tsvector('english', d.text), q.query, ?) DESC, d.id LIMIT 50",
             (query, repo_id, as_of, as_of, normalisation),
         )
         return [r[0] for r in rows]
@@ -586,7 +589,7 @@ def history_figures(commits: int, threads: int, repeat: int) -> dict[str, float]
     keywords._indexes.clear()  # the statistics as a new process reads them, once
     first = ms(lambda: keyword_hits(db, repo.id, asked[0][1], None, 50))
     out["history: keywords, first search of a process (PostgreSQL: BM25 statistics read) ms"] = first
-    keyword_arm("as why ranks them", store_search)  # FTS5's BM25; on PostgreSQL BM25 in Python
+    keyword_arm("as why ranks them", store_search)  # BM25 over the repository's postings
     if db.store.dialect == "postgres":
         for norm in (0, 1, 2, 8, 32):
             keyword_arm(f"pg only: ts_rank_cd normalisation {norm}", _ts_rank_cd(db, repo.id, norm))

@@ -1,7 +1,8 @@
 """All SQL of `lore history why`: its keyword index over layer-1 text, and the reads it needs.
 
 The index is a copy of the text layer 1 already holds (commit messages, PR and issue titles and
-bodies, comments), one row per source, with an FTS5 table over it. It is derived data: built
+bodies, comments), one row per source, with its words counted per repository (`terms_store`),
+which is what a question ranks by. It is derived data: built
 incrementally from the layer-1 tables (only rows not yet indexed, or edited since), so it can be
 dropped and rebuilt at any time, and it never feeds anything back into layer 1. That is why it
 is a store of its own, beside the ranking that reads it, and not a room of layer 1's store
@@ -154,6 +155,16 @@ CREATE TABLE history_why_symbol_commits (
 DELETE FROM history_why_symbol_state;
 """,
     ),
+    # the full-text index over the texts (FTS5; the generated `tsvector` and its GIN index) was
+    # written at every ingest but no question reads it: `why` ranks by the postings above
+    Migration(
+        "history/why_0005_no_full_text",
+        "DROP TABLE IF EXISTS history_why_fts;",
+        postgres="""
+DROP INDEX IF EXISTS history_why_docs_words;
+ALTER TABLE history_why_docs DROP COLUMN IF EXISTS words;
+""",
+    ),
 ]
 
 
@@ -197,7 +208,7 @@ class Doc:
 @dataclass(frozen=True)
 class DocHit:
     doc_id: int
-    score: float  # BM25 as FTS5 gives it: lower is better
+    score: float  # minus its BM25 score (`why.keywords.ranked`): lower is better
 
 
 @dataclass(frozen=True)
@@ -347,7 +358,6 @@ class WhyStore:
         now = look.fingerprint
         self.pruned = self.prune(repo_id)
         added = 0
-        fts = self.store.dialect == "sqlite"  # PostgreSQL keeps its words in a generated column
         terms = TermStore(self.store)
         with self.store.transaction():
             conn = self.store.connect()
@@ -357,40 +367,17 @@ class WhyStore:
                 (repo_id, now),
             )
             for sql in _SOURCES.values():
-                rows = conn.execute(sql, (repo_id,)).fetchall()
-                if not fts:  # PostgreSQL derives the words itself, so the texts can go in bulk
-                    added += self._replace_docs(repo_id, rows)
-                    continue
-                for kind, source_id, thread, at, version, text in rows:
-                    old = conn.execute(
-                        "SELECT id, text FROM history_why_docs WHERE kind = ? AND source_id = ?",
-                        (kind, source_id),
-                    ).fetchone()
-                    if old is not None:
-                        terms.forget([old[0]])
-                        if fts:
-                            conn.execute(
-                                "INSERT INTO history_why_fts (history_why_fts, rowid, text) VALUES ('delete', ?, ?)",
-                                (old[0], old[1]),
-                            )
-                        conn.execute("DELETE FROM history_why_docs WHERE id = ?", (old[0],))
-                    new_id = conn.execute(
-                        "INSERT INTO history_why_docs (repo_id, kind, source_id, thread_id, at, version, text)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                        (repo_id, kind, source_id, thread, at, version, text or ""),
-                    ).fetchone()[0]
-                    if fts:
-                        conn.execute(
-                            "INSERT INTO history_why_fts (rowid, text) VALUES (?, ?)", (new_id, text or "")
-                        )
-                    added += 1
+                added += self._replace_docs(repo_id, conn.execute(sql, (repo_id,)).fetchall())
             if count is not None:
                 terms.write(repo_id, [(i, count(text)) for i, text in terms.uncounted(repo_id)])
         return added
 
     def _replace_docs(self, repo_id: int, rows: Sequence[Sequence[Any]]) -> int:
-        """PostgreSQL: drop the older texts of these sources, then send the new ones with COPY
-        (a statement per text made building the index ten times slower than on SQLite)."""
+        """Drop the older texts of these sources and their words, then write the new ones in
+        bulk (COPY on PostgreSQL, where a statement per text made building the index ten times
+        slower than on SQLite)."""
+        if not rows:
+            return 0
         conn: Any = self.store.connect()  # on PostgreSQL it has `insert_rows` (COPY)
         keys = [(r[0], r[1]) for r in rows]
         conn.executemany(
@@ -399,14 +386,18 @@ class WhyStore:
             keys,
         )
         conn.executemany("DELETE FROM history_why_docs WHERE kind = ? AND source_id = ?", keys)
-        conn.insert_rows(
-            "history_why_docs",
-            ("repo_id", "kind", "source_id", "thread_id", "at", "version", "text"),
-            [
-                (repo_id, k, source, thread, at, version, text or "")
-                for k, source, thread, at, version, text in rows
-            ],
-        )
+        columns = ("repo_id", "kind", "source_id", "thread_id", "at", "version", "text")
+        docs = [
+            (repo_id, k, source, thread, at, version, text or "")
+            for k, source, thread, at, version, text in rows
+        ]
+        if self.store.dialect == "sqlite":
+            conn.executemany(
+                f"INSERT INTO history_why_docs ({', '.join(columns)}) VALUES ({', '.join('?' for _c in columns)})",
+                docs,
+            )
+        else:
+            conn.insert_rows("history_why_docs", columns, docs)
         return len(rows)
 
     def prune(self, repo_id: int) -> list[int]:
@@ -414,7 +405,7 @@ class WhyStore:
         deepened clone read a commit again); returns their ids, for their vectors to go too."""
         conn = self.store.connect()
         gone = conn.execute(
-            "SELECT d.id, d.text FROM history_why_docs d WHERE d.repo_id = :repo AND CASE"
+            "SELECT d.id FROM history_why_docs d WHERE d.repo_id = :repo AND CASE"
             " WHEN d.kind = 'commit' THEN NOT EXISTS"
             "  (SELECT 1 FROM history_commits c WHERE c.node_id = d.source_id AND c.repo_id = :repo)"
             " WHEN d.kind IN ('pr', 'issue') THEN NOT EXISTS"
@@ -426,14 +417,9 @@ class WhyStore:
         if gone:
             with self.store.transaction():
                 conn = self.store.connect()
-                TermStore(self.store).forget(i for i, _t in gone)
-                if self.store.dialect == "sqlite":
-                    conn.executemany(
-                        "INSERT INTO history_why_fts (history_why_fts, rowid, text) VALUES ('delete', ?, ?)",
-                        [(i, t) for i, t in gone],
-                    )
-                conn.executemany("DELETE FROM history_why_docs WHERE id = ?", [(i,) for i, _t in gone])
-        return [i for i, _t in gone]
+                TermStore(self.store).forget(i for (i,) in gone)
+                conn.executemany("DELETE FROM history_why_docs WHERE id = ?", gone)
+        return [i for (i,) in gone]
 
     def docs(self, repo_id: int, after: int = 0) -> list[Doc]:
         """Every indexed text of the repository with an id above `after`, in id order."""
@@ -468,19 +454,6 @@ class WhyStore:
             list(ids),
         )
         return {r[0]: _doc(r) for r in rows}
-
-    def keyword_search(self, repo_id: int, match: str, as_of: float | None, limit: int) -> list[DocHit]:
-        """SQLite: the best `limit` texts for an FTS5 expression by FTS5's own ranking, best
-        first, none newer than `as_of`: the plain baseline `bench/history_why.py` times `why`
-        against (`why` itself ranks by `keywords.ranked`, on either engine)."""
-        rows = self.store.connect().execute(
-            "SELECT d.id, bm25(history_why_fts) AS score FROM history_why_fts"
-            " JOIN history_why_docs d ON d.id = history_why_fts.rowid"
-            " WHERE history_why_fts MATCH ? AND d.repo_id = ? AND (? IS NULL OR d.at <= ?)"
-            " ORDER BY score, d.id LIMIT ?",
-            (match, repo_id, as_of, as_of, limit),
-        )
-        return [DocHit(doc_id, score) for doc_id, score in rows]
 
     def has_decisions(self, repo_id: int) -> bool:
         """Whether layer 2 holds any decision for the repository (False before its tables exist):
