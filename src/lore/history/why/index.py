@@ -1,5 +1,4 @@
-"""Keeping why's text index current: its keyword rows and their statistics, and (only for who
-asks for them) vectors.
+"""Keeping why's text index current: its keyword rows and their statistics.
 
 The keyword rows (a copy of each commit message, PR, issue and comment, with its words counted
 per repository) are written by the ingest as its last step (`update_index`), so a `why` after
@@ -10,9 +9,9 @@ from what is indexed, with a note that the index is behind.
 
 Vectors are not part of it. On real histories the embedder's similarity between a question and
 commit messages put the answer lower than the words alone did (bench/history_why_real.py, the
-dev half), and embedding every text made the first `why` after an ingest cost seconds. The
-meaning arm stays for a caller that asks for it (`retrieval.vector_provider`), which brings the
-vectors up to date itself (`update_vectors`), lazily, the first time it runs.
+dev half), and embedding every text made the first `why` after an ingest cost seconds, so no
+text is embedded. Vectors an older Lore made for texts that are gone are still deleted with
+them (`vector_index`).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from lore.core.vectors import VectorIndex
 
 COLLECTION = "history_text"
-EMBED_CHARS = 2000  # of a long thread, the start carries its subject
 BEHIND = (
     "the why index is behind this repository's history and the store is read-only, so newer "
     "commits and threads are not searched by their words (open the store writable and run "
@@ -65,35 +63,6 @@ def update_index(repo: Repo, db: WhyStore | None = None) -> int:
         vector_index(db).delete(str(i) for i in db.pruned)
     _current.add(key)
     return added
-
-
-# (store file, repository, embedder) -> the texts' state when every one of them had a vector
-_vectors_complete: dict[tuple[str, int, str], tuple[int, int]] = {}
-
-
-def update_vectors(repo: Repo, db: WhyStore | None = None) -> int:
-    """Give every indexed text of the repository a vector; returns how many were made. Called
-    by the meaning arm before it searches, never by the ingest or the default `why`."""
-    db = db or open_why()
-    index = vector_index(db)
-    memo = (str(db.store.path), repo.id, index.space.name)
-    state = db.doc_state(repo.id)
-    if _vectors_complete.get(memo) == state:
-        return 0
-    have = index.keys()
-    absent = [i for i in db.doc_ids(repo.id) if str(i) not in have]
-    if absent:
-        missing = list(db.docs_by_id(absent).values())
-        index.add_texts(
-            (
-                str(d.id),
-                d.text[:EMBED_CHARS] or d.kind,
-                {"repo": d.repo_id, "at": d.at or 0.0, "kind": d.kind},
-            )
-            for d in missing
-        )
-    _vectors_complete[memo] = state
-    return len(absent)
 
 
 def before_read(repo: Repo, db: WhyStore) -> str:

@@ -22,9 +22,8 @@ from lore.history import store as layer1
 from lore.history.store.base import REACHABLE_ONLY
 from lore.history.why import asks, chores
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
-from lore.history.why.index import update_vectors, vector_index
 from lore.history.why.keywords import by_subject, query_weights, ranked
-from lore.history.why.sourced import by_ids, evidence_of, node_docs
+from lore.history.why.sourced import evidence_of, node_docs
 from lore.history.why.store import WhyStore, open_why
 from lore.history.why.symbols import named_in
 from lore.history.why.symbols_store import SymbolStore
@@ -68,24 +67,6 @@ def keyword_provider(db: WhyStore) -> Provider:
         hits = [h for h in hits if h.doc_id in found]
         items = evidence_of(q.repo, [found[h.doc_id] for h in hits])
         return [items[i] for i in by_subject(db, q.repo.id, weights, hits, [e.title for e in items])]
-
-    return provide
-
-
-def vector_provider(db: WhyStore) -> Provider:
-    """The embedder's nearest texts to the question: not among `layer1_providers` (see
-    `why.index`); a caller that asks for it gets the vectors made on its first run."""
-
-    def provide(q: WhyQuery) -> list[Evidence]:
-        if not q.question.strip() or q.mode == "path":  # a path's characters carry no meaning
-            return []
-        update_vectors(q.repo, db)
-        where: dict[str, object] = {"repo": q.repo.id}
-        if q.as_of is not None:
-            where["at"] = ("<=", q.as_of)
-        hits = vector_index(db).search(q.question, k=POOL, where=where)
-        ids = [int(h.key) for h in hits]
-        return by_ids(q, db, ids)
 
     return provide
 

@@ -59,12 +59,6 @@ def evidence_of(repo: Repo, sourced: Sequence[Sourced]) -> list[Evidence]:
     return out
 
 
-def by_ids(q: WhyQuery, db: WhyStore, ids: Sequence[int]) -> list[Evidence]:
-    """Evidence for these text ids, in their order: the texts and their sources in one read."""
-    found = db.sourced(ids)
-    return evidence_of(q.repo, [found[i] for i in ids if i in found])
-
-
 def node_docs(q: WhyQuery, db: WhyStore, node_ids: Sequence[int]) -> list[Evidence]:
     """Evidence for graph nodes that have an indexed text, in the order given."""
     found = db.sourced_by_source(q.repo.id, ("commit", "pr", "issue"), node_ids)
