@@ -14,7 +14,7 @@ one concern each, composed here:
 - `walks`: a file's timeline and story, and the edges `why` follows.
 
 The decisions of layer 2 (`history/decisions/store.py`) and the keyword index of `why`
-(`history/why/store.py`) keep stores of their own: both are derived from these tables and never
+(`history/why/store/`) keep stores of their own: both are derived from these tables and never
 write into them.
 """
 

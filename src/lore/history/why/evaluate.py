@@ -34,7 +34,8 @@ from lore.history.why.evidence import terms
 from lore.history.why.index import update_index
 from lore.history.why.service import gather, units
 from lore.history.why.sourced import to_evidence
-from lore.history.why.store import EvalRows, open_why
+from lore.history.why.store import open_why
+from lore.history.why.store.eval_rows import EvalRows
 
 CATEGORIES = ("single_hop", "multi_hop", "temporal", "recurrence")
 PER_CATEGORY = 40
