@@ -10,7 +10,6 @@ ranked, rather than filtered out of a finished top list.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import zip_longest
@@ -23,11 +22,10 @@ from lore.history.store.base import REACHABLE_ONLY
 from lore.history.why import asks, chores
 from lore.history.why.evidence import Evidence, Provider, WhyQuery, fuse, with_reason
 from lore.history.why.keywords import by_subject, query_weights, ranked
+from lore.history.why.pickaxe import symbol_provider
 from lore.history.why.sourced import evidence_of, node_docs
 from lore.history.why.store import WhyStore, open_why
-from lore.history.why.symbols import named_in
-from lore.history.why.symbols_store import SymbolStore
-from lore.history.why.target import PATHISH
+from lore.history.why.target import topic
 
 DEPTH = 3  # hops of the walk from the named files
 MAX_DEGREE = 20  # hub suppression, as `lore history walk` defaults
@@ -45,15 +43,6 @@ def fts_expression(text: str) -> str | None:
     words = [w for w in split_words(text) if w not in STOPWORDS and len(w) > 1]
     unique = list(dict.fromkeys(words))[:32]
     return " OR ".join(f'"{w}"' for w in unique) or None
-
-
-def topic(q: WhyQuery) -> str:
-    """The words of a question the keyword arm ranks by: a question that names a file it found
-    leaves the path out (the file's own providers stand for it, and a path's words match every
-    commit that mentions it, typo fixes first); a bare path is all its words."""
-    if q.mode == "question" and q.files:
-        return PATHISH.sub(" ", q.question)
-    return q.question
 
 
 def keyword_provider(db: WhyStore) -> Provider:
@@ -114,55 +103,6 @@ def change_size_provider(db: WhyStore) -> Provider:
         return node_docs(q, db, [s.commit_node for s in sizes])
 
     return provide
-
-
-# an identifier added by more commits than this share of the repository's (and than `COMMON_MIN`)
-# is its vocabulary (the project's own name, a core class), not what a question singles out
-COMMON_SHARE = 0.02
-COMMON_MIN = 5
-
-
-def symbol_provider(db: WhyStore) -> Provider:
-    """The commits behind the identifiers a question names (`why.symbols`), as `git log -S`
-    would list them: of the commits that added or removed a line naming one, those the
-    question's words match, best first; then the commit that first added each, rarest first.
-    An identifier most commits add says nothing of one change and is left out."""
-
-    def provide(q: WhyQuery) -> list[Evidence]:
-        if q.mode != "question":
-            return []
-        named = named_in(topic(q))
-        if not named:
-            return []
-        symbols = SymbolStore(db.store)
-        found = symbols.introduced(q.repo.id, named, q.as_of)
-        if not found:
-            return []
-        common = max(COMMON_MIN, COMMON_SHARE * symbols.commit_count(q.repo.id))
-        kept = sorted((f for f in found if f.commits <= common), key=lambda f: (f.commits, f.symbol))
-        if not kept:
-            return []
-        touched = symbols.touching(q.repo.id, [f.symbol for f in kept], q.as_of)
-        docs = {d.source_id: (d, m) for d, m in db.sourced_by_source(q.repo.id, ("commit",), touched)}
-        by_id = {d.id: (d, m) for d, m in docs.values()}
-        hits = ranked(db, q.repo.id, query_weights(topic(q)), q.as_of, POOL, among=list(by_id))
-        order = [by_id[h.doc_id] for h in hits]
-        firsts = [docs[f.nodes[0]] for f in kept if f.nodes[0] in docs]
-        chosen = list({d.id: (d, m) for d, m in [*order, *firsts]}.values())
-        weight = specificity(kept[0].commits)
-        return [replace(e, extra={**e.extra, "weight": weight}) for e in evidence_of(q.repo, chosen[:POOL])]
-
-    return provide
-
-
-SPECIFIC = 1.0  # commits: an identifier only this many added weighs its list twice as much
-
-
-def specificity(commits: int) -> float:
-    """What the identifier arm's list weighs in the fusion, by how many commits added the rarest
-    identifier the question names: an identifier few changes added points at them (up to two
-    lists' worth), one many added points at little (a list's worth at 4 x `SPECIFIC` commits)."""
-    return min(2.0, 2.0 * math.sqrt(SPECIFIC / max(1, commits)))
 
 
 # what each provider's list weighs in the fusion (1 when not named)

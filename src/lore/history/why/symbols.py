@@ -7,7 +7,7 @@ it, one name and one walk of the history at a time; here the ingest reads the ad
 every diff once (`scan`: one streamed `git log -p`), notes for each identifier the commit that
 first added it, the one that added it most, and every commit that added or removed a line naming
 it, and stores them (`symbols_store`), so a question reads a few rows
-(`retrieval.symbol_provider`).
+(`pickaxe.symbol_provider`).
 
 What counts as an identifier is its form, the same in a diff and in a question: snake_case
 (an inner underscore), CamelCase (a lower letter before a capital, or a capital run before a

@@ -143,19 +143,19 @@ class SymbolStore:
                 out.append(Introduced(symbol, int(commits), nodes))
         return out
 
-    def touching(self, repo_id: int, symbols: Sequence[str], as_of: float | None) -> list[int]:
-        """The reachable commit nodes that added or removed a line naming any of these
-        identifiers, none newer than `as_of`."""
+    def touching(self, repo_id: int, symbols: Sequence[str], as_of: float | None) -> list[tuple[str, int]]:
+        """Each of these identifiers with a reachable commit node that added or removed a line
+        naming it, none newer than `as_of` (what `git log -S` lists, per identifier)."""
         if not symbols:
             return []
         rows = self.store.connect().execute(
-            "SELECT DISTINCT c.node_id FROM history_why_symbol_commits s"
+            "SELECT DISTINCT s.symbol, c.node_id FROM history_why_symbol_commits s"
             " JOIN history_commits c ON c.repo_id = s.repo_id AND c.sha = s.sha AND c.reachable = 1"
             f" WHERE s.repo_id = ? AND s.symbol IN ({in_marks(symbols)})"
-            " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR c.authored_at <= ?) ORDER BY c.node_id",
+            " AND (CAST(? AS DOUBLE PRECISION) IS NULL OR c.authored_at <= ?) ORDER BY c.node_id, s.symbol",
             [repo_id, *symbols, as_of, as_of],
         )
-        return [int(r[0]) for r in rows]
+        return [(str(r[0]), int(r[1])) for r in rows]
 
     def commit_count(self, repo_id: int) -> int:
         """How many commits of the repository layer 1 holds (what makes an identifier common)."""

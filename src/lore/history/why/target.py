@@ -21,6 +21,15 @@ _NUMBER = re.compile(r"(?:^|\s)#(\d+)\b")
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
+def topic(q: WhyQuery) -> str:
+    """The words of a question the keyword arm ranks by: a question that names a file it found
+    leaves the path out (the file's own providers stand for it, and a path's words match every
+    commit that mentions it, typo fixes first); a bare path is all its words."""
+    if q.mode == "question" and q.files:
+        return PATHISH.sub(" ", q.question)
+    return q.question
+
+
 def _try_file(repo: Repo, text: str) -> Node | None:
     try:
         return queries.resolve_file(repo, text)
