@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from lore.rules.gate.asks import REVEALS_PRONOUN, further_family
 from lore.rules.gate.negation import _negated
 
 _DOC = r"(?:text|words|notes|instructions?|prompts?|system prompt|guidance|directives?|directions|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
@@ -62,6 +63,8 @@ _OWNER_AFTER = (
     # the time before the conversation: "the text that came before the user's first message"
     r"|(?:that |which )?(?:(?:were|was) )?(?:loaded|given|sent|provided|injected|set|put|placed) (?:into you )?before (?:the user|you|anyone) "
     r"(?:spoke|wrote|typed|asked|said anything|arrived|started|joined)"
+    r"|(?:that |which )?(?:(?:were|was) )?(?:loaded|given|sent|provided|injected|received|set|put) (?:\w+ ){0,2}?(?:at|in) the (?:very )?(?:start|beginning|top|outset) of (?:this|the|your|our) (?:session|conversation|chat|context|task)"
+    r"|you (?:started|began|opened|launched) (?:this|the|your) (?:session|conversation|chat|task) with"
     r"|(?:that |which )?(?:precedes?|preceded|came before|comes before) (?:this|the|our|your) (?:chat|conversation|session|"
     r"thread|user's (?:first )?message|first (?:user )?message))"
 )
@@ -83,6 +86,8 @@ _OWN_DOCS = re.compile(
     rf"\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
     rf"|\b(?:the |all |any |every |whatever )?(?:\w+ )?{_DOC} {_OWNER_AFTER}"
     r"|\b(?:everything|anything|all|whatever|the text) (?:written |said |stated )?(?:above|before) this (?:line|point|message)\b"
+    r"|\b(?:what|nothing|none of what|anything|everything) you (?:received|got|were handed)\b(?! from (?:the user|users?|me)\b)"
+    r"|\b(?:everything|anything|all|whatever|the text|what)\b[^.;]{0,40}?\b(?:above|before|preceding|ahead of) (?:the user's|your|the) first (?:user )?message"
     r"|\b(?:what|nothing|none of what|anything|everything) you (?:were|have been) (?:told|given|asked|instructed|configured with|"
     r"primed with|set up with|loaded with|started with)"
     r"|\b(?:your|its) own (?:\w+ )?(?:configuration|config|setup)\b"
@@ -110,7 +115,7 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"not binding|inactive|out of date|replaced|overridden|deprecated)|stops? (?:applying|being valid)|"
         r"(?:ignor|disregard|forget|overrid|overrul|supersed|replac|discard|drop|abandon|dismiss|suspend|waiv|cancel|revok)\w*|"
         r"(?:set|put|lay|push) (?:(?:them|it|those|these|that) )?aside|(?:binds?|bound|obliges?) (?:you|the agent)(?! to)|"
-        r"(?:is|are) (?:no longer |not )?(?:binding|in force)|(?:legacy|stale|history)|"
+        r"(?:is|are) (?:no longer |not )?(?:binding|in force)|(?:legacy|stale|history)|(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:weight|force|authority|effect)|"
         r"(?:is|are) (?:just |only |merely )?(?:a draft|drafts|a suggestion|suggestions|advisory|non-binding))\b"
     ),
     "reveal": re.compile(
@@ -118,7 +123,7 @@ _ACTS: dict[str, re.Pattern[str]] = {
         r"copy|paste|include|insert|add|append|put|embed|list|share|tell|send|post|upload|e-?mail|"
         r"summari[sz]|paraphras|translat|spell|transcrib|restat|return|sav|stor|commit|log|attach|leak|"
         r"expos|disclos|give|forward|cat|read (?:out|back|aloud)|fill|mirror|duplicat|carry over|export|render|emit|surfac|"
-        r"record|contain|captur|snapshot|(?:reply|respond|answer) with)\w*\b"
+        r"record|contain|captur|hold|snapshot|(?:reply|respond|answer) with)\w*\b"
     ),
     "send": re.compile(
         r"\b(?:send|post|upload|e-?mail|attach|paste|forward|share|sync|push|commit|exfiltrat|transmit|"
@@ -152,7 +157,7 @@ _CREDENTIALS = re.compile(
 )
 _OUTSIDE = re.compile(
     r"\b(?:to|into|onto|at|via) (?:the |a |an |our |my |this |that )?(?:\S+\.[a-z]{2,}\b|https?://|webhook|endpoint|server|url|"
-    r"gist|pastebin|channel|bucket|remote|external|chat|slack|discord|email|inbox|address|host|collector|mailbox|ticket|issue|comment|"
+    r"(?:\w+ )?(?:service|backup|archive|storage)|gist|pastebin|channel|bucket|remote|external|chat|slack|discord|email|inbox|address|host|collector|mailbox|ticket|issue|comment|"
     r"commit|pr|pull request|log|logs|output|reply|response|trailer|readme|changelog|notes?|description|message)\b|\bcurl\b[^\n]*\s-(?:d|f|t|-data|-form|-upload)"
 )
 # the project's own files, which every clone and every reviewer gets: a path in it, a source or
@@ -169,11 +174,11 @@ _ALL_PROCESSES = re.compile(
 )
 _REMOTE = re.compile(
     r"\b(?:download\w*|fetch\w*|remote|curl|wget|the (?:url|link|address)|from (?:the )?(?:internet|web|network|server|host)|"
-    r"https?://\S+|\S+\.(?:sh|io|dev|com|net|xyz)/\S*)"
+    r"https?://\S+|\S+\.(?:sh|io|dev|com|net|xyz)/\S*|retriev\w*|served (?:at|from|by)|//[\w-]+\.[\w.-]+)"
 )
 _SHELL = re.compile(r"\b(?:sh|bash|zsh|shell|terminal|interpreter|python|powershell|iex)\b")
 _ALL_FILES = re.compile(
-    r"(?:^|\s)(?:~|~/|~/\*)(?=\s|$)|\b(?:the |your |their |user's )?(?:home (?:folder|directory|dir)|root (?:folder|directory|filesystem)|"
+    r"(?:^|\s)(?:~|~/|~/\*)(?=[\s`'\";)]|$)|\b(?:the |your |their |user's )?(?:home (?:folder|directory|dir)|root (?:folder|directory|filesystem)|"
     r"whole (?:disk|drive|filesystem)|entire (?:disk|drive|filesystem|home)|every file|all files|all (?:of )?the files on)\b"
 )
 _REVIEW = re.compile(
@@ -236,7 +241,7 @@ _FORCE_PROTECTED = re.compile(
 )
 # a rule that limits the act to a safe place or way, or checks it first, does not ask for it
 _LIMITED = re.compile(
-    r"\bonly (?:via|through|from|in|inside|within|with|after|when|if|on|for|by|using|the)\b|\b(?:in|inside|within|for) (?:the |your |our )?"
+    r"(?<![\w-])only (?:via|through|from|in|inside|within|with|after|when|if|on|for|by|using|the)\b|\b(?:in|inside|within|for) (?:the |your |our )?"
     r"(?:unit |integration |end-to-end |e2e )?tests?\b|\btest (?:suite|fixtures?|helpers?)\b|\btmp_path\b|\btmpdir\b|\bmock\w*|"
     r"\bfixtures?\b|\bsandbox\w*|\bdry[- ]?run\b|\bthrowaway\b|\bdisposable\b|\bdocs?-?only\b|\bdocumentation-?only\b"
 )
@@ -361,7 +366,7 @@ def _asked_of(clause: str) -> str | None:
         _unnegated(p, clause) for p in (_UNREVIEWED, _SELF_APPROVED, _HOOKS_OFF, _FORCE_PROTECTED, _PRESUMED)
     ):
         return "skip_review"
-    return None
+    return further_family(clause)
 
 
 # a clause that voids what the clause before it named: "... you received at startup; set them aside"
@@ -383,10 +388,9 @@ def asked_family(text: str) -> IntentMatch | None:
     for clause in _CLAUSES.split(text):
         family = _clause_family(clause)
         if family is None and _OWN_DOCS.search(before) and not _FORBIDDING_OPENING.search(clause):
-            voids = _VOIDS_PRONOUN.search(clause)
-            family = (
-                "ignore_instructions" if voids and not _negated(clause, voids.start(), voids.end()) else None
-            )
+            voids = _VOIDS_PRONOUN.search(clause) or REVEALS_PRONOUN.search(clause)
+            if voids and not _negated(clause, voids.start(), voids.end()):
+                family = "ignore_instructions" if voids.re is _VOIDS_PRONOUN else "system_prompt_request"
         if family is not None:
             return IntentMatch(family, clause.strip())
         before = clause

@@ -88,7 +88,7 @@ _END = r"(?=$|[\s\"'`;&|)])"
 # its paths (the paths before it, if any, look like paths, so prose after the command is no target)
 _RM = (
     r"\brm\s+(?:(?:-{1,2}[a-z-]*|--)\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:(?:-{1,2}[a-z-]*|--)\s+)*"
-    r"(?:[\w.~/*{}$-]*[/.*][\w.~/*{}$-]*\s+){0,4}?" + _RM_TARGET + _END
+    r"(?:[\w.~/*{}$()-]*[/.*][\w.~/*{}$()-]*\s+){0,4}?" + _RM_TARGET + _END
 )
 _PROTECTED = r"(?:main|master|trunk|production|prod|release|develop|stable|live)"
 _FORCE = r"(?:--force(?:-with-lease|-if-includes)?\b(?:=\S+)?|(?<!\S)-[a-z]*f[a-z]*\b|--mirror\b|--delete\b|--prune\b)"
@@ -169,7 +169,7 @@ _DANGEROUS_COMMAND = (
         + r")"
     ),
     _c(
-        r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"
+        r"\bdrop\s+(?:database|schema|all\s+tables|owned\s+by)\b|\btruncate\s+(?:table\s+)?\w+(?:\s*,\s*\w+)*\s+cascade\b|\bflushall\b|\bkubectl\s+delete\s+[^\n]*(?:--all\b|\bnamespace\b|\bns\b)|\bterraform\s+destroy\b[^\n]*-auto-approve|\bformat\s+c:|\b(?:del|erase)\s+(?:/\w\s+)+c:\\|\brd\s+/s\s+/q\s+c:\\|\bremove-item\s+[^\n]*-recurse[^\n]*\s(?:c:\\|~|/|\$home|\$env:userprofile)(?=$|[\s\"'`;&|)])|\bkill\s+-9\s+-1\b|\bcrontab\s+-r\b|\bhistory\s+-c\b|\bchattr\s+\+i\s+/"
     ),
     _w(
         r"\bforce ?push\w* (?:\w+ ){0,3}?(?:to |onto |on |into |over )?(?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"
