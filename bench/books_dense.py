@@ -16,7 +16,9 @@ default, and the ONNX MiniLM, `all-MiniLM-L6-v2` trained on question-answer pair
   cosine (a linear blend instead of reciprocal rank).
 
 The baseline is `search` with WordLlama, in the same run. Vectors go through each embedder's
-cache in the library's store, so a second run embeds nothing new.
+cache in the library's store, so a second run embeds nothing new; what embedding costs is
+measured apart: one shared book (`--import-book`) imported into a fresh library with each
+embedder, in a child process each, against WordLlama's import.
 
     .venv/bin/python bench/books_dense.py --home DIR [--file bench/data/SET.jsonl ...]
         [--split dev --split held_out] [--embed wordllama --embed minilm-onnx]
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +41,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 SETS = ("book_questions.jsonl", "book_questions_blind.jsonl", "book_questions_blind2.jsonl")
+IMPORT_BOOK = "alice-pg11.epub"
 WINDOW = 3  # sentences per window
 BLEND = 0.5  # the window cosine's weight beside the share of the question's words
 
@@ -141,20 +145,37 @@ def arms(sig: Any, dense: dict[str, dict[int, float]], limit: int) -> dict[str, 
     }
 
 
+def import_seconds(path: Path, embed: str) -> float:
+    """Seconds to import one book into a fresh library with this embedder (a child process)."""
+    code = (
+        "import sys, time; from lore.books import library; t = time.perf_counter(); "
+        "library.add_book(sys.argv[1]); print(time.perf_counter() - t)"
+    )
+    with tempfile.TemporaryDirectory(prefix="lore-bench-import-") as home:
+        env = {**os.environ, "LORE_HOME": home, "LORE_EMBED": embed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(path)], env=env, capture_output=True, text=True, check=True
+        )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, help="a library folder to reuse (books and vectors kept)")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--file", type=Path, action="append", default=[])
     parser.add_argument("--split", action="append", choices=("dev", "held_out"))
+    parser.add_argument("--import-book", default=IMPORT_BOOK, help="the shared book whose import is timed")
     parser.add_argument(
         "--embed", action="append", help="embedders to compare (default: wordllama, minilm-onnx)"
     )
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="lore-bench-dense-"))
     home.mkdir(parents=True, exist_ok=True)
-    os.environ["LORE_HOME"] = str(home)
     os.environ.pop("LORE_EMBED", None)
+    names = args.embed or ["wordllama", "minilm-onnx"]
+    imports = {n: import_seconds(args.shared / "books" / args.import_book, n) for n in names}
+    os.environ["LORE_HOME"] = str(home)
     import book_questions as bq
     from lore.books import library
     from lore.books.ask.labelled import books_by_file
@@ -173,7 +194,6 @@ def main() -> None:
         library.add_book(args.shared / "books" / name)
     have = books_by_file(db)
     layouts = {name: bq.layout(db, b.id) for name, b in have.items()}
-    names = args.embed or ["wordllama", "minilm-onnx"]
     embedders = {n: get_embedder(n) for n in names}
     used = sorted({q.book for qs in sets.values() for q in qs})
     vectors = {n: {b: book_vectors(db, layouts[b].book_id, e) for b in used} for n, e in embedders.items()}
@@ -224,6 +244,13 @@ def main() -> None:
     for n in names:
         cells = (f"{vectors[n][b].texts} in {vectors[n][b].seconds:.1f} s" for b in used)
         print(f"| {n} | " + " | ".join(cells) + " |")
+
+    first = imports[names[0]]
+    print(f"\nImporting {args.import_book} into a fresh library (parsing, names, every passage embedded):\n")
+    print(f"| embedder | seconds | against {names[0]} |")
+    print("|---|---|---|")
+    for n in names:
+        print(f"| {n} | {imports[n]:.1f} | {imports[n] / first:.1f}x |")
 
 
 if __name__ == "__main__":
