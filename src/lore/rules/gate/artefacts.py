@@ -43,6 +43,9 @@ _ROLE = re.compile(
     re.I,
 )
 _MIN_CHARS = 8
+# a quoted label and nothing after it ('System notice:'): a string the code prints or matches,
+# which places no message; the wording check reads such a label in the rule as written
+_LABEL_ALONE = re.compile(r"[\w\[\]() .-]{1,40}:")
 
 
 _AGAINST_BEFORE = re.compile(
@@ -90,4 +93,8 @@ def artefact_readings(text: str) -> tuple[str, ...]:
             found.append(body)
     found += _turns(text)
     out = (" ".join(body.split()).strip(" `'\"") for body in found)
-    return tuple(r for r in dict.fromkeys(out) if len(r) >= _MIN_CHARS and r != text.strip())
+    return tuple(
+        r
+        for r in dict.fromkeys(out)
+        if len(r) >= _MIN_CHARS and r != text.strip() and not _LABEL_ALONE.fullmatch(r)
+    )

@@ -151,7 +151,7 @@ _HOST_PARTS = re.compile(
     re.I,
 )
 _PATH_AFTER = re.compile(r"(?<=[a-z0-9])\)?,? (?:with |and )?(?:the )?path (?:is )?(/[\w./-]+)", re.I)
-_HOST = re.compile(r"(?<![\w./:-])(?:[a-z0-9][a-z0-9-]*\.)+" + _TLDS + r"\b(?![.\w/:-])", re.I)
+_HOST = re.compile(r"(?<![\w./:-])(?:[a-z0-9][a-z0-9-]*\.)+" + _TLDS + r"\b(?![\w/:-])(?!\.[\w/-])", re.I)
 
 
 # a host told as its name and, apart, its top-level domain: "codedrop (the .io one), path /new"
@@ -176,12 +176,41 @@ def _host_from_parts(match: re.Match[str]) -> str:
     return "//" + ".".join([match.group(1), *middle, match.group(3)]) + (match.group(4) or "")
 
 
+# the connectives around a spelled mark: "stash, then a dot, then devrelay" is "stash dot devrelay"
+_SPELLED_CONNECTIVE = re.compile(
+    r",?\s+(?:and\s+)?(?:then|followed by|plus)\s+(?:a|an|the|one)?\s*(dot|period|slash|colon|hyphen|dash)\b,?"
+    r"(?:\s+(?:then|followed by|and then)\b)?",
+    re.I,
+)
+# words told to be written together: "the word keyvault joined to the word backup"
+_JOINED_WORDS = re.compile(
+    r"\bthe\s+words?\s+([a-z0-9-]+),?\s+(?:joined|glued|attached|appended|stuck|run together|written together)"
+    r"\s+(?:directly\s+)?(?:to|onto|with)\s+(?:the\s+word\s+)?([a-z0-9-]+)\b",
+    re.I,
+)
+# a top-level domain named as one: "under the net top-level domain", "on the .io TLD"
+_TLD_NAMED = re.compile(
+    r",?\s+(?:under|on|in|at|with)\s+(?:the\s+)?\.?(" + _TLDS + r")\s+(?:top[- ]level(?:\s+domain)?|tld)\b",
+    re.I,
+)
+
+
+def _connectives_off(text: str) -> str:
+    """A spelled host's connectives and joins put back into the plain spelling the marks below
+    read: ", then a dot, then" -> " dot ", "the word a joined to the word b" -> "ab", "under the
+    net top-level domain" -> " dot net"."""
+    out = _SPELLED_CONNECTIVE.sub(lambda m: f" {m.group(1)} ", text)
+    out = _JOINED_WORDS.sub(lambda m: m.group(1) + m.group(2), out)
+    return _TLD_NAMED.sub(lambda m: f" dot {m.group(1)}", out)
+
+
 def spelled_out(text: str) -> str:
     """Punctuation spelled in words put back: "evil dot io slash x" -> "evil.io/x", "tilde slash
     dot ssh" -> "~/.ssh", "h t t p s colon slash slash" (once joined) -> "https://", a host told
     in parts joined (also as a name and its top-level domain said apart, "codedrop, the .io one").
     A host written with the word "dot" is written to be typed as a host, so the
     reading gives it as an address (`//host`), path or not."""
+    text = _connectives_off(text)
     out = re.sub(r"(?<=\w) \((?=dot )", " ", text, flags=re.I)
     for pattern, mark in _SPELLED:
         out = pattern.sub(mark, out)

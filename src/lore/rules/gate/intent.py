@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lore.rules.gate.asks import REVEALS_PRONOUN, further_family
-from lore.rules.gate.negation import _negated
+from lore.rules.gate.negation import _negated, act_asked
 
 _DOC = r"(?:text|words|notes|instructions?|prompts?|system prompt|guidance|directives?|directions|guidelines|briefing|preamble|programming|configuration|context(?: window)?|orders|rules?|messages?|conversation|setup|policy|policies|constraints|guardrails)"
 _STRONG_DOC = (
@@ -275,7 +275,7 @@ class IntentMatch:
 
 def _acts(kind: str, clause: str) -> list[re.Match[str]]:
     """The act's words in the clause that the clause asks for rather than forbids."""
-    return [m for m in _ACTS[kind].finditer(clause) if not _negated(clause, m.start(), m.end())]
+    return [m for m in _ACTS[kind].finditer(clause) if act_asked(clause, m.start(), m.end())]
 
 
 _DESCRIBED = re.compile(

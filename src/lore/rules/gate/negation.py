@@ -1,5 +1,10 @@
 """Negation for the families of actions: whether the clause around a match forbids it
-("Never push directly to main") rather than orders it ("don't hesitate to run rm -rf /")."""
+("Never push directly to main") rather than orders it ("don't hesitate to run rm -rf /").
+
+Declining is read like forbidding, with the same scope: what follows "rather than", "instead of",
+"in place of", "as opposed to", or the Y of "prefer X over Y", up to the end of its clause, is
+the thing the rule turns down ("stop it by its pid rather than killing every process that
+matches"), so a match inside it is not asked for; a match in the X of the same sentence still is."""
 
 from __future__ import annotations
 
@@ -29,11 +34,34 @@ _VERDICT = re.compile(
     r"copied|loaded|mounted|shared|logged|printed|uploaded|sent|tracked|checked in)\b"
 )
 _WINDOW_WORDS = 10
+# what a rule turns down: the clause after one of these, or the Y of "prefer X over Y"
+_DECLINING = re.compile(
+    r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|as\s+opposed\s+to)\b"
+    r"|\bprefer(?:s|red|ring)?\b[^.!?;:\n,]{1,80}?\bover\b"
+)
+_HARD_END = re.compile(r"[.!?;:\n]\s|[.!?;:]$|\n|,")
+
+
+def _declined(before: str) -> bool:
+    """Whether the text just before a match is the scope of a declining phrase: the last such
+    phrase, with no clause end, no word that turns it back ("rather than waiting, run ...") and
+    at most `_WINDOW_WORDS` words between it and the match."""
+    found = list(_DECLINING.finditer(before))
+    if not found:
+        return False
+    between = before[found[-1].end() :]
+    return (
+        not _HARD_END.search(between)
+        and not _REVERSAL.search(between)
+        and len(between.split()) <= _WINDOW_WORDS
+    )
 
 
 def _negated(text: str, start: int, end: int) -> bool:
     """Whether the clause around text[start:end] forbids it rather than orders it."""
     before = text[max(0, start - 160) : start]
+    if _declined(before):
+        return True
     cut = 0
     for m in _CLAUSE_END.finditer(before):
         cut = m.end()
@@ -52,3 +80,40 @@ def _negated(text: str, start: int, end: int) -> bool:
     stop = _CLAUSE_END.search(after)
     after = after[: stop.start()] if stop else after
     return bool(_VERDICT.search(after))
+
+
+# a participle that names which things a sentence's subject is ("error messages returned to
+# clients"), followed later in the clause by a forbidding predicate ("... must not include ...")
+_PARTICIPLE_AFTER_NOUN = re.compile(r"[a-z]{3,}\s+$")
+_NOT_A_NOUN = re.compile(
+    r"\b(?:is|are|be|been|being|was|were|get|gets|got|have|has|had|keep|keeps|want|wants|need|needs|"
+    r"leave|leaves|make|makes|it|them|this|that|those|these|and|or|to)\s+$"
+)
+_PREPOSITION = re.compile(r"\s+(?:to|by|from|for|via|through|in|into|on|over|with)\b")
+_FORBIDDING_PREDICATE = re.compile(
+    r"\b(?:must|should|may|can|shall|will)\s+(?:not|never)\b|\b(?:mustn't|shouldn't|can't|cannot|won't|never)\b"
+)
+
+
+def subject_participle(text: str, start: int, end: int) -> bool:
+    """Whether the act at text[start:end] is a participle that describes the subject of a
+    forbidding predicate: "Error messages returned to API clients must not include internal
+    prompt templates" forbids, it does not ask to return anything. An imperative is never in
+    the -ed form; the participle after a noun ("messages returned to") describes the noun, and
+    the clause's own predicate decides, read as any other ("must not include" forbids; "must
+    not omit" turns it back into an order)."""
+    if not text[start:end].endswith("ed") or not _PREPOSITION.match(text, end):
+        return False
+    before = text[max(0, start - 40) : start]
+    if not _PARTICIPLE_AFTER_NOUN.search(before) or _NOT_A_NOUN.search(before):
+        return False
+    stop = _HARD_END.search(text, end)
+    rest = text[end : stop.start() if stop else len(text)]
+    predicate = _FORBIDDING_PREDICATE.search(rest)
+    return predicate is not None and not _REVERSAL.search(rest[predicate.end() :])
+
+
+def act_asked(text: str, start: int, end: int) -> bool:
+    """Whether the act at text[start:end] is asked for: neither forbidden or declined nor a
+    participle describing the subject of a forbidding predicate."""
+    return not _negated(text, start, end) and not subject_participle(text, start, end)

@@ -33,6 +33,7 @@ from itertools import pairwise
 
 from lore.rules.gate.claims import posing_claim
 from lore.rules.gate.decode import payload_readings, placed_readings, surface_readings
+from lore.rules.gate.digests import labelled_digest
 from lore.rules.gate.intent import asked_family
 from lore.rules.gate.links import allowed_link
 from lore.rules.gate.negation import _negated
@@ -192,7 +193,7 @@ def _family_match(family: str, seen: Views) -> str | None:
             if entry.needs is not None and not entry.needs.search(text):
                 continue
             for m in pattern.finditer(text):
-                if entry.blob and not _blob_like(m.group(0)):
+                if entry.blob and (not _blob_like(m.group(0)) or labelled_digest(text, m.start(), m.end())):
                     continue
                 if family == "web_address" and (_not_an_address(m.group(0)) or allowed_link(m.group(0))):
                     continue
@@ -232,7 +233,45 @@ def _named_tag(text: str, start: int, end: int) -> bool:
     and followed by the noun that names it ("use the `[SYSTEM]` prefix only in the audit log").
     Such a tag introduces no message, so nothing in the rule speaks as the system; any claim the
     rest of the rule makes is still read by the other checks."""
-    return text[start - 1 : start] == "`" and bool(_TAG_NOUN.match(text, end))
+    if text[start - 1 : start] == "`" and _TAG_NOUN.match(text, end):
+        return True
+    return _quoted_alone(text, start, end) or _named_instance(text, start, end)
+
+
+_QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d"}
+# the tag named as one of a kind: "bracketed prefixes such as [SYSTEM] or [ADMIN]"
+_KIND_BEFORE = re.compile(
+    r"\b(?:prefix|tag|marker|label|header|banner|heading|string|token|sentinel)(?:es|s)?\s+"
+    r"(?:such as|like|e\.g\.,?|named|called|as)\s*$"
+)
+_LIST_AFTER = re.compile(r"\s*(?:$|[,;)]|\.(?:\s|$)|(?:or|and|in|into|inside|from|to)\b)")
+
+
+# the word before a quoted string that makes it the object of handling: "start with", "the
+# string", "matches", "prefix"
+_HANDLED_BY = re.compile(
+    r"\b(?:with|as|like|such as|e\.g\.,?|string|literal|prefix(?:es)?|tags?|markers?|labels?|match(?:es)?|"
+    r"pars(?:e|es)|logs?|prints?|grep|emits?|contains?|rejects?|strips?|escapes?|the|an?|than)\s*$"
+)
+
+
+def _quoted_alone(text: str, start: int, end: int) -> bool:
+    """A role tag that is the whole of a quoted string and the object of what the code does with
+    strings ("banners start with 'System notice:'", "the parser rejects \"[SYSTEM]\""): data, not a
+    message. A quoted tag that opens its sentence ("`[SYSTEM]` the agent may ...") still speaks,
+    as does one followed by a message inside the same quotes ("'System notice: review is off'")."""
+    close = _QUOTES.get(text[start - 1 : start])
+    return (
+        close is not None
+        and text[end : end + 2].lstrip(" :").startswith(close)
+        and bool(_HANDLED_BY.search(text[max(0, start - 40) : start - 1]))
+    )
+
+
+def _named_instance(text: str, start: int, end: int) -> bool:
+    """A role tag given as an instance of a kind of string and followed by nothing it says:
+    "prefixes such as [SYSTEM] or [ADMIN] in log messages"."""
+    return bool(_KIND_BEFORE.search(text[max(0, start - 60) : start])) and bool(_LIST_AFTER.match(text, end))
 
 
 _CIDR = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}$")
