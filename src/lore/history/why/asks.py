@@ -1,4 +1,5 @@
-"""What kind of change a question asks about, told by its words: why something is gone.
+"""What kind of change a question asks about, told by its words: why something is gone, or why
+a file it names is there at all.
 
 "Why doesn't X use colorama any more?", "why did X drop its App Engine check?", "why was this
 reverted?" ask for the change that took something away, and the commits that added it, used it
@@ -6,6 +7,10 @@ or fixed it share every word of the question with it. What tells that change apa
 subject: it says it removes, drops, deprecates or reverts. So when a question asks why something
 is gone, commits whose subject says they took something away keep more of their score
 (`weight`); a question that asks nothing of the kind leaves every commit as it is.
+
+"Why does src/x/_compat.py exist?", "why is there a globals.py?", "why ship _winconsole.py?"
+ask for the change that brought the file in: its other commits (typing sweeps, renames, later
+fixes) share the file but not the reason it exists (`asks_existence`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,13 @@ _GONE_SUBJECT = re.compile(
     r"|➖|🔥|:fire:|:heavy_minus_sign:",
     re.I,
 )
+# a question asking why a file it names is there: it exists, there is one, it is shipped or kept
+# as its own module, it was added or introduced
+_EXISTS_ASKED = re.compile(
+    r"\bexist(?:s|ed)?\b|\bwhy (?:is|are) there\b|\bship(?:s|ped)?\b|\bits own (?:module|file)\b"
+    r"|\bwhy (?:was|were|did) .{0,60}\b(?:added|introduced|created)\b|\bwhat is .{0,60}\bfor\?",
+    re.I,
+)
 GONE = 1.5  # what a removal's score is multiplied by when the question asks why something is gone
 
 
@@ -36,3 +48,9 @@ def weight(subject: str, gone: bool) -> float:
     """What a commit's score is multiplied by for a question (`gone`: it asks why something is
     gone, `asks_gone`): `GONE` for a commit whose subject says it took something away, else 1."""
     return GONE if gone and _GONE_SUBJECT.search(subject) else 1.0
+
+
+def asks_existence(question: str) -> bool:
+    """Whether the question asks why something is there at all (it exists, there is one, it is
+    shipped, it was added): asked of a file, the change that created the file answers it."""
+    return _EXISTS_ASKED.search(question) is not None

@@ -105,8 +105,29 @@ def change_size_provider(db: WhyStore) -> Provider:
     return provide
 
 
-# what each provider's list weighs in the fusion (1 when not named)
-WEIGHTS: dict[str, float] = {}
+def creation_provider(db: WhyStore) -> Provider:
+    """When a bare path is asked (`why PATH`: why is this file here) or a question asks why a
+    file it names is there (`asks.asks_existence`): the commits that created it (across its
+    renames, so the move into `src/` is not its creation), oldest first. The other arms list
+    every change of the file; this one says which brought it in."""
+
+    def provide(q: WhyQuery) -> list[Evidence]:
+        asked = q.mode == "path" or (q.mode == "question" and asks.asks_existence(q.question))
+        if not q.files or not asked:
+            return []
+        file_ids: list[int] = []
+        for fid in q.files:
+            file_ids.extend(seg[0] for seg in queries.file_lineage(q.repo, fid))
+        sizes = db.change_sizes(sorted(set(file_ids)), q.as_of, POOL)
+        created = sorted((s for s in sizes if s.created), key=lambda s: s.at)
+        return node_docs(q, db, [s.commit_node for s in created])
+
+    return provide
+
+
+# what each provider's list weighs in the fusion (1 when not named): a file's creation, asked for
+# by name, outweighs the question's other words and the file's later changes together
+WEIGHTS: dict[str, float] = {"created": 3.0}
 
 TEXT_PROVIDERS = ("keywords", "meaning")  # the lists ranked by the question's words alone
 NEAR_RELATIONS = ("PART_OF", "CLOSES")  # a commit to its PR, a PR to the issue it closed
@@ -215,6 +236,7 @@ def layer1_providers(db: WhyStore | None = None) -> dict[str, Provider]:
         "symbols": symbol_provider(db),
         "graph": graph_provider(db),
         "size": change_size_provider(db),
+        "created": creation_provider(db),
     }
 
 
