@@ -46,3 +46,23 @@ def test_the_commit_that_added_an_identifier_ranks_above_a_later_touch(tmp_path:
     ingest_git(r.root)
     ranked = units(gather(resolve_repo(str(r.root)), "Why does the stream call flush_guard?").evidence)
     assert ranked.index(f"commit:{added}") < ranked.index(f"commit:{touched}")
+
+
+def test_a_change_inside_a_named_function_counts_as_touching_it(tmp_path: Path) -> None:
+    """The commit that added a branch inside `settle_pending_rows` names the function on no line
+    it wrote; the hunk's header does, so it ranks above a commit elsewhere that shares more of
+    the question's words."""
+    r = HistoryRepo(tmp_path / "ledger")
+    body = "".join(f"    total_{i} = rows[{i}]\n" for i in range(8))
+    settle = f"def settle_pending_rows(rows):\n{body}    return rows\n"
+    r.commit("Add the settlement step", {"ledger/settle.py": settle})
+    guarded = settle.replace(body, body + "    if not rows:\n        return []\n")
+    inside = r.commit("Handle empty batches", {"ledger/settle.py": guarded})
+    elsewhere = r.commit(
+        "Return early on empty batches in the reader",
+        {"ledger/reader.py": "def read(rows):\n    if not rows:\n        return []\n    return rows\n"},
+    )
+    ingest_git(r.root)
+    question = "Why does settle_pending_rows return early on empty batches?"
+    ranked = units(gather(resolve_repo(str(r.root)), question).evidence)
+    assert ranked.index(f"commit:{inside}") < ranked.index(f"commit:{elsewhere}")

@@ -11,6 +11,7 @@ from lore.core.store.open import open_store_for
 from lore.history.store.schema import MIGRATIONS as LAYER1
 from lore.history.why.store import MIGRATIONS as WHY
 from lore.history.why.store import open_why
+from lore.history.why.symbols_store import SymbolStore
 
 pytestmark = pytest.mark.usefixtures("backend")  # each test on SQLite and on PostgreSQL
 
@@ -42,3 +43,15 @@ def test_the_full_text_index_goes_and_the_texts_stay() -> None:
     assert [d.text for d in db.docs(1)] == ["Round totals to cents"]
     assert "history_why_fts" not in full_text_indexes(store)
     assert "words" not in _columns(store, "history_why_docs")
+
+
+def test_the_identifier_scan_starts_again_to_read_hunk_headers() -> None:
+    """A store scanned before hunk headers were read forgets where its scan ended, so the next
+    ingest reads every diff again and lists the commits that changed inside a definition."""
+    store = open_store_for(LAYER1 + WHY)
+    store.migrate(LAYER1)
+    store.migrate(WHY[:5])  # a store from before history/why_0006
+    with store.transaction() as conn:
+        conn.execute("INSERT INTO history_why_symbol_state (repo_id, head) VALUES (1, 'abc123')")
+    open_why(store)
+    assert SymbolStore(store).scanned(1) is None

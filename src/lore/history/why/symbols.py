@@ -7,7 +7,10 @@ it, one name and one walk of the history at a time; here the ingest reads the ad
 every diff once (`scan`: one streamed `git log -p`), notes for each identifier the commit that
 first added it, the one that added it most, and every commit that added or removed a line naming
 it, and stores them (`symbols_store`), so a question reads a few rows
-(`pickaxe.symbol_provider`).
+(`pickaxe.symbol_provider`). A change made inside a definition touches the name it defines too,
+read from the hunk's header (the `def`, `class` or `function` line git shows above it): the
+commit that added a branch to `is_body_allowed_for_status_code` may not name the function on
+any line it wrote, yet it changed what the function does.
 
 What counts as an identifier is its form, the same in a diff and in a question: snake_case
 (an inner underscore), CamelCase (a lower letter before a capital, or a capital run before a
@@ -46,6 +49,11 @@ _TOKEN_S = re.compile(_TOKEN)
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")  # a lower letter before a capital, or HTTPEx
 _ADDED = re.compile(rb"^\+(?!\+\+ )(.{1,%d})$" % LONGEST, re.M)
 _REMOVED = re.compile(rb"^-(?!-- )(.{1,%d})$" % LONGEST, re.M)
+# a hunk's header: the line git shows above it, the enclosing definition the change was made in
+_HUNK = re.compile(rb"^@@ [^@\n]* @@ ?(.{1,%d})$" % LONGEST, re.M)
+_DEFINED = re.compile(
+    rb"\b(?:def|class|function|func|fn|sub|module|interface|struct|trait)\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
 _LONGEST_NAME = 100
 _OWN = ("self", "cls")  # a chain from these names an attribute, not a module's name
 
@@ -135,7 +143,8 @@ def _names(lines: list[bytes]) -> Counter[str]:
 def count(records: Iterable[bytes], skip: frozenset[str] = frozenset()) -> Scan:
     """The identifiers the records' added lines hold, each with the first commit that added it,
     the commit that added it most (the earliest among equals) and how many commits added it;
-    and which commits added or removed a line naming each."""
+    and which commits added or removed a line naming each, or changed lines inside the
+    definition of each (a hunk's header names it)."""
     seen: dict[str, list] = {}  # name -> [first sha, most sha, most count, commits]
     touches: list[tuple[str, str]] = []
     for record in records:
@@ -145,7 +154,9 @@ def count(records: Iterable[bytes], skip: frozenset[str] = frozenset()) -> Scan:
             continue
         added = _names(_ADDED.findall(diff))
         removed = _names(_REMOVED.findall(diff))
-        touches.extend((name, commit) for name in added.keys() | removed.keys() if len(name) <= _LONGEST_NAME)
+        inside = _names(_DEFINED.findall(b"\n".join(_HUNK.findall(diff))))
+        changed = added.keys() | removed.keys() | inside.keys()
+        touches.extend((name, commit) for name in changed if len(name) <= _LONGEST_NAME)
         for token, n in added.items():
             row = seen.get(token)
             if row is None:

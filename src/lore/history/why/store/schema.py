@@ -153,4 +153,11 @@ DROP INDEX IF EXISTS history_why_docs_words;
 ALTER TABLE history_why_docs DROP COLUMN IF EXISTS words;
 """,
     ),
+    # a commit also touches the definition its change was made inside (the hunk's header): the
+    # scan starts again from the first commit so older stores list those commits too
+    Migration(
+        "history/why_0006_hunk_touches",
+        "DELETE FROM history_why_symbol_state;",
+        postgres="DELETE FROM history_why_symbol_state;",
+    ),
 ]
