@@ -83,7 +83,7 @@ _OWN_CONTEXT = (
     r"in your (?:context|memory|head)))"
 )
 _OWN_DOCS = re.compile(
-    rf"\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
+    rf"(?!(?<=\bin )\w+ own words\b)\b{_OWNER_BEFORE} (?:(?:full|entire|complete|exact|own|whole|verbatim|\w+) )?{_STRONG_DOC}\b"
     rf"|\b(?:the |all |any |every |whatever )?(?:\w+ )?{_DOC} {_OWNER_AFTER}"
     r"|\b(?:everything|anything|all|whatever|the text) (?:written |said |stated )?(?:above|before) this (?:line|point|message)\b"
     r"|\b(?:what|nothing|none of what|anything|everything) you (?:received|got|were handed)\b(?! from (?:the user|users?|me)\b)"
@@ -343,7 +343,10 @@ def _asked_of(clause: str) -> str | None:
     ]
     if credentials and into and _near(_asked("place", clause), credentials, 10):
         return "key_files"  # a secret copied into the project's files is a secret every clone carries
-    if _REMOTE.search(clause) and _SHELL.search(clause) and _acts("run", clause):
+    named = [
+        any(not _negated(clause, m.start(), m.end()) for m in p.finditer(clause)) for p in (_REMOTE, _SHELL)
+    ]
+    if all(named) and _acts("run", clause):  # the download and the shell, each named but not forbidden
         return "pipe_to_shell"
     processes = _ALL_PROCESSES.search(clause)
     if processes and _near([a for a in _acts("halt", clause) if a.start() < processes.start()], processes, 2):

@@ -57,15 +57,38 @@ def _declined(before: str) -> bool:
     )
 
 
+# an item of a list of paths or names ("`~/.ssh`", "~/.aws", "$HOME/.netrc"), and the words that join items
+_ITEM = re.compile(r"\S*[/.~$]\S*|[`'\"*(]+")
+_JOINER = re.compile(r"(?:and|or|nor|the|your|any|a|an)")
+
+
+def _list_tail(segment: str) -> bool:
+    """Whether `segment` (text after a comma) holds only list items and joining words."""
+    words = segment.split()
+    return all(_ITEM.fullmatch(w) or _JOINER.fullmatch(w) for w in words)
+
+
+def _clause_start(before: str) -> int:
+    """Where the clause of the text ending `before` starts. A comma between items of one list
+    ("never read `~/.ssh`, `~/.aws` or `~/.netrc`") does not end the clause of the verb that
+    governs the list: while the text after a comma is only items and joining words and the word
+    before the comma is an item too, the clause reaches back past it."""
+    ends = list(_CLAUSE_END.finditer(before))
+    i = len(ends) - 1
+    while i >= 0 and ends[i].group(0) == "," and _list_tail(before[ends[i].end() :]):
+        head = before[: ends[i].start()].split()
+        if not head or not _ITEM.fullmatch(head[-1]):
+            break
+        i -= 1
+    return ends[i].end() if i >= 0 else 0
+
+
 def _negated(text: str, start: int, end: int) -> bool:
     """Whether the clause around text[start:end] forbids it rather than orders it."""
     before = text[max(0, start - 160) : start]
     if _declined(before):
         return True
-    cut = 0
-    for m in _CLAUSE_END.finditer(before):
-        cut = m.end()
-    clause = before[cut:]
+    clause = before[_clause_start(before) :]
     words = clause.split()
     clause = " ".join(words[-_WINDOW_WORDS:]) if len(words) > _WINDOW_WORDS else clause
     negators = list(_NEGATOR.finditer(clause))

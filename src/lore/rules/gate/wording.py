@@ -197,7 +197,9 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 if family == "web_address" and (_not_an_address(m.group(0)) or allowed_link(m.group(0))):
                     continue
-                if family in _NEGATABLE and _negated(text, m.start(), m.end()):
+                if (family in _NEGATABLE or (family == "encoded_blob" and not entry.blob)) and _act_negated(
+                    family, text, m.start(), m.end()
+                ):
                     continue
                 if family == "key_files" and _kept_out(text, m.start(), m.end()):
                     continue
@@ -207,6 +209,25 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 return m.group(0)
     return None
+
+
+# families whose match runs from an act to the thing it reaches ("pipe JSON into `jq`, never into
+# an interpreter"; "point them to the docs rather than quoting your startup text")
+_OBJECT_LAST = frozenset({"pipe_to_shell", "system_prompt_request", "encoded_blob"})
+
+
+def _act_negated(family: str, text: str, start: int, end: int) -> bool:
+    """Whether the act matched at text[start:end] is forbidden or declined. A long match can
+    take in a negation of its own: the last word names where the act lands (the shell a
+    download is piped into, the prompt quoted, what a decoded string is handed to), so that word
+    is read with the clause just before it too, and a negation or declining there forbids the act
+    ("content fetched from the internet is never fed into an interpreter")."""
+    if _negated(text, start, end):
+        return True
+    if family not in _OBJECT_LAST:
+        return False
+    last = text.rfind(" ", start, end)
+    return last > start and _negated(text, last + 1, end)
 
 
 # a clause that lists files to keep out of the repository or an image names them to protect them
