@@ -245,7 +245,8 @@ def _kept_out(text: str, start: int, end: int) -> bool:
 
 # a role tag quoted alone in inline code and named as a thing: "the `[SYSTEM]` prefix"
 _TAG_NOUN = re.compile(
-    r"`\s*(?:prefix|tag|marker|label|token|string|literal|header|level|placeholder|sentinel)(?:es|s)?\b"
+    r"`\s*(?:prefix|tag|marker|label|token|string|literal|header|level|placeholder|sentinel|block|section|delimiter)"
+    r"(?:es|s)?\b"
 )
 
 
@@ -254,7 +255,12 @@ def _named_tag(text: str, start: int, end: int) -> bool:
     and followed by the noun that names it ("use the `[SYSTEM]` prefix only in the audit log").
     Such a tag introduces no message, so nothing in the rule speaks as the system; any claim the
     rest of the rule makes is still read by the other checks."""
-    if text[start - 1 : start] == "`" and _TAG_NOUN.match(text, end):
+    lo, hi = start, end  # a tag nested in its own brackets (`<<SYS>>`) is read whole
+    while lo > 0 and text[lo - 1] in "<[(":
+        lo -= 1
+    while hi < len(text) and text[hi] in ">])":
+        hi += 1
+    if text[lo - 1 : lo] == "`" and _TAG_NOUN.match(text, hi):
         return True
     return _quoted_alone(text, start, end) or _named_instance(text, start, end)
 
