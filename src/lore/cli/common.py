@@ -69,6 +69,21 @@ def echo(text: str, *, err: bool = False) -> None:
     typer.echo(safe_text(text), err=err)
 
 
+def write(text: str) -> None:
+    """Text already laid out (its own newlines, no markup) on stdout, made safe for a terminal,
+    without importing Typer or rich: the path a short command's plain output takes."""
+    sys.stdout.write(safe_text(text))
+    sys.stdout.flush()
+
+
+def stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (False when it was replaced or closed)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def stderr_is_terminal() -> bool:
     """Whether a person watches stderr (a progress bar is drawn only then)."""
     try:

@@ -17,7 +17,6 @@ is then never imported. `tests/cli/test_why_view.py` holds the two ways to the s
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 from lore.cli import common
@@ -129,10 +128,7 @@ def _width() -> int | None:
     env = os.environ
     if env.get("FORCE_COLOR") is not None or env.get("TTY_COMPATIBLE") is not None:
         return None
-    try:
-        if sys.stdout.isatty():
-            return None
-    except (AttributeError, ValueError):
+    if common.stdout_is_terminal():
         return None
     columns = env.get("COLUMNS")
     if not columns:
@@ -151,8 +147,7 @@ def render(report: WhyReport) -> None:
     units = layout(report)
     text = plain(units)
     if text is not None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        common.write(text)
         return
     console = common.console  # made on first use, rich with it
     for unit in units:
