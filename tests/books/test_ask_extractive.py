@@ -188,6 +188,13 @@ def test_a_loose_match_already_read_is_shown_and_said_to_be_weak(household: libr
             "Whose clothes was the dead convict wearing when he fell?",
             "Sir Henry",
         ),
+        # a name the question does not hold, in a passage search ranked past the first five
+        (
+            SCARLET,
+            9,
+            "What name does John Ferrier give the little girl rescued with him in the desert?",
+            "Lucy Ferrier",
+        ),
     ],
 )
 def test_the_shown_sentences_name_the_answer_in_a_real_book(

@@ -36,7 +36,7 @@ from lore.core.text import stem
 MAX_SENTENCES = 3
 KEEP_SHARE = 0.7  # another sentence is shown only when it scores this share of the best
 FIT = 1.0  # a sentence giving the asked kind of answer
-MISS = 0.5  # one that does not
+MISS = 0.3  # one that does not: a sentence of the right kind holding less of the question still wins
 # the share of a neighbour's match a sentence takes on: the answer often follows the sentence
 # that names the question's topic
 NEAR = {-1: 0.6, -2: 0.3, 1: 0.3}

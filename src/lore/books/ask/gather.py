@@ -22,8 +22,11 @@ from lore.books.store import BooksStore
 from lore.books.store.cap import Cap
 from lore.core.errors import InvalidInput
 
-HITS_PER_PART = 5
-MAX_EVIDENCE = 8
+HITS_PER_PART = 8
+# the first hits come before the passages two named people share, the lower hits after them:
+# an answer often lies in a passage search ranked lower, but the shared ones are not crowded out
+FIRST_HITS = 5
+MAX_EVIDENCE = 10
 START_ENTITIES = 4
 NEIGHBOURS = 8
 SHARED_PER_PAIR = 2
@@ -90,7 +93,8 @@ def gather(db: BooksStore, where: Target, parts: list[str]) -> Gathered:
     texts = {h.passage_id: h.text for r in found for h in r.hits}
     starts = _starting_entities(db, caps, " ".join(parts), [texts[pid] for pid, _ in picked])
     links, shared = _walk(db, caps, starts)
-    ids = [pid for pid, _ in picked] + [pid for pid in shared if pid not in {p for p, _ in picked}]
+    hit_ids = [pid for pid, _ in picked]
+    ids = hit_ids[:FIRST_HITS] + [pid for pid in shared if pid not in hit_ids] + hit_ids[FIRST_HITS:]
     rows = {r.id: r for r in db.passages_by_id(caps, ids[:MAX_EVIDENCE])}
     titles = {b.id: b.title for b in where.books}
     order = {b.id: i for i, b in enumerate(where.books)}
