@@ -169,7 +169,10 @@ class Reflog:
         if not near:
             return far
         since = self.index_written_here(len(self.entries[-1].new) // 2)
-        return far + sum(1 for written in near if since is not None and since <= written + CLOCK_SLACK)
+        # no slack: `git commit` closes the index before it writes the commit object, so on one
+        # clock the index is never the later of the two; a `git status` or checkout run a few
+        # milliseconds after an unpacking or a commit is, and must not vouch for it
+        return far + sum(1 for written in near if since is not None and since <= written)
 
     def _written_by_git(self, objects: Path, entry: git.ReflogEntry) -> float | None:
         """The ctime of the loose object of `entry`'s commit, when git wrote it here for that line.
