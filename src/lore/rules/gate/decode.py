@@ -23,6 +23,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from lore.rules.gate.artefacts import artefact_readings
+from lore.rules.gate.ciphers import as_text, cipher_payloads, in_place
 from lore.rules.gate.confusables import unmask
 from lore.rules.gate.patterns_data import _TLDS
 
@@ -46,7 +47,6 @@ SENSITIVE_PATHS = (
     "/etc/shadow",
     "/etc/passwd",
 )
-_MIN_PAYLOAD = 6  # decoded text shorter than this says nothing
 
 
 # -- a shell's reading ---------------------------------------------------------------------------
@@ -106,6 +106,31 @@ def _expand_glob(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+# long options git and most tools accept cut short (`--no-verif`), read as the whole option
+WHOLE_OPTIONS = ("no-verify", "force", "mirror", "no-gpg-sign", "insecure", "allow-unrelated-histories")
+_OPTION_PREFIX = re.compile(r"(?<![\w-])--([a-z][a-z-]{3,})(?![\w-])")
+
+
+def _whole_option(match: re.Match[str]) -> str:
+    cut = match.group(1)
+    whole = [o for o in WHOLE_OPTIONS if o.startswith(cut) and o != cut]
+    return f"--{whole[0]}" if len(whole) == 1 else match.group(0)
+
+
+def _case_modified(value: str, operator: str | None) -> str:
+    """A variable's value under bash's case operators: `${v,,}` lower, `${v^^}` upper, `${v,}`
+    and `${v^}` the first letter only."""
+    if operator == ",,":
+        return value.lower()
+    if operator == "^^":
+        return value.upper()
+    if operator == ",":
+        return value[:1].lower() + value[1:]
+    if operator == "^":
+        return value[:1].upper() + value[1:]
+    return value
+
+
 def shell_reading(text: str) -> str:
     """The text as a shell would read its words: `r\\m` -> `rm`, `c""url` and `'cu'rl` -> `curl`,
     `$a$b` after `a=cu b=rl` -> `curl`, `$(printf '\\x72\\x6d')` -> `rm`, `~/.s?h` -> `~/.ssh`."""
@@ -122,9 +147,12 @@ def shell_reading(text: str) -> str:
     if variables:
         names = "|".join(sorted(map(re.escape, variables), key=len, reverse=True))
         out = re.sub(
-            r"\$\{(" + names + r")\}|\$(" + names + r")\b", lambda m: variables[m.group(1) or m.group(2)], out
+            r"\$\{(" + names + r")(,,|\^\^|,|\^)?\}|\$(" + names + r")\b",
+            lambda m: _case_modified(variables[m.group(1) or m.group(3)], m.group(2)),
+            out,
         )
         out = _EMPTY_QUOTES.sub("", out)
+    out = _OPTION_PREFIX.sub(_whole_option, out)
     if re.search(r"[*?\[]", out):
         out = _GLOB_PATH.sub(_expand_glob, _HOME_WORDS.sub("~", out))
     return out
@@ -238,19 +266,6 @@ _NAMES_ROT = re.compile(r"rot\s*-?\s*13|caesar|\btr\s+['\"]?a-z|n-za-m", re.I)
 _NAMES_REVERSED = re.compile(r"\brevers\w*|\bbackwards?\b|\|\s*rev\b|right to left", re.I)
 
 
-def _as_text(data: bytes) -> str | None:
-    """Decoded bytes that read as text (mostly printable, with letters), or None."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if len(text) < _MIN_PAYLOAD:
-        return None
-    printable = sum(ch.isprintable() or ch in "\n\t" for ch in text)
-    letters = sum(ch.isalpha() for ch in text)
-    return text if printable >= 0.95 * len(text) and letters >= 0.4 * len(text) else None
-
-
 def _b64(token: str) -> str | None:
     core = token.rstrip("=")
     if len(core) < 8 or (core.isalpha() and (core.islower() or core.isupper()) and "_" not in core):
@@ -258,7 +273,7 @@ def _b64(token: str) -> str | None:
     padded = core + "=" * (-len(core) % 4)
     for decode in (base64.b64decode, base64.urlsafe_b64decode):
         try:
-            text = _as_text(decode(padded))
+            text = as_text(decode(padded))
         except (binascii.Error, ValueError):
             continue
         if text:
@@ -286,34 +301,39 @@ def _joined_parts(text: str) -> list[str]:
 def _hex(run: str) -> str | None:
     digits = re.sub(r"\\x|0x|%|[\s,:]", "", run)
     try:
-        return _as_text(bytes.fromhex(digits))
+        return as_text(bytes.fromhex(digits))
     except ValueError:
         return None
 
 
 def payloads(text: str) -> list[str]:
     """Every text a decoder recovers from the rule: base64 (whole runs and labelled parts
-    joined), base32, hex, URL-encoding; ROT13 and reversed text when the rule names them."""
+    joined), base32, hex, URL-encoding; ROT13 and reversed text when the rule names them; and
+    the further ciphers and encodings of `lore.rules.gate.ciphers`."""
     raw = unmask(text)
     found: list[str | None] = [_b64(t) for t in _B64_TOKEN.findall(raw)]
     found += [_b64(joined) for joined in _joined_parts(raw)]
     for token in _B32_TOKEN.findall(raw):
         with contextlib.suppress(binascii.Error, ValueError):
-            found.append(_as_text(base64.b32decode(token + "=" * (-len(token) % 8))))
+            found.append(as_text(base64.b32decode(token + "=" * (-len(token) % 8))))
     found += [_hex(run) for run in _HEX_RUN.findall(raw)]
     found += [unquote(m.group(0)) for m in _URL_ESCAPES.finditer(raw)]
     if _NAMES_ROT.search(raw):
         found.append(codecs.encode(raw, "rot13"))
     if _NAMES_REVERSED.search(raw):
         found.append(raw[::-1])
+    found += cipher_payloads(raw)
     return [p for p in dict.fromkeys(found) if p]
 
 
 @lru_cache(maxsize=4096)
 def surface_readings(text: str) -> tuple[str, ...]:
-    """The rule's own words as the agent would read them: the shell's reading and spelled-out
-    punctuation put back, when they differ from the text."""
-    return tuple(r for r in dict.fromkeys((shell_reading(text), spelled_out(text))) if r and r != text)
+    """The rule's own words as the agent would read them: the shell's reading, spelled-out
+    punctuation put back, and escapes, Braille and phonetic spelling read in place
+    (`ciphers.in_place`), when they differ from the text."""
+    placed = in_place(text)
+    found = (shell_reading(text), spelled_out(text), placed, shell_reading(placed))
+    return tuple(r for r in dict.fromkeys(found) if r and r != text)
 
 
 @lru_cache(maxsize=4096)

@@ -62,6 +62,11 @@ _KEY_FILES = (
         r"\.huggingface[/\\]token|\.config[/\\]github-copilot[/\\](?:hosts|apps)\.json|\.config[/\\]containers[/\\]auth\.json",
         needs=r"credential|vault|\.m2|gradle|composer|gcloud|\.aws|azure|kube|docker|gnupg|boto|s3cfg|rclone|password-store|keyrings|/op/|\.oci|doctl|netrc|yarnrc|huggingface|copilot|containers",
     ),
+    # the values of the secret variables themselves, sent somewhere ("the values of all *_KEY
+    # variables to the team webhook")
+    _w(
+        r"\bvalues? of (?:all |every |any |the )?(?:the )?(?:\w+ )?(?:keys?|tokens?|secrets?|passwords?|credentials?) (?:env |environment )?variables (?:to|into|onto|on|in) (?:a|an|the|our|your|their|this|that)\b"
+    ),
 )
 
 _RESERVED_HOSTS = re.compile(

@@ -174,6 +174,12 @@ _DANGEROUS_COMMAND = (
     _w(
         r"\bforce ?push\w* (?:\w+ ){0,3}?(?:to |onto |on |into |over )?(?:the )?(?:origin )?(?:main|master|trunk|production|release)\b"
     ),
+    # history made unrecoverable: the reflog expired at once, a forced mirror push over every ref
+    _c(
+        r"\bgit\s+reflog\s+expire\b[^\n;&|]*--expire(?:-unreachable)?=(?:now|all|0)\b"
+        r"|\bgit\s+push\b[^\n;&|]*--mirror\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)"
+        r"|\bgit\s+push\b[^\n;&|]*(?:--force\b|(?<!\S)-f\b)[^\n;&|]*--mirror\b"
+    ),
     _w(
         r"\b(?:accept|trust|allow)\w* (?:any|all|every|invalid|untrusted|bad|expired) (?:tls |ssl |https |server )?(?:certificates?|certs?)\b"
     ),
