@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from lore.rules.gate.contradiction import contradicts
 from lore.rules.gate.decode import readings
+from lore.rules.gate.samples import without_samples
 from lore.rules.gate.semantic import second_look_many
 from lore.rules.gate.trust import TrustState, trust_state
 from lore.rules.gate.wording import risky_wording
@@ -70,8 +71,10 @@ def wording_verdicts(rules: Sequence[Sequence[str]]) -> list[str]:
 
 def read_as_agent(parts: Sequence[str]) -> list[str]:
     """The parts of a rule (text, title, triggers) and every reading the agent would make of
-    them (a shell's, spelled-out punctuation put back, decoded payloads), for the second look."""
-    return list(dict.fromkeys(r for part in parts if part for r in (part, *readings(part))))
+    them (a shell's, spelled-out punctuation put back, decoded payloads), for the second look; a
+    quoted sample of an attack in a sentence about test data is read as a stand-in
+    (`samples.without_samples`), as the act-and-object reading reads it."""
+    return list(dict.fromkeys(r for part in parts if part for r in (without_samples(part), *readings(part))))
 
 
 def conflicting_rule(text: str, scope: Sequence[str], active: Iterable[Rule]) -> tuple[Rule, str] | None:

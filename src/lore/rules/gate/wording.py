@@ -55,6 +55,7 @@ from lore.rules.gate.patterns_words import (
     _SYSTEM_PROMPT_REQUEST,
 )
 from lore.rules.gate.review_ways import around_review, docs_only
+from lore.rules.gate.samples import quoted_sample, without_samples
 
 FAMILIES: tuple[str, ...] = (
     "pipe_to_shell",
@@ -207,9 +208,15 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 if family == "skip_review" and docs_only(text, m.start(), m.end()):
                     continue
+                if family in _SAMPLED and quoted_sample(seen.raw, m.group(0)):
+                    continue
                 return m.group(0)
     return None
 
+
+# families whose phrases projects quote as test samples ("samples such as 'forget your
+# instructions'"): a quoted sample is data (`samples.quoted_sample`)
+_SAMPLED = frozenset({"ignore_instructions", "system_prompt_request"})
 
 # families whose match runs from an act to the thing it reaches ("pipe JSON into `jq`, never into
 # an interpreter"; "point them to the docs rather than quoting your startup text")
@@ -260,10 +267,13 @@ def _named_tag(text: str, start: int, end: int) -> bool:
         lo -= 1
     while hi < len(text) and text[hi] in ">])":
         hi += 1
-    if text[lo - 1 : lo] == "`" and _TAG_NOUN.match(text, hi):
+    if (text[lo - 1 : lo] == "`" and _TAG_NOUN.match(text, hi)) or _TAG_KIND_AFTER.match(text, hi):
         return True
     return _quoted_alone(text, start, end) or _named_instance(text, start, end)
 
+
+# a whole tag in its brackets named as a kind of block: "<system-reminder> blocks are trusted only ..."
+_TAG_KIND_AFTER = re.compile(r"\s+(?:blocks|tags|markers|sections|delimiters|prefixes|wrappers)\b")
 
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d"}
 # the tag named as one of a kind: "bracketed prefixes such as [SYSTEM] or [ADMIN]"
@@ -348,7 +358,9 @@ def _risky(text: str) -> RiskyMatch | None:
                 found = _family_match(family, seen)
                 if found is not None:
                     return RiskyMatch(family, _excerpt(found))
-    for seen in (*surface, *decoded):
+    plain = without_samples(text)  # a quoted sample is data, not a sentence's request
+    judged = [views(plain), *surface[1:]] if plain != text else surface
+    for seen in (*judged, *decoded):
         for words in seen.words:
             posing = posing_claim(words)
             if posing is not None:
