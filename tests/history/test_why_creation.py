@@ -65,3 +65,26 @@ def test_existence_is_asked_only_by_its_own_words() -> None:
     assert asks_existence("Why does click ship src/click/_winconsole.py?")
     assert asks_existence("Why does src/click/_textwrap.py exist as its own module?")
     assert not asks_existence("Why does src/console.py flush the stream twice?")
+
+
+def test_a_project_having_a_file_asks_why_it_is_there() -> None:
+    assert asks_existence("Why does fastapi have scripts/add_release_date.py?")
+    assert asks_existence("Why does the repo keep .github/workflows/guard.yml?")
+    assert not asks_existence("Why does wrap() have a second argument?")
+
+
+def test_a_dot_file_named_in_a_question_keeps_its_leading_dot(tmp_path: Path) -> None:
+    r = HistoryRepo(tmp_path / "dots")
+    r.commit("Start the project", {"app/core.py": lines(5, "core")})
+    created = r.commit(
+        "Only let maintainers change the dependency pins",
+        {".github/workflows/guard.yml": "on: pull_request\n"},
+    )
+    r.commit("Rename the guard job", {".github/workflows/guard.yml": "on: [pull_request]\n"})
+    r.commit(
+        "Fix a typo in the workflows' comments", {".github/workflows/guard.yml": "on: [pull_request]\n# ok\n"}
+    )
+    ingest_git(r.root)
+    repo = resolve_repo(str(r.root))
+    ranked = units(gather(repo, "Why does the project have .github/workflows/guard.yml?").evidence)
+    assert ranked[0] == f"commit:{created}"

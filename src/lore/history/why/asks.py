@@ -29,10 +29,11 @@ _GONE_SUBJECT = re.compile(
     r"|➖|🔥|:fire:|:heavy_minus_sign:",
     re.I,
 )
-# a question asking why a file it names is there: it exists, there is one, it is shipped or kept
-# as its own module, it was added or introduced
+# a question asking why a file it names is there: it exists, there is one, the project has, keeps
+# or needs it, it is shipped or kept as its own module, it was added or introduced
 _EXISTS_ASKED = re.compile(
     r"\bexist(?:s|ed)?\b|\bwhy (?:is|are) there\b|\bship(?:s|ped)?\b|\bits own (?:module|file)\b"
+    r"|\bwhy (?:does|do|did) (?:the |this |our )?[\w.-]+ (?:have|has|keep|contain|include|need|carry)\b"
     r"|\bwhy (?:was|were|did) .{0,60}\b(?:added|introduced|created)\b|\bwhat is .{0,60}\bfor\?",
     re.I,
 )
@@ -51,6 +52,6 @@ def weight(subject: str, gone: bool) -> float:
 
 
 def asks_existence(question: str) -> bool:
-    """Whether the question asks why something is there at all (it exists, there is one, it is
-    shipped, it was added): asked of a file, the change that created the file answers it."""
+    """Whether the question asks why something is there at all (it exists, there is one, the
+    project has or keeps it, it is shipped, it was added): asked of a file, the change that created the file answers it."""
     return _EXISTS_ASKED.search(question) is not None

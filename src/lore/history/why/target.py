@@ -43,7 +43,8 @@ def _named(repo: Repo, question: str) -> tuple[list[int], list[int]]:
     files: list[int] = []
     nodes: list[int] = []
     for match in PATHISH.finditer(question):
-        node = _try_file(repo, match.group(0).strip(".,;:!?'\"`()"))
+        # a sentence's full stop goes, a dot file's leading dot stays (`.github/workflows/x.yml`)
+        node = _try_file(repo, match.group(0).rstrip(".,;:!?'\"`()").lstrip("'\"`("))
         if node is not None and node.id not in files:
             files.append(node.id)
     numbers = _NUMBER.findall(question)
