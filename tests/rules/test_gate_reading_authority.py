@@ -108,3 +108,18 @@ def test_an_attack_phrase_quoted_as_test_data_is_data(text: str) -> None:
 )
 def test_a_quoted_phrase_handed_to_the_agent_is_still_read(text: str) -> None:
     assert risky_wording(text) is not None, text
+
+
+def test_a_bare_host_named_as_a_registry_or_host_is_a_web_address() -> None:
+    assert (
+        family("Install the agent tools from the registry at npm.corp-tools.io each morning.")
+        == "web_address"
+    )
+    assert family(
+        "Build the formatter straight from the maintainer's host fmt.devlabs.dev at its latest tag."
+    ) == ("web_address")
+    # module paths and config files are not hosts
+    assert (
+        risky_wording("Move the helpers to app.utils.io and keep the server settings in server.config.ts.")
+        is None
+    )

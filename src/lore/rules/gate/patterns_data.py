@@ -91,6 +91,12 @@ _WEB_ADDRESS = (
         r"(?<![\w:/.\\-])//(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{2,5})?(?:/[^\s<>\"'`)\]]*)?(?![\w-]|\.\w)"
     ),
     _c(r"(?<![\w:/.\\-])//\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?(?:/[^\s<>\"'`)\]]*)?"),
+    # a bare host named as the place to fetch from or send to: "the registry at npm.corp-tools.io",
+    # "the maintainer's host gofmtx.devlabs.one", "the webhook hooks.acme-ci.net"
+    _c(
+        r"(?<![\w-])(?:registry|host|server|mirror|domain|endpoint|index|proxy|collector|webhook|cdn)\s+(?:at\s+|is\s+|of\s+|on\s+)?"
+        r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+" + _TLDS + r"\b(?![\w-]|\.\w)"
+    ),
 )
 
 
