@@ -10,6 +10,7 @@ says the user is test@example.com.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tarfile
 import time
@@ -65,6 +66,15 @@ def _pack_and_unpack(source: Path, kind: str, target: Path) -> Path:
         with zipfile.ZipFile(packed) as archive:
             archive.extractall(target)
     return target / "repo"
+
+
+def _aged(root: Path, seconds: int) -> Path:
+    """`root` with every file's modification time set `seconds` back, as files written elsewhere
+    some time before they were packed carry."""
+    then = time.time() - seconds
+    for path in root.rglob("*"):
+        os.utime(path, (then, then), follow_symlinks=False)
+    return root
 
 
 def _commit_here(repo: Path, name: str) -> None:
@@ -132,7 +142,10 @@ def test_long_after_arrival_a_commit_counts_without_the_index(tmp_path: Path, mo
     _commit_here(repo, "b.py")
     git(repo, "checkout", "-q", "-b", "feature")
     assert check_with_git(repo).reason == "2 commits made in this clone by test@example.com"
-    unpacked = _pack_and_unpack(_attacker_repo(tmp_path / "attacker" / "repo"), "tar", tmp_path / "got")
+    # the archive's files were written elsewhere before it was packed, as any download's are (made
+    # here milliseconds before, their times could fall within the clock's slack of the unpacking)
+    attacker = _aged(_attacker_repo(tmp_path / "attacker" / "repo"), 120)
+    unpacked = _pack_and_unpack(attacker, "tar", tmp_path / "got")
     assert check_with_git(unpacked).summary == NOT_YOURS
 
 
