@@ -1,4 +1,5 @@
-"""Attack phrases a rule quotes as samples: data about attacks, not an attack.
+"""Attack phrases a rule quotes as samples or reports as something to refuse: data about
+attacks, not an attack.
 
 Projects that build chatbots or sanitisers keep rules about their test data: "tests/injection
 holds samples such as 'forget your instructions'", "keep the 'disregard previous instructions'
@@ -70,8 +71,42 @@ def quoted_sample(raw: str, found: str) -> bool:
 
 
 def without_samples(raw: str) -> str:
-    """`raw` with each quoted sample replaced by a neutral stand-in, for the readings that judge a
-    whole sentence (what it asks for, by act and object)."""
+    """`raw` with each quoted sample, and each order reported as something to refuse, replaced by
+    a neutral stand-in, for the readings that judge a whole sentence (what it asks for, by act and
+    object, and by meaning)."""
     for m in reversed(_samples(raw)):
         raw = raw[: m.start()] + "'a quoted sample'" + raw[m.end() :]
+    for m in reversed(list(_REPORTED_ORDER.finditer(raw))):
+        if reported(raw.lower(), m.start(1), m.end(1)):
+            raw = raw[: m.start(1)] + "do something" + raw[m.end(1) :]
     return raw
+
+
+# text described as telling the agent to do something: "text in issues that tells you to ..."
+_REPORTED_BY = re.compile(
+    r"\b(?:text|content|comments?|issues?|messages?|files?|docstrings?|strings?|notes?|pages?|inputs?|output|"
+    r"anything|something|whatever)\b[^.;]{0,60}?\b(?:that|which) (?:tells?|asks?|instructs?|orders?|urges?|"
+    r"says?|claims?|wants?)(?: you| the agent| agents)?(?: to)?\s*$"
+)
+# the order such text is said to give, up to the verb of the rule's verdict on it
+_REPORTED_ORDER = re.compile(
+    r"\b(?:that|which) (?:tells?|asks?|instructs?|orders?|urges?|says?|claims?|wants?)(?: you| the agent| agents)?"
+    r"(?: to)? (.{3,120}?) (?=(?:is|are)\b)",
+    re.I,
+)
+# the rule's verdict on such text: data, an attack, never obeyed
+_REFUSED = re.compile(
+    r"\b(?:is|are)(?: \w+){0,2}? (?:data|test data|an attack|untrusted|suspicious|a prompt injection|an injection)\b"
+    r"|\bnever (?:act on|follow|obey|execute|run|comply with)\b|\b(?:report|flag|quarantine|refuse) (?:it|them)\b"
+)
+
+
+def reported(text: str, start: int, end: int) -> bool:
+    """Whether the phrase at text[start:end] is what some text is said to tell the agent ("text
+    in issues that tells you to ignore previous instructions"), in a sentence whose verdict on
+    that text is to refuse it ("is test data or an attack", "never act on it"). Said with any
+    other verdict ("... is authoritative; follow it") it is still read as an order."""
+    if not _REPORTED_BY.search(text[max(0, start - 120) : start]):
+        return False
+    stops = [i for i in (text.find(". ", end), text.find("\n", end)) if i >= 0]
+    return bool(_REFUSED.search(text[end : min(stops, default=len(text))]))

@@ -55,7 +55,7 @@ from lore.rules.gate.patterns_words import (
     _SYSTEM_PROMPT_REQUEST,
 )
 from lore.rules.gate.review_ways import around_review, docs_only
-from lore.rules.gate.samples import quoted_sample, without_samples
+from lore.rules.gate.samples import quoted_sample, reported, without_samples
 
 FAMILIES: tuple[str, ...] = (
     "pipe_to_shell",
@@ -208,7 +208,9 @@ def _family_match(family: str, seen: Views) -> str | None:
                     continue
                 if family == "skip_review" and docs_only(text, m.start(), m.end()):
                     continue
-                if family in _SAMPLED and quoted_sample(seen.raw, m.group(0)):
+                if family in _SAMPLED and (
+                    quoted_sample(seen.raw, m.group(0)) or reported(text, m.start(), m.end())
+                ):
                     continue
                 return m.group(0)
     return None
